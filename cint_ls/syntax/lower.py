@@ -1,0 +1,433 @@
+"""Lowering of the tree-sitter tree to the typed AST of `ast.py`.
+
+The lowering never fails: a node the parser marked ERROR or MISSING becomes an
+`ErrorExpr` or `ErrorStmt` (its syntax diagnostic comes from `diagnostics.py`), and a
+field the tree lacks becomes an `ErrorExpr` at its parent.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+import tree_sitter
+
+from . import ast
+from .diagnostics import Diagnostic, Severity
+from .source import SourceText, Span
+
+# Deeper expressions are refused (C1003) rather than overflowing every recursive pass
+# after this one; no program a person writes comes near it.
+MAX_EXPRESSION_DEPTH = 256
+
+
+class _TooDeep(Exception):
+    pass
+
+_ESCAPES = {"\\n": "\n", "\\t": "\t", "\\\\": "\\", '\\"': '"', "\\{": "{", "\\}": "}"}
+
+
+def module_name(path: str) -> str:
+    """A module is named by its file's stem (`heat_e1.ci` is `heat_e1`)."""
+    return PurePath(path).stem if path and not path.startswith("<") else "main"
+
+
+class Lowerer:
+    def __init__(self, source: SourceText) -> None:
+        self.source = source
+        self.depth = 0
+        self.diagnostics: list[Diagnostic] = []
+
+    # ---- helpers
+
+    def span(self, node: tree_sitter.Node) -> Span:
+        return self.source.span(node.start_byte, node.end_byte)
+
+    def text(self, node: tree_sitter.Node) -> str:
+        return self.source.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    def name(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.Name:
+        if node is None or node.is_missing:
+            at = node or parent
+            return ast.Name(self.source.span(at.end_byte, at.end_byte), "")
+        return ast.Name(self.span(node), self.text(node))
+
+    def error_at(self, node: tree_sitter.Node) -> ast.ErrorExpr:
+        return ast.ErrorExpr(self.span(node))
+
+    # ---- module
+
+    def module(self, root: tree_sitter.Node) -> ast.Module:
+        module = ast.Module(self.span(root), module_name(self.source.path))
+        for child in root.named_children:
+            if child.type in _ITEMS:
+                item = self.guarded(_ITEMS[child.type], child, None)
+                if item is not None:
+                    module.items.append(item)
+            elif child.type == "comment":
+                continue
+            else:
+                module.statements.append(self.statement(child))
+        return module
+
+    # ---- items
+
+    def kernel(self, node: tree_sitter.Node) -> ast.KernelDef:
+        sizes_node = node.child_by_field_name("sizes")
+        space_node = node.child_by_field_name("space")
+        where_node = node.child_by_field_name("where")
+        return ast.KernelDef(
+            self.span(node),
+            self.name(node.child_by_field_name("name"), node),
+            [self.name(s, node) for s in sizes_node.children_by_field_name("size")] if sizes_node else [],
+            self.params(node.child_by_field_name("parameters")),
+            [
+                ast.OverBinding(
+                    self.span(b),
+                    self.name(b.child_by_field_name("name"), b),
+                    self.expr_field(b, "extent"),
+                )
+                for b in (space_node.children_by_field_name("dimension") if space_node else [])
+            ],
+            [self.expr(c) for c in where_node.children_by_field_name("constraint")] if where_node else [],
+            self.block(node.child_by_field_name("body"), node),
+        )
+
+    def function(self, node: tree_sitter.Node) -> ast.FunctionDef:
+        return ast.FunctionDef(
+            self.span(node),
+            node.child_by_field_name("export") is not None,
+            self.type_ref(node.child_by_field_name("return_type"), node),
+            self.name(node.child_by_field_name("name"), node),
+            self.params(node.child_by_field_name("parameters")),
+            self.block(node.child_by_field_name("body"), node),
+        )
+
+    def struct(self, node: tree_sitter.Node) -> ast.StructDef:
+        return ast.StructDef(
+            self.span(node),
+            self.name(node.child_by_field_name("name"), node),
+            [
+                ast.FieldDecl(
+                    self.span(f),
+                    self.type_ref(f.child_by_field_name("type"), f),
+                    self.name(f.child_by_field_name("name"), f),
+                )
+                for f in node.children_by_field_name("field")
+            ],
+        )
+
+    def import_(self, node: tree_sitter.Node) -> ast.Import:
+        path = node.child_by_field_name("path")
+        names = [self.name(n, node) for n in path.named_children] if path else []
+        return ast.Import(self.span(node), names)
+
+    def params(self, node: tree_sitter.Node | None) -> list[ast.Param]:
+        if node is None:
+            return []
+        params = []
+        for p in node.children_by_field_name("parameter"):
+            mode = p.child_by_field_name("mode")
+            params.append(
+                ast.Param(
+                    self.span(p),
+                    self.text(mode) if mode is not None else None,
+                    self.type_ref(p.child_by_field_name("type"), p),
+                    self.name(p.child_by_field_name("name"), p),
+                )
+            )
+        return params
+
+    # ---- types
+
+    def type_ref(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.TypeRef:
+        if node is None or node.is_missing:
+            at = node or parent
+            return ast.ScalarTypeRef(self.source.span(at.start_byte, at.start_byte), "")
+        kind = node.type
+        if kind == "primitive_type":
+            return ast.ScalarTypeRef(self.span(node), self.text(node))
+        if kind == "type_identifier":
+            return ast.NamedTypeRef(self.span(node), ast.Name(self.span(node), self.text(node)))
+        if kind == "void_type":
+            return ast.VoidTypeRef(self.span(node))
+        if kind == "array_type":
+            return ast.ArrayTypeRef(
+                self.span(node),
+                self.type_ref(node.child_by_field_name("element"), node),
+                [self.expr(e) for e in node.children_by_field_name("extent")],
+            )
+        return ast.ScalarTypeRef(self.span(node), "")
+
+    # ---- statements
+
+    def block(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.Block:
+        if node is None:
+            return ast.Block(self.source.span(parent.end_byte, parent.end_byte), [])
+        return ast.Block(self.span(node), self.statements(node.named_children))
+
+    def statements(self, nodes: list[tree_sitter.Node]) -> list[ast.Stmt]:
+        return [self.statement(n) for n in nodes if n.type != "comment"]
+
+    def statement(self, node: tree_sitter.Node) -> ast.Stmt:
+        lower = _STATEMENTS.get(node.type)
+        if lower is None:  # ERROR, or an item where a statement belongs
+            return ast.ErrorStmt(self.span(node))
+        return self.guarded(lower, node, ast.ErrorStmt(self.span(node)))
+
+    def guarded(self, lower, node: tree_sitter.Node, fallback):
+        """`lower(self, node)`, or `fallback` with a C1003 diagnostic when an
+        expression inside is nested too deeply."""
+        if self.depth:  # inside an expression already: the outer guard reports
+            return lower(self, node)
+        try:
+            return lower(self, node)
+        except _TooDeep:
+            self.depth = 0
+            self.diagnostics.append(Diagnostic(
+                "C1003", Severity.ERROR,
+                f"expression nested more than {MAX_EXPRESSION_DEPTH} levels deep; split it with local variables",
+                self.span(node),
+            ))
+            return fallback
+
+    def var_decl(self, node: tree_sitter.Node) -> ast.Stmt:
+        value = node.child_by_field_name("value")
+        return ast.VarDecl(
+            self.span(node),
+            self.type_ref(node.child_by_field_name("type"), node),
+            self.name(node.child_by_field_name("name"), node),
+            self.expr(value) if value is not None else None,
+        )
+
+    def assign(self, node: tree_sitter.Node) -> ast.Stmt:
+        equals = next((c for c in node.children if c.type == "="), node)
+        return ast.Assign(
+            self.span(node),
+            self.expr_field(node, "left"),
+            self.expr_field(node, "right"),
+            self.span(equals),
+        )
+
+    def expr_stmt(self, node: tree_sitter.Node) -> ast.Stmt:
+        inner = node.named_children[0] if node.named_child_count else None
+        return ast.ExprStmt(self.span(node), self.expr(inner) if inner else self.error_at(node))
+
+    def print_(self, node: tree_sitter.Node) -> ast.Stmt:
+        return ast.Print(self.span(node), self.string(node.child_by_field_name("string"), node))
+
+    def string(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.StringLit:
+        if node is None:
+            return ast.StringLit(self.span(parent), [])
+        parts: list[str | ast.Expr] = []
+        for child in node.named_children:
+            if child.type == "string_content":
+                parts.append(self.text(child))
+            elif child.type == "escape_sequence":
+                parts.append(_ESCAPES.get(self.text(child), self.text(child)))
+            elif child.type == "interpolation":
+                parts.append(self.expr_field(child, "expression"))
+        merged: list[str | ast.Expr] = []
+        for part in parts:
+            if isinstance(part, str) and merged and isinstance(merged[-1], str):
+                merged[-1] += part
+            else:
+                merged.append(part)
+        return ast.StringLit(self.span(node), merged)
+
+    def if_(self, node: tree_sitter.Node) -> ast.Stmt:
+        alternative = node.child_by_field_name("alternative")
+        otherwise: ast.Block | ast.If | None = None
+        if alternative is not None:
+            lowered = self.statement(alternative)
+            otherwise = lowered if isinstance(lowered, (ast.Block, ast.If)) else None
+        return ast.If(
+            self.span(node),
+            self.expr_field(node, "condition"),
+            self.block(node.child_by_field_name("consequence"), node),
+            otherwise,
+        )
+
+    def for_(self, node: tree_sitter.Node) -> ast.Stmt:
+        return ast.For(
+            self.span(node),
+            self.name(node.child_by_field_name("variable"), node),
+            self.expr_field(node, "start"),
+            self.expr_field(node, "end"),
+            self.block(node.child_by_field_name("body"), node),
+            self.span(node.children[0]),
+        )
+
+    def while_(self, node: tree_sitter.Node) -> ast.Stmt:
+        return ast.While(
+            self.span(node),
+            self.expr_field(node, "condition"),
+            self.block(node.child_by_field_name("body"), node),
+            self.span(node.children[0]),
+        )
+
+    def switch(self, node: tree_sitter.Node) -> ast.Stmt:
+        clauses = []
+        for clause in node.children_by_field_name("clause"):
+            label = self.expr_field(clause, "label") if clause.type == "case_clause" else None
+            clauses.append(
+                ast.SwitchClause(
+                    self.span(clause), label, self.statements(clause.children_by_field_name("statement"))
+                )
+            )
+        return ast.Switch(self.span(node), self.expr_field(node, "value"), clauses)
+
+    def return_(self, node: tree_sitter.Node) -> ast.Stmt:
+        value = node.child_by_field_name("value")
+        return ast.Return(self.span(node), self.expr(value) if value is not None else None)
+
+    def assert_(self, node: tree_sitter.Node) -> ast.Stmt:
+        return ast.Assert(self.span(node), self.expr_field(node, "condition"))
+
+    def reduce(self, node: tree_sitter.Node) -> ast.Stmt:
+        arguments = node.child_by_field_name("arguments")
+        return ast.Reduce(
+            self.span(node),
+            self.name(node.child_by_field_name("target"), node),
+            self.name(node.child_by_field_name("operator"), node),
+            [self.expr(a) for a in arguments.children_by_field_name("argument")] if arguments else [],
+        )
+
+    # ---- expressions
+
+    def expr_field(self, node: tree_sitter.Node, name: str) -> ast.Expr:
+        child = node.child_by_field_name(name)
+        if child is None:
+            return ast.ErrorExpr(self.source.span(node.end_byte, node.end_byte))
+        return self.expr(child)
+
+    def expr(self, node: tree_sitter.Node) -> ast.Expr:
+        if node.is_missing:
+            return self.error_at(node)
+        lower = _EXPRESSIONS.get(node.type)
+        if lower is None:
+            return self.error_at(node)
+        self.depth += 1
+        if self.depth > MAX_EXPRESSION_DEPTH:
+            raise _TooDeep
+        try:
+            return lower(self, node)
+        finally:
+            self.depth -= 1
+
+    def operator_span(self, node: tree_sitter.Node) -> tuple[str, Span]:
+        op = node.child_by_field_name("operator")
+        if op is None:
+            return "", self.span(node)
+        return self.text(op), self.span(op)
+
+    def unary(self, node: tree_sitter.Node) -> ast.Expr:
+        op, op_span = self.operator_span(node)
+        return ast.Unary(self.span(node), op, self.expr_field(node, "operand"), op_span)
+
+    def binary(self, node: tree_sitter.Node) -> ast.Expr:
+        op, op_span = self.operator_span(node)
+        return ast.Binary(
+            self.span(node), op, self.expr_field(node, "left"), self.expr_field(node, "right"), op_span
+        )
+
+    def cast(self, node: tree_sitter.Node) -> ast.Expr:
+        op, op_span = self.operator_span(node)
+        return ast.Cast(
+            self.span(node),
+            op,
+            self.expr_field(node, "value"),
+            self.type_ref(node.child_by_field_name("type"), node),
+            op_span,
+        )
+
+    def call(self, node: tree_sitter.Node) -> ast.Expr:
+        arguments = node.child_by_field_name("arguments")
+        return ast.Call(
+            self.span(node),
+            self.expr_field(node, "function"),
+            [self.expr(a) for a in arguments.children_by_field_name("argument")] if arguments else [],
+        )
+
+    def index(self, node: tree_sitter.Node) -> ast.Expr:
+        indices: list[ast.Expr | ast.Slice] = []
+        for child in node.children_by_field_name("index"):
+            if child.type == "slice":
+                start = child.child_by_field_name("start")
+                end = child.child_by_field_name("end")
+                step = child.child_by_field_name("step")
+                indices.append(
+                    ast.Slice(
+                        self.span(child),
+                        self.expr(start) if start is not None else None,
+                        self.expr(end) if end is not None else None,
+                        self.expr(step) if step is not None else None,
+                    )
+                )
+            else:
+                indices.append(self.expr(child))
+        bracket = next((c for c in node.children if c.type == "["), node)
+        return ast.Index(self.span(node), self.expr_field(node, "value"), indices, self.span(bracket))
+
+    def field(self, node: tree_sitter.Node) -> ast.Expr:
+        return ast.Field(
+            self.span(node), self.expr_field(node, "value"), self.name(node.child_by_field_name("field"), node)
+        )
+
+    def type_property(self, node: tree_sitter.Node) -> ast.Expr:
+        type_node = node.child_by_field_name("type")
+        type_ref = ast.ScalarTypeRef(self.span(type_node), self.text(type_node)) if type_node else \
+            ast.ScalarTypeRef(self.span(node), "")
+        return ast.TypeProperty(self.span(node), type_ref, self.name(node.child_by_field_name("property"), node))
+
+    def array_literal(self, node: tree_sitter.Node) -> ast.Expr:
+        return ast.ArrayLit(self.span(node), [self.expr(e) for e in node.children_by_field_name("element")])
+
+    def paren(self, node: tree_sitter.Node) -> ast.Expr:
+        return ast.Paren(self.span(node), self.expr_field(node, "expression"))
+
+
+_ITEMS = {
+    "kernel_definition": Lowerer.kernel,
+    "function_definition": Lowerer.function,
+    "struct_definition": Lowerer.struct,
+    "import_declaration": Lowerer.import_,
+}
+
+_STATEMENTS = {
+    "variable_declaration": Lowerer.var_decl,
+    "assignment_statement": Lowerer.assign,
+    "expression_statement": Lowerer.expr_stmt,
+    "print_statement": Lowerer.print_,
+    "if_statement": Lowerer.if_,
+    "for_statement": Lowerer.for_,
+    "while_statement": Lowerer.while_,
+    "switch_statement": Lowerer.switch,
+    "break_statement": lambda self, node: ast.Break(self.span(node)),
+    "continue_statement": lambda self, node: ast.Continue(self.span(node)),
+    "return_statement": Lowerer.return_,
+    "assert_statement": Lowerer.assert_,
+    "reduce_statement": Lowerer.reduce,
+    "block": lambda self, node: self.block(node, node),
+}
+
+_EXPRESSIONS = {
+    "identifier": lambda self, node: ast.Ident(self.span(node), self.text(node)),
+    "integer_literal": lambda self, node: ast.IntLit(self.span(node), self.text(node)),
+    "fixed_literal": lambda self, node: ast.FixedLit(self.span(node), self.text(node)),
+    "boolean_literal": lambda self, node: ast.BoolLit(self.span(node), self.text(node) == "true"),
+    "parenthesized_expression": Lowerer.paren,
+    "array_literal": Lowerer.array_literal,
+    "unary_expression": Lowerer.unary,
+    "binary_expression": Lowerer.binary,
+    "cast_expression": Lowerer.cast,
+    "call_expression": Lowerer.call,
+    "index_expression": Lowerer.index,
+    "field_expression": Lowerer.field,
+    "type_property": Lowerer.type_property,
+}
+
+
+def lower(tree: tree_sitter.Tree, source: SourceText) -> tuple[ast.Module, list[Diagnostic]]:
+    """The AST of a parsed file, and the diagnostics of lowering (C1003)."""
+    lowerer = Lowerer(source)
+    return lowerer.module(tree.root_node), lowerer.diagnostics

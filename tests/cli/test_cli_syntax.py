@@ -1,0 +1,88 @@
+"""`cint parse` and `cint check` on good, broken and unusable input."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from cint_ls.cli.main import main
+from conftest import CONFORMANCE
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_parse_prints_sexpression(capsys):
+    code, out, err = run(capsys, "parse", str(CONFORMANCE / "scale.ci"))
+    assert code == 0 and err == ""
+    assert out.startswith("(source_file (kernel_definition name: (identifier)")
+
+
+def test_parse_reports_syntax_errors_in_report_format(capsys, tmp_path):
+    bad = tmp_path / "half.ci"
+    bad.write_text("kernel k[n](in I64[n] a, out I64[n] b) over [i: n] {\n    b[i] = a[i] *\n}\n")
+    code, out, err = run(capsys, "parse", str(bad))
+    assert code == 1
+    assert "ERROR" in out or "MISSING" in out
+    assert err.startswith("error[C1")
+    assert f"  --> {bad}:3:1" in err or f"  --> {bad}:2:" in err
+    assert "\n   |\n" in err
+
+
+def test_missing_semicolon_message(capsys, tmp_path):
+    bad = tmp_path / "semi.ci"
+    bad.write_text("void go() {\n    I64 x = 1\n    I64 y = 2;\n}\n")
+    code, _, err = run(capsys, "check", str(bad))
+    assert code == 2
+    assert "error[C1002]: expected `;` after the declaration" in err
+    assert f"--> {bad}:2:14" in err
+
+
+def test_check_clean_file_exits_0(capsys):
+    assert run(capsys, "check", str(CONFORMANCE / "heat_e1.ci")) == (0, "", "")
+
+
+def test_deeply_nested_expression_is_a_diagnostic(capsys, tmp_path):
+    deep = tmp_path / "deep.ci"
+    deep.write_text("I64 x = " + "(" * 3000 + "1" + ")" * 3000 + ";\n")
+    code, _, err = run(capsys, "check", str(deep))
+    assert code == 2 and "error[C1003]" in err
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: None, "does not exist"),
+        (lambda p: p.write_bytes(b"I64 x = 1;\n\xff\xfe\n"), "is not UTF-8 text (invalid byte 0xff on line 2)"),
+    ],
+    ids=["directory", "missing", "not-utf8"],
+)
+def test_unusable_input_is_one_line_and_exit_2(capsys, tmp_path, make, expected):
+    target = tmp_path / "x.ci"
+    make(target)
+    for command in ("parse", "check"):
+        code, out, err = run(capsys, command, str(target))
+        assert code == 2 and out == ""
+        assert err.count("\n") == 1 and err.startswith("cint: error: ") and expected in err
+
+
+def test_unreadable_file(capsys, tmp_path):
+    # Root reads any file whatever its mode, so use an error every user meets.
+    target = tmp_path / ("x" * 300 + ".ci")
+    code, _, err = run(capsys, "check", str(target))
+    assert code == 2 and "cannot read" in err and "File name too long" in err
+
+
+def test_console_script_installed():
+    exe = shutil.which("cint", path=os.path.dirname(sys.executable)) or shutil.which("cint")
+    assert exe, "the `cint` console script is not on PATH"
+    done = subprocess.run([exe, "check", str(CONFORMANCE / "scale.ci")], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == ""
