@@ -1,0 +1,120 @@
+"""Value text and literal values (LANGUAGE.md "Lexical" and "Statements", value text).
+
+Value text: integers in decimal; Bool `true`/`false`; fixed point as the exact decimal
+with at least one fractional digit (`2.0`, `2.75`, `-0.75`). A fixed value is a finite
+binary fraction, so its decimal is finite and exact.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from cint_ls.analysis.types import BoolType, FixedType, IntType, Type
+
+from .fault import Exact, bounds
+
+
+def _decimal(negative: bool, whole: int, frac: int, digits: int) -> str:
+    """`whole.frac` with `frac` written in `digits` places, trailing zeros dropped but one kept."""
+    text = str(frac).rjust(digits, "0").rstrip("0") if digits else ""
+    return f"{'-' if negative else ''}{whole}.{text or '0'}"
+
+
+def format_fixed(stored: int, n: int) -> str:
+    """The exact decimal of stored / 2**n: stored / 2**n = stored * 5**n / 10**n."""
+    magnitude = abs(stored)
+    whole = magnitude >> n
+    frac = (magnitude - (whole << n)) * 5**n
+    return _decimal(stored < 0, whole, frac, n)
+
+
+def format_value(t: Type, v: int | bool) -> str:
+    """The text of a value of type `t` (a fixed value given by its stored integer)."""
+    if isinstance(t, FixedType):
+        return format_fixed(int(v), t.n)
+    if isinstance(t, BoolType):
+        return "true" if v else "false"
+    if isinstance(t, IntType):
+        return str(int(v))
+    raise TypeError(f"no value text for {t}")
+
+
+def format_typed(t: Type, v: int | bool) -> str:
+    """An operand or limit as a fault record shows it: `I64 1`, `Q16.16 -0.75`."""
+    return f"{t.name} {format_value(t, v)}"
+
+
+def _power_of_two_scale(q: int) -> int | None:
+    """k with 10**k divisible by q (q = 2**a * 5**b, k = max(a, b)), or None."""
+    twos = (q & -q).bit_length() - 1
+    rest = q >> twos
+    fives = 0
+    while rest % 5 == 0:
+        rest //= 5
+        fives += 1
+    return max(twos, fives) if rest == 1 else None
+
+
+def format_exact(x: Exact) -> str:
+    """The `exact` field: `none`; an int in decimal; a Fraction (a fixed-point real) as its
+    exact decimal with at least one fractional digit, or `p/q` when that is not finite."""
+    if x is None:
+        return "none"
+    if isinstance(x, Fraction):
+        digits = _power_of_two_scale(x.denominator)
+        if digits is None:
+            return f"{x.numerator}/{x.denominator}"
+        scaled = abs(x.numerator) * (10**digits // x.denominator)
+        whole, frac = divmod(scaled, 10**digits)
+        return _decimal(x < 0, whole, frac, digits)
+    return str(x)
+
+
+# --- literals ------------------------------------------------------------------------------
+
+_INTEGER = re.compile(r"(-?)(?:0[xX]([0-9a-fA-F_]+)|0[bB]([01_]+)|([0-9][0-9_]*))")
+_FIXED = re.compile(r"(-?)([0-9][0-9_]*)(?:\.([0-9][0-9_]*))?")
+
+
+def _digits(text: str) -> str:
+    digits = text.replace("_", "")
+    if not digits:
+        raise ValueError("a literal needs a digit")
+    return digits
+
+
+def parse_integer_literal(text: str) -> int:
+    """The value of an integer literal: decimal, `0x..`, `0b..`, `_` separators (a leading
+    `-` is accepted). Raises ValueError for anything else."""
+    match = _INTEGER.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not an integer literal: {text!r}")
+    sign, hexa, binary, decimal = match.groups()
+    if hexa is not None:
+        value = int(_digits(hexa), 16)
+    elif binary is not None:
+        value = int(_digits(binary), 2)
+    else:
+        value = int(_digits(decimal), 10)
+    return -value if sign else value
+
+
+def fixed_literal_to_stored(text: str, t: FixedType) -> int | None:
+    """The stored integer of the literal `text` (`1.25`, `3`, `-0.5`, `_` separators) in
+    `t`, or None when the value is not exactly representable in `t` or out of its range.
+    Raises ValueError when `text` is not a decimal literal."""
+    match = _FIXED.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not a fixed-point literal: {text!r}")
+    sign, whole, frac = match.groups()
+    frac_digits = _digits(frac) if frac is not None else ""
+    numerator = int(_digits(whole) + frac_digits)
+    scale = 10 ** len(frac_digits)
+    stored, rest = divmod(numerator << t.n, scale)
+    if rest:
+        return None
+    if sign:
+        stored = -stored
+    lo, hi = bounds(t)
+    return stored if lo <= stored <= hi else None

@@ -1,0 +1,139 @@
+"""Printing a fault record (LANGUAGE.md "Reports", SPEC-02P.1 5.6 and its examples).
+
+    fault[E_OVERFLOW]: the exact result is outside the type's range
+      --> heat_e1.ci:13:33
+       |
+    13 |         I64 flux = div_round(kn * lap, kd, half_even);
+       |                                 ^ mul.checked.i64
+       |
+       = operation: mul.checked.i64
+       = operand-count: 2
+       = operand: I64 2305843009213693952
+       = operand: I64 1000
+       = exact:   2305843009213693952000
+       = limit:   I64 9223372036854775807
+       = stack: ...                      (innermost frame first)
+       = address: heat_e1.diffuse, dispatch 0, phase 1, work-item 20, step 22
+       = fuel-consumed: ... (not part of the fault record)
+
+Formats this project chose where the spec shows none (tested in tests/exec/test_report.py):
+
+- `= view: I32 rank 2, origin 8, extents (8, 8), strides (16, 1), writable` (or
+  `read-only`), one line per descriptor, p then q; a rank-1 tuple prints `(8)` as in the
+  table of SPEC-02P.1 6.2.
+- `= stack: FUNCTION at FILE:LINE:COL`, innermost frame first; FILE is the report's
+  source (one module per program until modules are implemented).
+- `= revision: R` when the caller passes a revision.
+- A record without a position prints `  --> FILE` and the `|` line, no source frame.
+- `render_fault_summary`: `CODE at FILE:LINE:COL: OPERATION (WHERE)` where WHERE is
+  `work-item W, step S` in the work-item phase, `entry phase` / `epilogue` in the
+  others, and is left out (with its parentheses) for a fault outside a dispatch.
+- `record.details` (executor notes, not part of the record) are not printed.
+"""
+
+from __future__ import annotations
+
+from ..syntax.report import display_path, frame, gutter_width
+from ..syntax.source import SourceText
+from .arith import format_exact, format_typed
+from .faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, TypedValue, ViewDescriptor
+
+
+def _typed(value: TypedValue | None) -> str:
+    return "none" if value is None else format_typed(*value)
+
+
+def _tuple(items: tuple[int, ...]) -> str:
+    return f"({', '.join(str(i) for i in items)})"
+
+
+def format_view(view: ViewDescriptor) -> str:
+    """One view descriptor: element, rank, origin, extents, strides, permission."""
+    permission = "writable" if view.writable else "read-only"
+    return (
+        f"{view.element} rank {view.rank}, origin {view.origin}, extents {_tuple(view.extents)},"
+        f" strides {_tuple(view.strides)}, {permission}"
+    )
+
+
+def format_address(address: Address) -> str:
+    """The address line's text, `none` for a field the phase does not have (5.6 note 1)."""
+
+    def opt(x: int | None) -> str:
+        return "none" if x is None else str(x)
+
+    return (
+        f"{address.kernel}, dispatch {address.dispatch}, phase {address.phase},"
+        f" work-item {opt(address.work_item)}, step {opt(address.step)}"
+    )
+
+
+def render_fault(
+    source: SourceText, record: FaultRecord, *, fuel: bool = True, revision: str | None = None
+) -> str:
+    """The report of `record`, ending in a newline. `fuel` adds the fuel-consumed line
+    (`cint run` always does); `revision` adds a `= revision:` line."""
+    path = display_path(source.path)
+    lines = [f"fault[{record.code}]: {record.message}"]
+    if record.span is None:
+        width = gutter_width(1)
+        lines += [f"{' ' * width}--> {path}", f"{' ' * width} |"]
+    else:
+        width = gutter_width(record.span.line)
+        lines += frame(source, record.span, record.operation)
+        lines.append(f"{' ' * width} |")
+    fields = [
+        f"operation: {record.operation}",
+        f"operand-count: {len(record.operands)}",
+        *(f"operand: {_typed(op)}" for op in record.operands),
+        f"exact:   {format_exact(record.exact)}",
+        f"limit:   {_typed(record.limit)}",
+        *(f"view: {format_view(v)}" for v in record.views),
+        *(f"stack: {f.function} at {path}:{f.span.line}:{f.span.column}" for f in record.stack),
+    ]
+    if record.address is not None:
+        fields.append(f"address: {format_address(record.address)}")
+    if revision is not None:
+        fields.append(f"revision: {revision}")
+    if fuel:
+        fields.append(f"fuel-consumed: {record.fuel_consumed} (not part of the fault record)")
+    indent = " " * (width + 1)
+    lines += [f"{indent}= {f}" for f in fields]
+    return "\n".join(lines) + "\n"
+
+
+def _module_file(record: FaultRecord) -> str | None:
+    """`M.ci` for the module M of the faulting kernel (`heat_e1.diffuse`) or, outside a
+    dispatch, of the innermost frame (`budget.run`, `budget entry`); a module is named
+    by its file's stem. None when neither names a module."""
+    if record.address is not None:
+        name = record.address.kernel
+    elif record.stack:
+        name = record.stack[0].function
+    else:
+        return None
+    if "." not in name and " " not in name:
+        return None
+    return name.split(" ")[0].split(".")[0] + ".ci"
+
+
+def render_fault_summary(record: FaultRecord, *, path: str | None = None) -> str:
+    """One line for a notification:
+    `E_OVERFLOW at heat_e1.ci:13:33: mul.checked.i64 (work-item 20, step 22)`.
+
+    `path` names the file; without it the file is derived by `_module_file`, and when
+    that fails too only LINE:COL prints.
+    """
+    file = display_path(path) if path is not None else _module_file(record)
+    position = f"{record.span.line}:{record.span.column}" if record.span is not None else None
+    place = ":".join(p for p in (file, position) if p is not None)
+    text = record.code + (f" at {place}" if place else "") + f": {record.operation}"
+    address = record.address
+    if address is not None:
+        if address.phase == PHASE_ENTRY:
+            text += " (entry phase)"
+        elif address.phase == PHASE_EPILOGUE:
+            text += " (epilogue)"
+        else:
+            text += f" (work-item {address.work_item}, step {address.step})"
+    return text
