@@ -1,0 +1,212 @@
+"""The dispatch protocol, written once for every executor (SPEC-02P.1 clauses 5 to 9).
+
+`run_dispatch` makes the entry checks of Table 1 in order, stages the outputs, asks
+the executor's `WorkItemRunner` to run the work-items, completes the reductions in the
+epilogue and publishes by copy-out. An executor supplies only the runner: how
+work-items run and how the canonical work-item fault is found and described.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..analysis.types import I64, U64
+from ..ir import nodes as ir
+from .alias import first_alias_pair, first_injective_failure, first_unwritable_output, alias_fault, \
+    injective_fault, permission_fault
+from .arith import OperationFault, binary, make_reducer
+from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address
+from .runtime import CintFault, Fuel
+from .views import View, copy_elements, staging_for, store_elements
+
+# Evaluates a uniform expression (over extents, where sides) given the size values.
+UniformEvaluator = Callable[[ir.Expr, list], int]
+
+
+@dataclass
+class DispatchPlan:
+    """Everything a runner needs: bound sizes, the iteration space, the views to read
+    and to write, scalar arguments, and the entry's fuel."""
+
+    kernel: ir.Kernel
+    number: int
+    sizes: list[int]
+    space: list[int]  # the over extents
+    count: int  # N, the number of work-items
+    reads: list[View | None]  # per parameter: the argument view (inout: pre-dispatch values)
+    writes: list[View | None]  # per parameter: the staging of an out or inout array
+    scalars: list  # per parameter: the value of a scalar in parameter
+    fuel: Fuel
+
+
+@dataclass
+class WorkPhase:
+    """What the work-items produced: the canonical work-item-phase fault (its address
+    filled in) or None, and every reduction's contributions in ascending work-item
+    order, as (work-item, value)."""
+
+    fault: CintFault | None
+    contributions: list[list[tuple[int, int | bool]]] = field(default_factory=list)
+
+
+class WorkItemRunner(Protocol):
+    def run(self, plan: DispatchPlan) -> WorkPhase: ...
+
+
+def _entry_fault(fault: OperationFault, kernel: ir.Kernel, number: int, span) -> CintFault:
+    error = CintFault(fault, span)
+    error.address = Address(kernel.qualified, number, PHASE_ENTRY)
+    return error
+
+
+def bind_sizes(kernel: ir.Kernel, views: Sequence[View | None]) -> list[int]:
+    """Check 5's size binding in two passes (LANGUAGE.md "Kernels"; SPEC-02P.1 5.3
+    example 8): bare symbols bind in parameter order, then compound extents."""
+    sizes: list[int | None] = [None] * len(kernel.sizes)
+    for p, param in enumerate(kernel.params):
+        if param.extents is None:
+            continue
+        for d, extent in enumerate(param.extents):
+            if extent.size is None or extent.offset != 0:
+                continue
+            actual = views[p].extents[d]
+            bound = sizes[extent.size]
+            if bound is None:
+                sizes[extent.size] = actual
+            elif bound != actual:
+                raise OperationFault("E_SHAPE", "bind.shape", [(I64, p), (I64, d), (I64, actual)], None, (I64, bound))
+    for p, param in enumerate(kernel.params):
+        if param.extents is None:
+            continue
+        for d, extent in enumerate(param.extents):
+            if extent.size is not None and extent.offset == 0:
+                continue
+            if extent.size is None:
+                expected = extent.offset
+            else:
+                base = sizes[extent.size]
+                op = "add" if extent.offset >= 0 else "sub"
+                expected = binary(op, "checked", I64, base, abs(extent.offset))  # E_OVERFLOW stays in I64
+            actual = views[p].extents[d]
+            if actual != expected:
+                raise OperationFault("E_SHAPE", "bind.shape", [(I64, p), (I64, d), (I64, actual)], None,
+                                     (I64, expected))
+    return [s if s is not None else 0 for s in sizes]
+
+
+def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, fuel: Fuel,
+                 limits: Callable[[ir.Kernel, Sequence], OperationFault | None] | None = None
+                 ) -> tuple[list[int], list[int], int]:
+    """Table 1, in order [F-5]. Returns (sizes, over extents, N) or raises the
+    OperationFault of the first check that fails; the last check charges N."""
+    modes = [p.mode for p in kernel.params]
+    views = [a if isinstance(a, View) else None for a in args]
+    for p, view in enumerate(views):  # check 1: stale storage
+        if view is not None and view.generation != view.storage.generation:
+            raise OperationFault("E_STALE_HANDLE", "bind.stale", [(I64, p), (U64, view.generation)], None,
+                                 (U64, view.storage.generation))
+    unwritable = first_unwritable_output(modes, views)  # check 2
+    if unwritable is not None:
+        raise permission_fault(unwritable)
+    for p, (param, view) in enumerate(zip(kernel.params, views)):  # check 3
+        if param.extents is None or view is None:
+            continue
+        if view.element != param.type:
+            raise OperationFault("E_UNSUPPORTED", "bind.type", [(I64, p)], None, None)
+        if view.rank != len(param.extents):
+            raise OperationFault("E_SHAPE", "bind.type", [(I64, p), (I64, view.rank)], None,
+                                 (I64, len(param.extents)))
+    # Check 4 (placement): every storage of this process is host memory, where the CPU
+    # executors run; gpu-cuda's runner checks its own placements through `limits`.
+    sizes = bind_sizes(kernel, views)  # check 5
+    frame = _size_frame(kernel, sizes)
+    space = []
+    for d, (_, _, extent) in enumerate(kernel.over):
+        value = evaluate(extent, frame)
+        if value < 0:
+            raise OperationFault("E_SHAPE", "bind.over", [(I64, d), (I64, value)], None, (I64, 0))
+        space.append(value)
+    for index, constraint in enumerate(kernel.where):
+        left, right = evaluate(constraint.left, frame), evaluate(constraint.right, frame)
+        if not _compare(constraint.op, left, right):
+            raise OperationFault("E_SHAPE", "bind.where", [(I64, index), (I64, left), (I64, right)], None, None)
+    failing = first_injective_failure(modes, views)  # check 6
+    if failing is not None:
+        raise injective_fault(failing)
+    pair = first_alias_pair(modes, views)  # check 7
+    if pair is not None:
+        raise alias_fault(*pair)
+    if limits is not None:  # check 8: the executor's own limits
+        refusal = limits(kernel, args)
+        if refusal is not None:
+            raise refusal
+    count = math.prod(space)
+    if not fuel.can_charge(count):  # check 9
+        raise fuel.exhausted()
+    fuel.consumed += count
+    return sizes, space, count
+
+
+def _size_frame(kernel: ir.Kernel, sizes: list[int]) -> list:
+    frame: list = [None] * kernel.slot_count
+    for slot, value in zip(kernel.size_slots, sizes):
+        frame[slot] = value
+    return frame
+
+
+def _compare(op: str, a: int, b: int) -> bool:
+    return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fuel, runner: WorkItemRunner,
+                 evaluate: UniformEvaluator, limits=None) -> list:
+    """Carry out one dispatch. `args` holds, per parameter, a View (arrays), a value
+    (scalar in) or None (scalar out). Returns the results of the scalar out
+    parameters, per parameter (None elsewhere), after publishing; raises CintFault."""
+    try:
+        sizes, space, count = entry_checks(kernel, args, evaluate, fuel, limits)
+    except OperationFault as fault:
+        error = _entry_fault(fault, kernel, number, span)
+        if fault.operation == "bind.alias":
+            p, q = (v for _, v in fault.operands)
+            error.views = (args[p].descriptor(), args[q].descriptor())
+        raise error from None
+    reads = [a if isinstance(a, View) else None for a in args]
+    # Staging by copy-out (7.3). Out staging starts as a copy too, so an element no
+    # work-item writes keeps its value (docs/semantics.md); an inout's must [P-4].
+    writes = [staging_for(a, copy_in=True) if isinstance(a, View) and p.mode in ("out", "inout") else None
+              for a, p in zip(args, kernel.params)]
+    scalars = [a if not isinstance(a, View) else None for a in args]
+    plan = DispatchPlan(kernel, number, sizes, space, count, reads, writes, scalars, fuel)
+    phase = runner.run(plan)
+    if phase.fault is not None:
+        raise phase.fault
+    results = epilogue(kernel, number, phase.contributions)
+    for view, staged in zip(reads, writes):  # publish: all outputs at once, by copy
+        if staged is not None:
+            store_elements(view, copy_elements(staged))
+    return results
+
+
+def epilogue(kernel: ir.Kernel, number: int, contributions: list[list[tuple[int, int | bool]]]) -> list:
+    """Complete the reductions in the declaration order of their targets (9.3);
+    the first that faults is the dispatch's fault [R-7]."""
+    results: list = [None] * len(kernel.params)
+    for reduction, values in zip(kernel.reductions, contributions):
+        reducer = make_reducer(reduction.kind, reduction.contribution, reduction.target, reduction.init)
+        try:
+            for work_item, value in values:
+                reducer.add(value, index=work_item)
+            results[reduction.param] = reducer.finish()
+        except OperationFault as fault:
+            error = CintFault(fault, reduction.op.span)
+            error.address = Address(kernel.qualified, number, PHASE_EPILOGUE)
+            raise error from None
+    return results
+
+
+def work_item_address(kernel: ir.Kernel, number: int, work_item: int, step: int | None) -> Address:
+    return Address(kernel.qualified, number, PHASE_WORK_ITEM, work_item, step)

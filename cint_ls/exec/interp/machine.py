@@ -1,0 +1,166 @@
+"""cpu-sir-interp: runs a program's IR, work-items one at a time in ascending order
+(SPEC-02P.1 10.4). The reference every other executor must match."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from ...analysis.types import I64
+from ...ir import nodes as ir
+from ..arith import OperationFault
+from ..dispatch import DispatchPlan, WorkPhase, run_dispatch, work_item_address
+from ..faults import PHASE_ENTRY, StackFrame
+from ..runtime import CintFault, Fuel, RunResult
+from .compiler import ArrayBinding, Compiler, Returned, new_fold
+
+EXECUTOR = "cpu-sir-interp"
+MAX_CALL_DEPTH = 1000  # deeper recursion is refused: E_UNSUPPORTED call.depth
+
+
+class Machine:
+    """The state of one entry: fuel, output, the dispatch count, the step counter."""
+
+    def __init__(self, program: ir.Program, fuel: int | None = None,
+                 write: Callable[[str], object] | None = None) -> None:
+        self.program = program
+        self.fuel = Fuel(fuel)
+        self.output: list[str] = []
+        self._stream = write
+        self.step = 0
+        self.dispatches = 0
+        self.depth = 0
+        self.compiler = Compiler(self)
+        self._bodies: dict[str, Callable] = {}
+        self._uniform: dict[int, Callable] = {}
+        self.runner = InterpRunner(self)
+
+    def write(self, text: str) -> None:
+        self.output.append(text)
+        if self._stream is not None:
+            self._stream(text)
+
+    def body(self, unit: ir.Function | ir.Kernel) -> Callable:
+        compiled = self._bodies.get(unit.qualified)
+        if compiled is None:
+            compiled = self._bodies[unit.qualified] = self.compiler.block(unit.body)
+        return compiled
+
+    # ---- the entry
+
+    def run(self) -> RunResult:
+        entry = self.program.entry
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 60_000))
+        fault = None
+        try:
+            self.body(entry)([None] * entry.slot_count)
+        except CintFault as error:
+            fault = error.record(self.fuel.consumed)
+        finally:
+            sys.setrecursionlimit(limit)
+        return RunResult("".join(self.output), fault, self.fuel.consumed, EXECUTOR, self.dispatches)
+
+    # ---- calls and dispatches (called from the compiled code)
+
+    def call(self, name: str, args: list, span) -> object:
+        function = self.program.functions[name]
+        if not self.fuel.can_charge(1):
+            raise CintFault(self.fuel.exhausted(), span, self.step)
+        self.fuel.consumed += 1
+        if self.depth >= MAX_CALL_DEPTH:
+            raise CintFault(OperationFault("E_UNSUPPORTED", "call.depth", [(I64, self.depth + 1)], None,
+                                           (I64, MAX_CALL_DEPTH)), span, self.step)
+        frame: list = [None] * function.slot_count
+        for slot, value in zip(function.params, args):
+            frame[slot] = value
+        self.depth += 1
+        try:
+            signal = self.body(function)(frame)
+        except CintFault as error:
+            error.frames.append(StackFrame(function.qualified, span))
+            raise
+        finally:
+            self.depth -= 1
+        return signal.value if isinstance(signal, Returned) else None
+
+    def dispatch(self, name: str, args: list, span) -> list:
+        kernel = self.program.kernels[name]
+        number = self.dispatches
+        self.dispatches += 1  # every dispatch takes a number, faulting or not [F-1]
+        try:
+            return run_dispatch(kernel, args, number, span, self.fuel, self.runner, self.uniform)
+        except CintFault as error:
+            if error.address is not None and error.address.phase != PHASE_ENTRY:
+                # A work-item or epilogue fault has the dispatch as innermost frame [F-8].
+                error.frames.append(StackFrame(kernel.qualified, span))
+            raise
+
+    def uniform(self, expr: ir.Expr, frame: list) -> int:
+        """Evaluate an over extent or a where side at the entry checks."""
+        compiled = self._uniform.get(id(expr))
+        if compiled is None:
+            compiled = self._uniform[id(expr)] = self.compiler.expr(expr)
+        try:
+            return compiled(frame)
+        except CintFault as error:
+            raise error.fault from None
+
+    def contribute(self, target: int, value, span, step: int) -> None:
+        self.runner.contribute(target, value, span, step)
+
+
+class InterpRunner:
+    """Runs the work-items of a dispatch in ascending order and stops at the first
+    fault, which is therefore the canonical one [F-3]."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.m = machine
+        self.work_item = 0
+        self.lists: dict[int, list] = {}
+        self.folds: dict[int, object] = {}
+
+    def run(self, plan: DispatchPlan) -> WorkPhase:
+        m, kernel = self.m, plan.kernel
+        body = m.body(kernel)
+        template: list = [None] * kernel.slot_count
+        for slot, value in zip(kernel.size_slots, plan.sizes):
+            template[slot] = value
+        for param, read, write, scalar in zip(kernel.params, plan.reads, plan.writes, plan.scalars):
+            template[param.slot] = ArrayBinding(read, write) if read is not None else scalar
+        contributions = [[] for _ in kernel.reductions]
+        self.lists = {r.param: c for r, c in zip(kernel.reductions, contributions)}
+        self.folds = {r.param: new_fold(r) for r in kernel.reductions if r.kind == "fold_checked"}
+        over_slots = [slot for _, slot, _ in kernel.over]
+        space = plan.space
+        saved = m.step
+        try:
+            for i in range(plan.count):
+                frame = template.copy()
+                rest = i
+                for slot, extent in zip(reversed(over_slots), reversed(space)):
+                    rest, frame[slot] = divmod(rest, extent)
+                self.work_item = i
+                m.step = 0
+                try:
+                    body(frame)
+                except CintFault as error:
+                    error.address = work_item_address(kernel, plan.number, i, error.step)
+                    return WorkPhase(error, contributions)
+        finally:
+            m.step = saved
+        return WorkPhase(None, contributions)
+
+    def contribute(self, target: int, value, span, step: int) -> None:
+        i = self.work_item
+        self.lists[target].append((i, value))
+        fold = self.folds.get(target)
+        if fold is not None:
+            try:
+                fold.add(value, index=i)  # the fold's first overflow is a work-item fault [R-6]
+            except OperationFault as fault:
+                raise CintFault(fault, span, step) from None
+
+
+def run_program(program: ir.Program, fuel: int | None = None, write=None) -> RunResult:
+    return Machine(program, fuel, write).run()

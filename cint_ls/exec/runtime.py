@@ -1,0 +1,74 @@
+"""What every executor shares at run time: the fuel of an entry, the fault in flight,
+and the result of a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis.types import I64
+from ..syntax.source import Span
+from .faults import Address, FaultRecord, OperationFault, StackFrame, ViewDescriptor
+
+
+class Fuel:
+    """The fuel of one entry (SPEC-02P.1 8.4): unlimited unless a budget is given."""
+
+    __slots__ = ("budget", "consumed")
+
+    def __init__(self, budget: int | None = None) -> None:
+        self.budget = budget
+        self.consumed = 0
+
+    def can_charge(self, units: int) -> bool:
+        return self.budget is None or self.consumed + units <= self.budget
+
+    def exhausted(self) -> OperationFault:
+        """The E_FUEL fault of a charge that would exceed the budget: no operands, the
+        budget as the limit (SPEC-02P.1 8.4, Faults)."""
+        return OperationFault("E_FUEL", "fuel.charge", (), None, (I64, self.budget))
+
+
+class CintFault(Exception):
+    """A fault on its way out of an entry. Raised where the operation failed, with its
+    position and step; the frames it passes through add themselves to `frames`
+    (innermost first), the dispatch its address."""
+
+    def __init__(self, fault: OperationFault, span: Span | None, step: int | None = None) -> None:
+        super().__init__(fault.code)
+        self.fault = fault
+        self.span = span
+        self.step = step
+        self.frames: list[StackFrame] = []
+        self.address: Address | None = None
+        self.views: tuple[ViewDescriptor, ...] = ()
+
+    def record(self, fuel_consumed: int) -> FaultRecord:
+        f = self.fault
+        return FaultRecord(
+            code=f.code,
+            operation=f.operation,
+            operands=tuple(f.operands),
+            exact=f.exact,
+            limit=f.limit,
+            span=self.span,
+            stack=tuple(self.frames),
+            address=self.address,
+            views=self.views,
+            fuel_consumed=fuel_consumed,
+        )
+
+
+@dataclass
+class RunResult:
+    """The outcome of running an entry on one executor."""
+
+    output: str
+    fault: FaultRecord | None
+    fuel_consumed: int
+    executor: str
+    dispatches: int = 0
+    notes: list[str] = field(default_factory=list)  # executor details, not part of the outcome
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.fault is not None else 0

@@ -1,0 +1,348 @@
+"""Lowering of a checked module (without errors) to the IR.
+
+Counted operations are created in evaluation order (operands first, a store's place
+before its value), which numbers them (`index`); `steps.py` then assigns the static step
+ordinals.
+"""
+
+from __future__ import annotations
+
+from ..analysis import CheckedModule, SymbolKind
+from ..analysis.symbols import Symbol
+from ..analysis.types import BOOL, I64, ArrayType, Type
+from ..exec.arith import conversion_id, div_round_id, op_id, reduction_id
+from ..syntax import ast
+from ..syntax.source import Span
+from . import nodes as ir
+from .steps import assign_steps
+
+# `+` -> (operation, form); LANGUAGE.md "Expressions".
+BINARY = {
+    "+": ("add", "checked"), "-": ("sub", "checked"), "*": ("mul", "checked"),
+    "/": ("div", "checked"), "%": ("rem", "checked"),
+    "+%": ("add", "wrap"), "-%": ("sub", "wrap"), "*%": ("mul", "wrap"),
+    "+|": ("add", "sat"), "-|": ("sub", "sat"), "*|": ("mul", "sat"),
+    "<<": ("shl", "checked"), ">>": ("shr", "checked"),
+}
+
+
+class UnitLowerer:
+    """Lowers one function, kernel or the entry: owns its slots and counted ops."""
+
+    def __init__(self, checked: CheckedModule) -> None:
+        self.checked = checked
+        self.slots: dict[Symbol, int] = {}
+        self.counted: list[ir.Counted] = []
+
+    # ---- slots and types
+
+    def slot(self, symbol: Symbol) -> int:
+        if symbol not in self.slots:
+            self.slots[symbol] = len(self.slots)
+        return self.slots[symbol]
+
+    def declared(self, node: ast.Node) -> Symbol:
+        return self.checked.symbols[node]
+
+    def type_of(self, e: ast.Expr) -> Type:
+        return self.checked.types[e]
+
+    def counted_node(self, cls, *args, **kwargs) -> ir.Counted:
+        node = cls(*args, index=len(self.counted), steps=None, **kwargs)
+        self.counted.append(node)
+        return node
+
+    # ---- statements
+
+    def block(self, statements: list[ast.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for s in statements:
+            out.extend(self.statement(s))
+        return out
+
+    def statement(self, s: ast.Stmt) -> list[ir.Stmt]:
+        return getattr(self, "stmt_" + type(s).__name__)(s)
+
+    def stmt_Block(self, s: ast.Block) -> list[ir.Stmt]:
+        return self.block(s.statements)
+
+    def stmt_VarDecl(self, s: ast.VarDecl) -> list[ir.Stmt]:
+        symbol = self.declared(s.name)
+        slot = self.slot(symbol)
+        if isinstance(symbol.type, ArrayType):
+            extents = [self.expr(e) for e in symbol.array_extents]
+            init = None
+            if s.value is not None:
+                init = [self.expr(e) for e in _flatten(s.value)]
+            return [ir.DeclareArray(s.span, slot, symbol.name, symbol.type.element, extents, init)]
+        value = self.expr(s.value) if s.value is not None else ir.Const(symbol.type, _zero(symbol.type))
+        return [ir.Assign(s.span, slot, symbol.name, value)]
+
+    def stmt_Assign(self, s: ast.Assign) -> list[ir.Stmt]:
+        if isinstance(s.target, ast.Ident):
+            symbol = self.checked.symbols[s.target]
+            return [ir.Assign(s.span, self.slot(symbol), symbol.name, self.expr(s.value))]
+        target = s.target
+        assert isinstance(target, ast.Index)
+        array = self.view(target.value)
+        indices = [self.expr(i) for i in target.indices]  # type: ignore[arg-type]
+        place = self.counted_node(ir.Counted, BOOL, "store.checked", target.bracket_span)
+        return [ir.Store(s.span, array, indices, self.expr(s.value), place)]
+
+    def stmt_ExprStmt(self, s: ast.ExprStmt) -> list[ir.Stmt]:
+        e = s.expr
+        if isinstance(e, ast.Call) and self.checked.calls[e].kind == "dispatch":
+            return [self.dispatch(e)]
+        return [ir.Eval(s.span, self.expr(e))]
+
+    def stmt_Print(self, s: ast.Print) -> list[ir.Stmt]:
+        parts = [p if isinstance(p, str) else self.expr(p) for p in s.string.parts]
+        return [ir.Print(s.span, parts)]
+
+    def stmt_If(self, s: ast.If) -> list[ir.Stmt]:
+        condition = self.expr(s.condition)
+        then = self.block(s.then.statements)
+        otherwise = self.statement(s.otherwise) if s.otherwise is not None else []
+        return [ir.If(s.span, condition, then, otherwise)]
+
+    def stmt_For(self, s: ast.For) -> list[ir.Stmt]:
+        start, end = self.expr(s.start), self.expr(s.end)
+        symbol = self.declared(s.variable)
+        body = [ir.Charge(s.keyword_span)] + self.block(s.body.statements)
+        return [ir.For(s.span, self.slot(symbol), symbol.name, start, end, body)]
+
+    def stmt_While(self, s: ast.While) -> list[ir.Stmt]:
+        condition = self.expr(s.condition)
+        body = [ir.Charge(s.keyword_span)] + self.block(s.body.statements)
+        return [ir.While(s.span, condition, body)]
+
+    def stmt_Switch(self, s: ast.Switch) -> list[ir.Stmt]:
+        value = self.expr(s.value)
+        cases: list[tuple[list[int], list[ir.Stmt]]] = []
+        default = None
+        for clause in s.clauses:
+            body = self.block(clause.body)
+            if clause.label is None:
+                default = body
+            else:
+                cases.append(([int(self.checked.values[clause.label] if clause.label in self.checked.values
+                                   else self.checked.values[clause.label.operand])], body))
+        return [ir.Switch(s.span, value, cases, default)]
+
+    def stmt_Break(self, s):
+        return [ir.Break(s.span)]
+
+    def stmt_Continue(self, s):
+        return [ir.Continue(s.span)]
+
+    def stmt_Return(self, s: ast.Return) -> list[ir.Stmt]:
+        return [ir.Return(s.span, self.expr(s.value) if s.value is not None else None)]
+
+    def stmt_Assert(self, s: ast.Assert) -> list[ir.Stmt]:
+        return [ir.Assert(s.span, self.expr(s.condition))]
+
+    def dispatch(self, e: ast.Call) -> ir.Dispatch:
+        info = self.checked.kernels[self.checked.calls[e].name]
+        args: list[ir.DispatchArg] = []
+        for arg, param in zip(e.args, info.params):
+            if isinstance(param.type, ArrayType):
+                args.append(ir.ArrayArg(self.view(arg)))
+            elif param.mode == "out":
+                symbol = self.checked.symbols[arg]
+                args.append(ir.OutArg(self.slot(symbol), symbol.name))
+            else:
+                args.append(ir.ScalarArg(self.expr(arg)))
+        return ir.Dispatch(e.callee.span, info.symbol.name, args)
+
+    # ---- views
+
+    def view(self, e: ast.Expr) -> ir.ViewExpr:
+        t = self.type_of(e)
+        rank = t.rank if isinstance(t, ArrayType) else 0
+        if isinstance(e, ast.Paren):
+            return self.view(e.expr)
+        if isinstance(e, ast.Ident):
+            symbol = self.checked.symbols[e]
+            return ir.ArrayVar(rank, e.span, self.slot(symbol), symbol.name)
+        if isinstance(e, ast.Index):
+            specs: list[ir.Expr | ir.SliceSpec] = []
+            for index in e.indices:
+                if isinstance(index, ast.Slice):
+                    step = self.checked.values.get(index.step, 1) if index.step is not None else 1
+                    specs.append(ir.SliceSpec(
+                        self.expr(index.start) if index.start is not None else None,
+                        self.expr(index.end) if index.end is not None else None,
+                        int(step),
+                    ))
+                else:
+                    specs.append(self.expr(index))
+            return ir.Select(rank, e.span, self.view(e.value), specs)
+        assert isinstance(e, ast.Call) and isinstance(e.callee, ast.Ident)
+        if e.callee.name == "reverse":
+            return ir.Reverse(rank, e.span, self.view(e.args[0]), int(self.checked.values[e.args[1]]))
+        return ir.Transpose(rank, e.span, self.view(e.args[0]))
+
+    # ---- expressions
+
+    def expr(self, e: ast.Expr) -> ir.Expr:
+        return getattr(self, "expr_" + type(e).__name__)(e)
+
+    def expr_Paren(self, e: ast.Paren) -> ir.Expr:
+        return self.expr(e.expr)
+
+    def literal(self, e: ast.Expr) -> ir.Expr:
+        return ir.Const(self.type_of(e), self.checked.values[e])
+
+    expr_IntLit = expr_FixedLit = expr_BoolLit = expr_TypeProperty = literal
+
+    def expr_Ident(self, e: ast.Ident) -> ir.Expr:
+        symbol = self.checked.symbols[e]
+        return ir.Var(symbol.type, self.slot(symbol), symbol.name)
+
+    def expr_Unary(self, e: ast.Unary) -> ir.Expr:
+        t = self.type_of(e)
+        operand = self.expr(e.operand)
+        if e.op == "!":
+            return ir.Logic(BOOL, "!", [operand])
+        if e.op == "~":
+            return ir.Bitwise(t, "~", [operand])
+        return self.counted_node(ir.Arith, t, op_id("neg", "checked", t), e.op_span, op="neg", form="checked",
+                                 args=[operand])
+
+    def expr_Binary(self, e: ast.Binary) -> ir.Expr:
+        left, right = self.expr(e.left), self.expr(e.right)
+        t = self.type_of(e)
+        if e.op in ("&&", "||"):
+            return ir.Logic(BOOL, e.op, [left, right])
+        if e.op in ("==", "!=", "<", "<=", ">", ">="):
+            return ir.Compare(BOOL, e.op, left, right)
+        if e.op in ("&", "|", "^"):
+            return ir.Bitwise(t, e.op, [left, right])
+        op, form = BINARY[e.op]
+        return self.counted_node(ir.Arith, t, op_id(op, form, t), e.op_span, op=op, form=form, args=[left, right])
+
+    def expr_Cast(self, e: ast.Cast) -> ir.Expr:
+        value = self.expr(e.value)
+        source, target = self.type_of(e.value), self.type_of(e)
+        form = "wrap" if e.op == "as%" else "checked"
+        return self.counted_node(ir.Convert, target, conversion_id(form, source, target), e.op_span, form=form,
+                                 source=source, value=value)
+
+    def expr_Index(self, e: ast.Index) -> ir.Expr:
+        array = self.view(e.value)
+        indices = [self.expr(i) for i in e.indices]  # type: ignore[arg-type]
+        return self.counted_node(ir.Load, self.type_of(e), "index.checked", e.bracket_span, array=array,
+                                 indices=indices)
+
+    def expr_Call(self, e: ast.Call) -> ir.Expr:
+        info = self.checked.calls[e]
+        t = self.type_of(e)
+        if info.kind == "function":
+            return ir.Call(t, info.name, [self.expr(a) for a in e.args], e.callee.span)
+        if info.name == "div_round":
+            left, right = self.expr(e.args[0]), self.expr(e.args[1])
+            return self.counted_node(ir.DivRound, t, div_round_id(t, info.mode), e.callee.span, mode=info.mode,
+                                     left=left, right=right)
+        args = [self.expr(a) for a in e.args]
+        if info.name == "abs":
+            return self.counted_node(ir.Arith, t, op_id("abs", "checked", t), e.callee.span, op="abs",
+                                     form="checked", args=args)
+        return self.counted_node(ir.Arith, t, op_id(info.name, None, t), e.callee.span, op=info.name, form=None,
+                                 args=args)
+
+
+class KernelLowerer(UnitLowerer):
+    def __init__(self, checked: CheckedModule, name: str) -> None:
+        super().__init__(checked)
+        self.info = checked.kernels[name]
+        self.reductions: list[ir.Reduction] = []
+
+    def stmt_Reduce(self, s: ast.Reduce) -> list[ir.Stmt]:
+        symbol = self.checked.symbols[s.target]
+        position = self.info.params.index(symbol)
+        contribution_node = s.args[-1]
+        contribution = self.expr(contribution_node)
+        contribution_type = BOOL if s.op.text == "count" else self.type_of(contribution_node)
+        op = self.counted_node(ir.Counted, symbol.type,
+                               reduction_id(s.op.text, contribution_type, symbol.type), s.op.span)
+        init_value = int(_constant(self.checked, s.args[1])) if s.op.text == "fold_checked" else 0
+        self.reductions.append(ir.Reduction(position, s.op.text, contribution_type, symbol.type, op, init_value))
+        return [ir.Reduce(s.span, position, s.op.text, contribution, op)]
+
+    def lower(self) -> ir.Kernel:
+        info = self.info
+        node = info.node
+        size_slots = [self.slot(s) for s in info.sizes]
+        params = []
+        for symbol, param in zip(info.params, node.params):
+            slot = self.slot(symbol)
+            if isinstance(symbol.type, ArrayType):
+                extents = [self.extent(x) for x in symbol.array_extents]
+                params.append(ir.KernelParam(symbol.name, symbol.mode, symbol.type.element, extents, slot,
+                                             param.span))
+            else:
+                params.append(ir.KernelParam(symbol.name, symbol.mode, symbol.type, None, slot, param.span))
+        over = [(s.name, self.slot(s), self.expr(b.extent)) for s, b in zip(info.over, node.space)]
+        where = [ir.WhereConstraint(c.op, self.expr(c.left), self.expr(c.right), c.span)  # type: ignore[attr-defined]
+                 for c in node.where]
+        # Over extents and where sides are evaluated at the entry checks, not counted
+        # in any work-item: the body's counted operations start here.
+        self.counted = []
+        body = self.block(node.body.statements)
+        order = {r.param: r for r in self.reductions}
+        reductions = [order[i] for i in sorted(order)]
+        kernel = ir.Kernel(info.symbol.name, f"{self.checked.name}.{info.symbol.name}", [s.name for s in info.sizes],
+                           size_slots, params, over, where, reductions, body, len(self.slots), self.counted,
+                           node.span)
+        assign_steps(kernel.body)
+        return kernel
+
+    def extent(self, e: ast.Expr) -> ir.Extent:
+        if isinstance(e, ast.IntLit):
+            return ir.Extent(None, int(self.checked.values[e]), e.span)
+        if isinstance(e, ast.Ident):
+            return ir.Extent(self.info.sizes.index(self.checked.symbols[e]), 0, e.span)
+        assert isinstance(e, ast.Binary)
+        c = int(self.checked.values[e.right])
+        return ir.Extent(self.info.sizes.index(self.checked.symbols[e.left]), c if e.op == "+" else -c, e.span)
+
+
+def lower_program(checked: CheckedModule) -> ir.Program:
+    """The IR of a module that checked without errors."""
+    assert not checked.has_errors, "lower only a module without errors"
+    kernels = {name: KernelLowerer(checked, name).lower() for name in checked.kernels}
+    functions = {}
+    for name, info in checked.functions.items():
+        unit = UnitLowerer(checked)
+        params = [unit.slot(p) for p in info.params]
+        body = unit.block(info.node.body.statements)
+        functions[name] = ir.Function(name, f"{checked.name}.{name}", params, [p.name for p in info.params],
+                                      info.return_type, body, len(unit.slots), info.node.name.span)
+    entry_unit = UnitLowerer(checked)
+    entry_body = entry_unit.block(checked.module.statements)
+    entry = ir.Function("<entry>", f"{checked.name} entry", [], [], I64, entry_body, len(entry_unit.slots),
+                        checked.source.span(0, 0))
+    return ir.Program(checked.name, checked.source.path, functions, kernels, entry)
+
+
+def _constant(checked: CheckedModule, e: ast.Expr) -> int:
+    """The value of a constant expression the checker accepted (a literal, `-` a
+    literal, `T.min`/`T.max`, in parentheses)."""
+    if isinstance(e, ast.Paren):
+        return _constant(checked, e.expr)
+    if isinstance(e, ast.Unary):
+        return -_constant(checked, e.operand)
+    return int(checked.values[e])
+
+
+def _flatten(e: ast.Expr) -> list[ast.Expr]:
+    if isinstance(e, ast.ArrayLit):
+        return [x for item in e.elements for x in _flatten(item)]
+    return [e]
+
+
+def _zero(t: Type) -> int | bool:
+    return False if t == BOOL else 0
+
+
+__all__ = ["lower_program", "Span"]
