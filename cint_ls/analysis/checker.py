@@ -98,7 +98,9 @@ class Checker(KernelRules, ExpressionChecker):
                 symbol = Symbol(item.name.text, SymbolKind.FUNCTION, return_type, item.name.span, item)
                 self.declare(symbol, item.name)
                 if self.result.symbols.get(item.name) is symbol:
-                    self.result.functions[symbol.name] = FunctionInfo(item, symbol, [], return_type)
+                    # Signatures first: kernels and earlier functions may call this one.
+                    params = [self.function_param(item.name.text, p) for p in item.params]
+                    self.result.functions[symbol.name] = FunctionInfo(item, symbol, params, return_type)
 
     # ------------------------------------------------------------------ types
 
@@ -138,20 +140,21 @@ class Checker(KernelRules, ExpressionChecker):
             return
         self.function, self.owner = info, node.name.text
         self.scope = Scope(self.module_scope, barrier=True)
-        for param in node.params:
-            if param.mode is not None:
-                self.error("C5015", f"`{param.mode}` is a kernel parameter mode; a function's parameters are values",
-                           param.span)
-            t = self.resolve_type(param.type, scalar_only=True)
-            symbol = Symbol(param.name.text, SymbolKind.PARAM, t, param.name.span, param, "in", self.owner)
+        for param, symbol in zip(node.params, info.params):
             self.declare(symbol, param.name)
-            info.params.append(symbol)
         self.block(node.body, new_scope=False)
         if info.return_type not in (VOID, ERROR) and self.may_complete(node.body.statements):
             self.error("C3009", f"`{node.name.text}` must return a {info.return_type.name} value on every path; "
                        "add a `return`", node.body.span)
         self.function, self.owner = None, None
         self.scope = self.module_scope
+
+    def function_param(self, owner: str, param: ast.Param) -> Symbol:
+        if param.mode is not None:
+            self.error("C5015", f"`{param.mode}` is a kernel parameter mode; a function's parameters are values",
+                       param.span)
+        t = self.resolve_type(param.type, scalar_only=True)
+        return Symbol(param.name.text, SymbolKind.PARAM, t, param.name.span, param, "in", owner)
 
     def check_entry(self, statements: list[ast.Stmt]) -> None:
         """The top-level statements: one entry, run in order (LANGUAGE.md)."""

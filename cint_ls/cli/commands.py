@@ -9,6 +9,7 @@ from ..exec.interp import EXECUTOR as INTERP
 from ..exec.interp import run_program
 from ..exec.report import render_fault
 from ..ir.build import build
+from ..ir.printer import format_program
 from ..syntax import Diagnostic, Severity, SourceText, parse_source
 from ..syntax.report import render_diagnostic
 from .inputs import InputError, read_source
@@ -56,6 +57,18 @@ def run(args: argparse.Namespace) -> int:
     if result.fault is not None:
         sys.stderr.write(render_fault(source, result.fault))
         return 1
+    return 0
+
+
+def emit_ir(args: argparse.Namespace) -> int:
+    """Print the IR (every counted operation with its step ordinals); exit 2, with the
+    errors, when the file does not translate."""
+    source = read_source(args.file)
+    built = build(source.text, source.path)
+    if built.program is None:
+        print_diagnostics(source, built.checked.errors)
+        return 2
+    sys.stdout.write(format_program(built.program))
     return 0
 
 

@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fuel", type=int, default=None, metavar="N",
                    help="the entry's fuel budget in units (default: unlimited)")
     p.set_defaults(handler=commands.run)
+
+    p = sub.add_parser("emit-ir", help="print the intermediate representation, with step ordinals")
+    p.add_argument("file")
+    p.set_defaults(handler=commands.emit_ir)
     return parser
 
 

@@ -8,6 +8,8 @@ prefix form, the rest (comparisons, `&& || !`, `& | ^ ~`) in infix form.
   %name          a slot; `%name.N` (N the slot number) only where two slots of one
                  unit share a name
   5  1000:I32    a constant: I64 bare, other types suffixed
+  %v: I64        a function parameter, typed where its body reads it (the IR keeps
+                 no parameter types for functions)
   OP(...) @L:C #S  a counted operation: its operation identifier, its position and its
                  step ordinal(s): `#22`, `#{3,4,5,26}` (one per path), `#?` (depends on
                  the run: in a loop, after a call, outside a kernel), `#{}` (unreachable),

@@ -12,6 +12,7 @@ depends on the run: `steps` is None there.
 from __future__ import annotations
 
 from . import nodes as ir
+from .walk import walk
 
 # More possible ordinals than this and the answer is "depends on the run".
 MAX_PATHS = 32
@@ -113,10 +114,15 @@ class StepAssigner:
             counts = self.statement(s, counts)
         return counts
 
-    def loop(self, body: list[ir.Stmt], counts: Counts) -> Counts:
+    def loop(self, body: list[ir.Stmt], counts: Counts, condition: ir.Expr | None = None) -> Counts:
+        """Inside a loop the ordinal depends on the iteration; after it too, unless
+        neither the body nor the condition (evaluated once more) counts anything."""
         before = counts
-        self.block(body, None)  # inside a loop the ordinal depends on the iteration
-        return before if not _counts_anything(body) else None
+        if condition is not None:
+            self.expr(condition, None)
+        self.block(body, None)
+        parts = body + ([ir.Eval(body[0].span, condition)] if condition is not None and body else [])
+        return before if not _counts_anything(parts) else None
 
     def statement(self, s: ir.Stmt, counts: Counts) -> Counts:
         if isinstance(s, ir.Assign):
@@ -141,8 +147,7 @@ class StepAssigner:
             counts = self.expr(s.end, self.expr(s.start, counts))
             return self.loop(s.body, counts)
         if isinstance(s, ir.While):
-            self.expr(s.condition, None)
-            return self.loop(s.body, counts)
+            return self.loop(s.body, counts, s.condition)
         if isinstance(s, ir.Switch):
             counts = self.expr(s.value, counts)
             out: Counts = self.block(s.default, counts) if s.default is not None else counts
@@ -161,9 +166,9 @@ class StepAssigner:
 
 
 def _counts_anything(statements: list[ir.Stmt]) -> bool:
-    from .walk import counted_in  # noqa: PLC0415 - small helper module
-
-    return any(True for _ in counted_in(statements))
+    """Whether running `statements` may evaluate a counted operation: one of its own,
+    or a callee's (a call's operations join the caller's step sequence)."""
+    return any(isinstance(node, (ir.Counted, ir.Call)) for s in statements for node in walk(s))
 
 
 def assign_steps(body: list[ir.Stmt]) -> None:

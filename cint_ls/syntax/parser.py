@@ -12,7 +12,13 @@ from functools import lru_cache
 
 import tree_sitter
 
-from . import _binding
+try:
+    from . import _binding
+except ImportError as error:  # pragma: no cover - a source tree without the build
+    raise ImportError(
+        "the cint grammar extension (cint_ls.syntax._binding) is not built: install the package "
+        "with `pip install .` (or `pip install -e .` for development)"
+    ) from error
 from .source import Position, SourceText
 
 

@@ -86,3 +86,31 @@ def test_console_script_installed():
     assert exe, "the `cint` console script is not on PATH"
     done = subprocess.run([exe, "check", str(CONFORMANCE / "scale.ci")], capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_emit_ir_shows_the_heat_steps(capsys):
+    code, out, err = run(capsys, "emit-ir", str(CONFORMANCE / "heat_e1.ci"))
+    assert code == 0 and err == ""
+    assert "mul.checked.i64(%kn, %lap) @13:33 #22" in out
+    assert "28 counted operations" in out
+
+
+def test_emit_ir_of_a_broken_file_prints_errors(capsys, tmp_path):
+    bad = tmp_path / "bad.ci"
+    bad.write_text("void f() { I64 x = y; }\n")
+    code, out, err = run(capsys, "emit-ir", str(bad))
+    assert code == 2 and out == "" and "error[C2001]" in err
+
+
+def test_run_refuses_unimplemented_executor_in_one_line(capsys):
+    code, out, err = run(capsys, "run", "--executor", "gpu-cuda", str(CONFORMANCE / "scale.ci"))
+    assert code == 2 and err.count("\n") == 1 and "not implemented yet" in err
+
+
+def test_run_prints_errors_not_warnings(capsys, tmp_path):
+    prog = tmp_path / "warn.ci"
+    prog.write_text("void f() { I64 x = 1; x + 1; }\nf();\n\"done\\n\";\n")
+    code, _, err = run(capsys, "check", str(prog))
+    assert code == 0 and "warning[C3018]: this expression's value is not used" in err
+    code, out, err = run(capsys, "run", str(prog))
+    assert code == 0 and out == "done\n" and err == ""
