@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import difflib
 
-from ..exec.arith import fixed_literal_to_stored, parse_integer_literal
 from ..syntax import ast
 from .builtins import BUILTIN_FUNCTIONS, ROUNDING_MODES, TYPE_PROPERTIES
+from .literals import fixed_literal_to_stored, parse_integer_literal
 from .result import CallInfo
 from .symbols import Symbol, SymbolKind
 from .types import (

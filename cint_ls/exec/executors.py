@@ -1,0 +1,74 @@
+"""The executors by name, behind one interface (ARCHITECTURE.md "Executor"):
+`run(program, fuel, write, options) -> RunResult`, in the calling process.
+
+`isolated.py` runs the same interface in a child process, which is how the CLI runs a
+compiled executor and how the language server runs every executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..ir import nodes as ir
+from .runtime import RunResult
+
+Runner = Callable[[ir.Program, "int | None", "Callable[[str], object] | None", dict], RunResult]
+
+
+class ExecutorUnavailable(Exception):
+    """The executor cannot run here (no C compiler, no CUDA driver, ...): one line
+    that names the cause."""
+
+
+@dataclass
+class Executor:
+    name: str
+    description: str
+    run: Runner
+    # Whether `run` needs a child process for safety (native code that may crash).
+    native: bool = False
+    options: dict = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, Executor] = {}
+
+
+def register(executor: Executor) -> None:
+    _REGISTRY[executor.name] = executor
+
+
+def _interp(program: ir.Program, fuel, write, options) -> RunResult:
+    from .interp import run_program
+
+    return run_program(program, fuel, write)
+
+
+register(Executor("cpu-sir-interp", "the reference interpreter (Python)", _interp))
+
+# Every executor of SPEC-02P.1 clause 10, in the order tools list them.
+EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")
+
+
+def _load_optional() -> None:
+    """Executors in their own packages register themselves when imported."""
+    import importlib
+
+    for module in ("cint_ls.exec.c17", "cint_ls.exec.cuda"):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
+
+
+def available() -> dict[str, Executor]:
+    _load_optional()
+    return dict(_REGISTRY)
+
+
+def get(name: str) -> Executor:
+    executors = available()
+    if name not in executors:
+        known = ", ".join(executors)
+        raise ExecutorUnavailable(f"the executor {name} is not implemented yet (available: {known})")
+    return executors[name]
