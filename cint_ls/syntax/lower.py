@@ -13,7 +13,7 @@ import tree_sitter
 
 from . import ast
 from .diagnostics import Diagnostic, Severity
-from .source import SourceText, Span
+from .source import ROOT, Anchor, SourceText, Span
 
 # Deeper expressions are refused (C1003) rather than overflowing every recursive pass
 # after this one; no program a person writes comes near it.
@@ -22,6 +22,23 @@ MAX_EXPRESSION_DEPTH = 256
 
 class _TooDeep(Exception):
     pass
+
+
+class _CachedItem:
+    __slots__ = ("node", "anchor", "diagnostics")
+
+    def __init__(self, node, anchor: Anchor, diagnostics: list[Diagnostic]) -> None:
+        self.node = node
+        self.anchor = anchor
+        self.diagnostics = diagnostics
+
+
+class ItemCache:
+    """The lowered top-level items of a document's previous version, by their text, so
+    an edit re-lowers only the items it touched; the others move with their anchors."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[bytes, int], _CachedItem] = {}
 
 _ESCAPES = {"\\n": "\n", "\\t": "\t", "\\\\": "\\", '\\"': '"', "\\{": "{", "\\}": "}"}
 
@@ -32,15 +49,43 @@ def module_name(path: str) -> str:
 
 
 class Lowerer:
-    def __init__(self, source: SourceText) -> None:
+    def __init__(self, source: SourceText, cache: ItemCache | None = None) -> None:
         self.source = source
+        self.cache = cache
+        self.ascii = source.data.isascii()
+        self.anchor = ROOT
         self.depth = 0
         self.diagnostics: list[Diagnostic] = []
 
     # ---- helpers
 
     def span(self, node: tree_sitter.Node) -> Span:
-        return self.source.span(node.start_byte, node.end_byte)
+        """The node's span, relative to the anchor of the item being lowered."""
+        a = self.anchor
+        (start_row, start_col), (end_row, end_col) = node.start_point, node.end_point
+        if self.ascii:
+            start_col, end_col = start_col + 1, end_col + 1
+        else:
+            start_col = self.source.line_column(node.start_byte)[1]
+            end_col = self.source.line_column(node.end_byte)[1]
+        line, end_line = start_row + 1 - a.line, end_row + 1 - a.line
+        return Span.relative(
+            a, node.start_byte - a.byte, node.end_byte - a.byte,
+            line, start_col - a.column if line == 0 else start_col,
+            end_line, end_col - a.column if end_line == 0 else end_col,
+        )
+
+    def span_between(self, start: int, end: int) -> Span:
+        """A span of two byte offsets, relative to the current anchor."""
+        a = self.anchor
+        line, column = self.source.line_column(start)
+        end_line, end_column = self.source.line_column(end)
+        line, end_line = line - a.line, end_line - a.line
+        return Span.relative(
+            a, start - a.byte, end - a.byte,
+            line, column - a.column if line == 0 else column,
+            end_line, end_column - a.column if end_line == 0 else end_column,
+        )
 
     def text(self, node: tree_sitter.Node) -> str:
         return self.source.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
@@ -48,7 +93,7 @@ class Lowerer:
     def name(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.Name:
         if node is None or node.is_missing:
             at = node or parent
-            return ast.Name(self.source.span(at.end_byte, at.end_byte), "")
+            return ast.Name(self.span_between(at.end_byte, at.end_byte), "")
         return ast.Name(self.span(node), self.text(node))
 
     def error_at(self, node: tree_sitter.Node) -> ast.ErrorExpr:
@@ -58,16 +103,40 @@ class Lowerer:
 
     def module(self, root: tree_sitter.Node) -> ast.Module:
         module = ast.Module(self.span(root), module_name(self.source.path))
+        reused: dict[tuple[bytes, int], _CachedItem] = {}
+        seen: dict[bytes, int] = {}
         for child in root.named_children:
-            if child.type in _ITEMS:
-                item = self.guarded(_ITEMS[child.type], child, None)
-                if item is not None:
-                    module.items.append(item)
-            elif child.type == "comment":
+            if child.type == "comment":
                 continue
+            text = self.source.data[child.start_byte:child.end_byte]
+            key = (text, seen.get(text, 0))  # equal items at two places are two entries
+            seen[text] = key[1] + 1
+            line, column = self.source.line_column(child.start_byte)
+            cached = self.cache.items.get(key) if self.cache is not None else None
+            if cached is not None:
+                cached.anchor.move_to(child.start_byte, line, column)
+                self.diagnostics.extend(cached.diagnostics)
             else:
-                module.statements.append(self.statement(child))
+                self.anchor = Anchor(child.start_byte, line, column)
+                before = len(self.diagnostics)
+                cached = _CachedItem(self.item(child), self.anchor, self.diagnostics[before:])
+                self.anchor = ROOT
+            reused[key] = cached
+            if cached.node is None:
+                continue
+            if isinstance(cached.node, ast.Item):
+                module.items.append(cached.node)
+            else:
+                module.statements.append(cached.node)
+        if self.cache is not None:
+            self.cache.items = reused
         return module
+
+    def item(self, child: tree_sitter.Node) -> ast.Item | ast.Stmt | None:
+        """A top-level node: an item, or a statement of the entry."""
+        if child.type in _ITEMS:
+            return self.guarded(_ITEMS[child.type], child, None)
+        return self.statement(child)
 
     # ---- items
 
@@ -142,7 +211,7 @@ class Lowerer:
     def type_ref(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.TypeRef:
         if node is None or node.is_missing:
             at = node or parent
-            return ast.ScalarTypeRef(self.source.span(at.start_byte, at.start_byte), "")
+            return ast.ScalarTypeRef(self.span_between(at.start_byte, at.start_byte), "")
         kind = node.type
         if kind == "primitive_type":
             return ast.ScalarTypeRef(self.span(node), self.text(node))
@@ -162,7 +231,7 @@ class Lowerer:
 
     def block(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.Block:
         if node is None:
-            return ast.Block(self.source.span(parent.end_byte, parent.end_byte), [])
+            return ast.Block(self.span_between(parent.end_byte, parent.end_byte), [])
         return ast.Block(self.span(node), self.statements(node.named_children))
 
     def statements(self, nodes: list[tree_sitter.Node]) -> list[ast.Stmt]:
@@ -297,7 +366,7 @@ class Lowerer:
     def expr_field(self, node: tree_sitter.Node, name: str) -> ast.Expr:
         child = node.child_by_field_name(name)
         if child is None:
-            return ast.ErrorExpr(self.source.span(node.end_byte, node.end_byte))
+            return ast.ErrorExpr(self.span_between(node.end_byte, node.end_byte))
         return self.expr(child)
 
     def expr(self, node: tree_sitter.Node) -> ast.Expr:
@@ -427,7 +496,9 @@ _EXPRESSIONS = {
 }
 
 
-def lower(tree: tree_sitter.Tree, source: SourceText) -> tuple[ast.Module, list[Diagnostic]]:
-    """The AST of a parsed file, and the diagnostics of lowering (C1003)."""
-    lowerer = Lowerer(source)
+def lower(tree: tree_sitter.Tree, source: SourceText,
+          cache: ItemCache | None = None) -> tuple[ast.Module, list[Diagnostic]]:
+    """The AST of a parsed file, and the diagnostics of lowering (C1003). With a cache,
+    unchanged top-level items are reused from the previous version."""
+    lowerer = Lowerer(source, cache)
     return lowerer.module(tree.root_node), lowerer.diagnostics

@@ -11,20 +11,96 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+class Anchor:
+    """The start of a top-level item: the spans inside the item are relative to it, so
+    when an edit elsewhere moves the item, moving the anchor moves every span in it
+    (the language server reuses unchanged items this way)."""
+
+    __slots__ = ("byte", "line", "column")
+
+    def __init__(self, byte: int = 0, line: int = 1, column: int = 1) -> None:
+        self.byte = byte
+        self.line = line
+        self.column = column
+
+    def move_to(self, byte: int, line: int, column: int) -> None:
+        self.byte, self.line, self.column = byte, line, column
+
+
+ROOT = Anchor()  # the start of the file; never moves
+
+
 class Span:
     """A byte range of a source and its start and end as 1-based (line, column) in
-    code points. `end_line`/`end_column` point just past the last character."""
+    code points; `end_line`/`end_column` point just past the last character.
 
-    start_byte: int
-    end_byte: int
-    line: int
-    column: int
-    end_line: int
-    end_column: int
+    Stored relative to an `Anchor`: bytes and lines as offsets, a column as an offset
+    on the anchor's own line and as an absolute column on later lines."""
+
+    __slots__ = ("anchor", "_start", "_end", "_line", "_column", "_end_line", "_end_column")
+
+    def __init__(self, start_byte: int, end_byte: int, line: int, column: int, end_line: int,
+                 end_column: int) -> None:
+        self.anchor = ROOT
+        self._start, self._end = start_byte, end_byte
+        self._line, self._end_line = line - 1, end_line - 1
+        self._column = column - 1 if line == 1 else column
+        self._end_column = end_column - 1 if end_line == 1 else end_column
+
+    @classmethod
+    def relative(cls, anchor: Anchor, start: int, end: int, line: int, column: int, end_line: int,
+                 end_column: int) -> Span:
+        """A span from offsets to `anchor`: `line`/`end_line` count lines after the
+        anchor's; a column on the anchor's line is an offset from its column."""
+        span = cls.__new__(cls)
+        span.anchor = anchor
+        span._start, span._end, span._line, span._end_line = start, end, line, end_line
+        span._column, span._end_column = column, end_column
+        return span
+
+    @property
+    def start_byte(self) -> int:
+        return self.anchor.byte + self._start
+
+    @property
+    def end_byte(self) -> int:
+        return self.anchor.byte + self._end
+
+    @property
+    def line(self) -> int:
+        return self.anchor.line + self._line
+
+    @property
+    def column(self) -> int:
+        return self.anchor.column + self._column if self._line == 0 else self._column
+
+    @property
+    def end_line(self) -> int:
+        return self.anchor.line + self._end_line
+
+    @property
+    def end_column(self) -> int:
+        return self.anchor.column + self._end_column if self._end_line == 0 else self._end_column
+
+    def absolute(self) -> tuple[int, int, int, int, int, int]:
+        return (self.start_byte, self.end_byte, self.line, self.column, self.end_line, self.end_column)
+
+    def freeze(self) -> Span:
+        """The same span anchored at the file's start: it no longer moves."""
+        return Span(*self.absolute())
 
     def contains_byte(self, offset: int) -> bool:
         return self.start_byte <= offset < self.end_byte or offset == self.start_byte
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Span) and self.absolute() == other.absolute()
+
+    def __hash__(self) -> int:
+        return hash(self.absolute())
+
+    def __repr__(self) -> str:
+        return "Span(start_byte={}, end_byte={}, line={}, column={}, end_line={}, end_column={})".format(
+            *self.absolute())
 
     def __str__(self) -> str:
         return f"{self.line}:{self.column}"

@@ -10,49 +10,12 @@ from hypothesis import strategies as st
 
 from cint_ls.syntax import ParsedDocument, Position, SourceText, TextEdit, parse, syntax_diagnostics
 from conftest import CONFORMANCE
+from strategies import edit_for, expected_text, utf16_length
 
 BASES = [
     (CONFORMANCE / name).read_text()
     for name in ("heat_e1.ci", "ops_kernel.ci", "alias_even_odd.ci", "budget.ci")
 ] + ["", "// é ü 😀 comment\nkernel k[n](in I64[n] a, out I64[n] b) over [i: n] { b[i] = a[i]; }\n"]
-
-SNIPPETS = [
-    "kernel", "void", "{", "}", "(", ")", "[", "]", ";", ",", "..", " by 2", "as%", "as?", "+|",
-    "reduce s = sum(", "I64 x = ", "a[i, j]", '"{x}\\n"', '"', "/*", "*/", "//", "\n", "\t",
-    "é", "😀", "Q16.16", "0x_ff", "1.25", "for i in 0..8 {", "switch (x) { case 1: ", "\r\n",
-]
-
-inserted_text = st.one_of(
-    st.sampled_from(SNIPPETS),
-    st.text(max_size=12),
-    st.binary(max_size=12).map(lambda b: b.decode("utf-8", errors="replace")),
-)
-
-
-def utf16_length(line: str) -> int:
-    return len(line.encode("utf-16-le")) // 2
-
-
-@st.composite
-def edit_for(draw, text: str) -> TextEdit:
-    lines = text.split("\n")
-
-    def position() -> Position:
-        line = draw(st.integers(0, len(lines)))  # one past the end is allowed
-        width = utf16_length(lines[line]) if line < len(lines) else 0
-        return Position(line, draw(st.integers(0, width + 2)))
-
-    start, end = position(), position()
-    return TextEdit(start, end, draw(inserted_text))
-
-
-def expected_text(text: str, edit: TextEdit) -> str:
-    """The edit applied by a second, independent reading of LSP positions."""
-    source = SourceText(text)
-    a, b = sorted((source.offset(edit.start), source.offset(edit.end)))
-    data = source.data
-    return (data[:a] + edit.text.encode() + data[b:]).decode()
-
 
 def dump(tree) -> list[tuple]:
     """Every node with its type, field, byte range and error flags, in order."""
