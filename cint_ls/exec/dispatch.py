@@ -89,7 +89,11 @@ def bind_sizes(kernel: ir.Kernel, views: Sequence[View | None]) -> list[int]:
             else:
                 base = sizes[extent.size]
                 op = "add" if extent.offset >= 0 else "sub"
-                expected = binary(op, "checked", I64, base, abs(extent.offset))  # E_OVERFLOW stays in I64
+                try:
+                    expected = binary(op, "checked", I64, base, abs(extent.offset))
+                except OperationFault as fault:
+                    # The extent leaves I64; "no entry check has an exact result" (5.3).
+                    raise OperationFault(fault.code, fault.operation, fault.operands, None, fault.limit) from None
             actual = views[p].extents[d]
             if actual != expected:
                 raise OperationFault("E_SHAPE", "bind.shape", [(I64, p), (I64, d), (I64, actual)], None,
