@@ -83,7 +83,8 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None)
     """Run in a child process. `cancel`, if given, is polled (a callable returning
     True) to stop the run early. Raises IsolatedRunError."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "cint_ls.exec.isolated"],
+        # -P: the child imports the installed package, never a source tree in the cwd.
+        [sys.executable, "-P", "-m", "cint_ls.exec.isolated"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

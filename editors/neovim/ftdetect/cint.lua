@@ -1,0 +1,2 @@
+-- `*.ci` files are cint.
+vim.filetype.add({ extension = { ci = 'cint' } })

@@ -1,0 +1,486 @@
+--- cint for Neovim: the tree-sitter parser and queries, and the language server cint-ls.
+---
+---   require('cint').setup({
+---     cmd = { 'cint-ls' },                 -- how to start the server
+---     settings = { cint = { fuel = 100000, inlayHints = { stepOrdinals = true } } },
+---   })
+---
+--- See `:help cint` (doc/cint.txt) and docs/editors.md of the repository.
+local M = {}
+
+local api = vim.api
+local uv = vim.uv or vim.loop
+
+local SERVER = 'cint_ls'
+
+---@class cint.Config
+M.defaults = {
+  --- The server command. `{ 'python3', '-m', 'cint_ls.server' }` works too.
+  cmd = { 'cint-ls' },
+  --- Sent to the server (workspace/configuration). Keys under `cint`: targets, fuel,
+  --- run = { timeLimit }, inlayHints = { stepOrdinals }, c17 = { compiler }. Unset keys
+  --- take the server's defaults.
+  settings = {},
+  --- Files or directories that mark a project root.
+  root_markers = { '.git', 'pyproject.toml' },
+  --- A shared library exporting `tree_sitter_cint`. nil: found automatically (see M.parser_path).
+  parser = nil,
+  --- Start tree-sitter highlighting in cint buffers.
+  highlight = true,
+  --- Refresh code lenses when the server attaches and after every write.
+  codelens = true,
+  --- Show the server's inlay hints (step ordinals) in cint buffers.
+  inlay_hints = false,
+  --- The executor of `:CintRun` without an argument.
+  executor = 'cpu-sir-interp',
+  --- Where a run's output goes: 'split' (a window below, focus stays), 'notify' or 'none'.
+  output = 'split',
+}
+
+---@type cint.Config
+M.config = vim.deepcopy(M.defaults)
+
+--- The last `cint/runResult` the server sent (a table), or nil.
+M.last_result = nil
+
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+-- ---------------------------------------------------------------- the parser
+
+local plugin_root = vim.fs.dirname(vim.fs.dirname(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2))))
+
+local function built_parser_path()
+  return vim.fs.joinpath(vim.fn.stdpath('data'), 'cint', 'parser', 'cint.so')
+end
+
+local function readable(path)
+  return path and path ~= '' and uv.fs_stat(path) ~= nil
+end
+
+--- The Python interpreter of the configured server: `cmd[1]` when it is Python itself
+--- (`python3 -m cint_ls.server`), else the interpreter on the `#!` line of the `cint-ls`
+--- script that pip installed, else `python3`.
+local function server_python()
+  local cmd = M.config.cmd
+  if type(cmd) ~= 'table' or not cmd[1] then
+    return 'python3'
+  end
+  if cmd[2] == '-m' then
+    return cmd[1]
+  end
+  local exe = vim.fn.exepath(cmd[1])
+  if exe ~= '' then
+    local file = io.open(exe, 'r')
+    if file then
+      local first = file:read('*l') or ''
+      file:close()
+      local interpreter = first:match('^#!%s*(%S*python[%w%.]*)%s*$')
+      if interpreter and vim.fn.executable(interpreter) == 1 then
+        return interpreter
+      end
+    end
+  end
+  return 'python3'
+end
+
+local FIND_BINDING = table.concat({
+  'import glob, importlib.util, os',
+  "spec = importlib.util.find_spec('cint_ls')",
+  "dirs = list(spec.submodule_search_locations) if spec else []",
+  "hits = [p for d in dirs for p in sorted(glob.glob(os.path.join(d, 'syntax', '_binding*.so')))]",
+  "print(hits[0] if hits else '')",
+}, '\n')
+
+local parser_cache ---@type string|false|nil
+
+--- The parser library to load: `config.parser`, else the extension module that pip built
+--- for the server's Python (`cint_ls/syntax/_binding*.so`, which exports `tree_sitter_cint`),
+--- else the one `:CintBuildParser` compiled. nil when there is none.
+function M.parser_path()
+  if M.config.parser then
+    return M.config.parser
+  end
+  if parser_cache == nil then
+    parser_cache = false
+    local ok, result = pcall(function()
+      return vim.system({ server_python(), '-c', FIND_BINDING }, { text = true }):wait(10000)
+    end)
+    local found = ok and result.code == 0 and vim.trim(result.stdout or '') or ''
+    if readable(found) then
+      parser_cache = found
+    elseif readable(built_parser_path()) then
+      parser_cache = built_parser_path()
+    end
+  end
+  return parser_cache or nil
+end
+
+local parser_state ---@type boolean|nil
+
+--- Registers the `cint` language with Neovim's tree-sitter. True when it is available.
+function M.register_parser()
+  if parser_state ~= nil then
+    return parser_state
+  end
+  -- A parser on 'runtimepath' (parser/cint.so), e.g. installed by nvim-treesitter, first.
+  local ok, added = pcall(vim.treesitter.language.add, 'cint')
+  if not (ok and added ~= false and added ~= nil) or M.config.parser then
+    local path = M.parser_path()
+    if not path then
+      parser_state = false
+      return false
+    end
+    ok, added = pcall(vim.treesitter.language.add, 'cint', { path = path })
+  end
+  -- 0.10 returns nothing and throws on failure; 0.11 returns true, or nil and a message.
+  parser_state = ok and added ~= false and (added ~= nil or not has_011)
+  if not parser_state then
+    vim.notify('cint: could not load the tree-sitter parser: ' .. tostring(added), vim.log.levels.WARN)
+  end
+  return parser_state
+end
+
+--- Compiles grammar/src/parser.c of the repository this plugin sits in (editors/neovim) into
+--- stdpath('data')/cint/parser/cint.so, for when the Python package is not installed.
+function M.build_parser()
+  local src = vim.fs.normalize(plugin_root .. '/../../grammar/src')
+  if not readable(src .. '/parser.c') then
+    vim.notify('cint: no grammar/src/parser.c beside this plugin (' .. src .. ')', vim.log.levels.ERROR)
+    return nil
+  end
+  local out = built_parser_path()
+  vim.fn.mkdir(vim.fs.dirname(out), 'p')
+  local cc = vim.env.CC or 'cc'
+  local result = vim.system({ cc, '-shared', '-fPIC', '-O2', '-std=c11', '-I', src, src .. '/parser.c', '-o', out },
+    { text = true }):wait()
+  if result.code ~= 0 then
+    vim.notify('cint: building the parser failed:\n' .. (result.stderr or ''), vim.log.levels.ERROR)
+    return nil
+  end
+  parser_cache, parser_state = nil, nil
+  vim.notify('cint: built ' .. out)
+  if M.config.parser == nil then
+    M.config.parser = out
+  end
+  M.register_parser()
+  return out
+end
+
+-- ---------------------------------------------------------------- run results
+
+local output_buf ---@type integer?
+
+local function field(t, ...)
+  if type(t) ~= 'table' then
+    return nil
+  end
+  for _, name in ipairs({ ... }) do
+    local v = t[name]
+    if v ~= nil and v ~= vim.NIL then
+      return v
+    end
+  end
+  return nil
+end
+
+--- One line: `E_OVERFLOW: the exact result is outside the type's range (mul.checked.i64 at 13:33)`.
+function M.fault_summary(fault)
+  if type(fault) == 'string' then
+    local first = vim.split(vim.trim(fault), '\n')[1] or fault
+    return (first:gsub('^fault%[([%u_]+)%]:%s*', '%1: '))
+  end
+  local code = field(fault, 'code') or 'fault'
+  local message = field(fault, 'message', 'summary')
+  local operation = field(fault, 'operation')
+  local where
+  local line, column = field(fault, 'line'), field(fault, 'column')
+  local span = field(fault, 'span', 'range', 'position')
+  if line then
+    where = column and (line .. ':' .. column) or tostring(line)
+  elseif type(span) == 'table' and span[4] then
+    where = span[3] .. ':' .. span[4]
+  elseif type(span) == 'table' and type(span.start) == 'table' then
+    where = (span.start.line + 1) .. ':' .. (span.start.character + 1)
+  end
+  local detail = table.concat(vim.tbl_filter(function(x)
+    return x ~= nil
+  end, { operation, where and ('at ' .. where) or nil }), ' ')
+  return code .. (message and (': ' .. message) or '') .. (detail ~= '' and (' (' .. detail .. ')') or '')
+end
+
+--- The fault record of a run (FaultRecord.to_json of the server) as report-like lines.
+function M.fault_lines(fault)
+  if type(fault) == 'string' then
+    return vim.split(fault, '\n')
+  end
+  local report = field(fault, 'report', 'rendered', 'text')
+  if type(report) == 'string' then
+    return vim.split(report:gsub('\n$', ''), '\n')
+  end
+  local span = field(fault, 'span')
+  local where = type(span) == 'table' and span[4] and (' at %s:%s'):format(span[3], span[4]) or ''
+  local lines = { ('fault[%s]%s: %s'):format(field(fault, 'code') or '?', where, field(fault, 'operation') or '') }
+  for _, operand in ipairs(field(fault, 'operands') or {}) do
+    table.insert(lines, ('  operand: %s %s'):format(operand[1], operand[2]))
+  end
+  local exact = field(fault, 'exact')
+  if type(exact) == 'table' then
+    exact = exact[1] .. '/' .. exact[2]
+  end
+  if exact then
+    table.insert(lines, '  exact:   ' .. tostring(exact))
+  end
+  local limit = field(fault, 'limit')
+  if type(limit) == 'table' then
+    table.insert(lines, ('  limit:   %s %s'):format(limit[1], limit[2]))
+  end
+  local address = field(fault, 'address')
+  if type(address) == 'table' and #address >= 5 then
+    table.insert(lines, ('  address: %s, dispatch %s, phase %s, work-item %s, step %s'):format(unpack(address)))
+  end
+  return lines
+end
+
+local function run_lines(result)
+  local lines = {}
+  local uri = field(result, 'uri')
+  local name = uri and vim.fs.basename(vim.uri_to_fname(uri)) or ''
+  table.insert(lines, ('── cint run %s on %s'):format(name, field(result, 'executor') or '?'))
+  local output = field(result, 'output')
+  if type(output) == 'string' and output ~= '' then
+    vim.list_extend(lines, vim.split(output:gsub('\n$', ''), '\n'))
+  end
+  local fault = field(result, 'fault')
+  if fault then
+    vim.list_extend(lines, M.fault_lines(fault))
+  end
+  local err = field(result, 'error')
+  if err then
+    table.insert(lines, 'error: ' .. tostring(err))
+  end
+  local facts = {}
+  local fuel = field(result, 'fuelConsumed', 'fuel_consumed')
+  if fuel then
+    table.insert(facts, 'fuel consumed: ' .. tostring(fuel))
+  end
+  local time = field(result, 'time', 'seconds', 'elapsed', 'duration')
+  if type(time) == 'number' then
+    table.insert(facts, time < 1 and ('time: %.1f ms'):format(time * 1000) or ('time: %.2f s'):format(time))
+  end
+  if #facts > 0 then
+    table.insert(lines, table.concat(facts, ', '))
+  end
+  return lines
+end
+
+--- Shows the output buffer in a window below, without moving the cursor there.
+function M.show_output(enter)
+  if not (output_buf and api.nvim_buf_is_valid(output_buf)) then
+    output_buf = api.nvim_create_buf(false, true)
+    api.nvim_buf_set_name(output_buf, 'cint://output')
+    vim.bo[output_buf].bufhidden = 'hide'
+  end
+  if vim.fn.bufwinid(output_buf) == -1 then
+    api.nvim_open_win(output_buf, enter == true, { split = 'below', height = 10 })
+  end
+  return output_buf
+end
+
+local function append_output(lines)
+  M.show_output(false)
+  local count = api.nvim_buf_line_count(output_buf)
+  local empty = count == 1 and api.nvim_buf_get_lines(output_buf, 0, 1, false)[1] == ''
+  api.nvim_buf_set_lines(output_buf, empty and 0 or count, -1, false, lines)
+  local win = vim.fn.bufwinid(output_buf)
+  if win ~= -1 then
+    api.nvim_win_set_cursor(win, { api.nvim_buf_line_count(output_buf), 0 })
+  end
+end
+
+--- The handler of the server's `cint/runResult` notification.
+function M.on_run_result(_, result, ctx)
+  M.last_result = result
+  vim.schedule(function()
+    local lines = run_lines(result)
+    if M.config.output == 'split' then
+      append_output(lines)
+    elseif M.config.output == 'notify' then
+      vim.notify(table.concat(lines, '\n'))
+    end
+    local fault = field(result, 'fault')
+    if fault then
+      local summary = field(result, 'summary')
+        or ('%s: %s'):format(field(result, 'executor') or '?', M.fault_summary(fault))
+      vim.notify('cint run ' .. summary, vim.log.levels.ERROR)
+    elseif field(result, 'error') then
+      vim.notify('cint run: ' .. tostring(field(result, 'error')), vim.log.levels.ERROR)
+    end
+    api.nvim_exec_autocmds('User', { pattern = 'CintRunResult', data = { result = result, client_id = ctx and ctx.client_id } })
+  end)
+end
+
+--- The handler of the server's `cint/compareResult` notification (after `:CintCompare`).
+function M.on_compare_result(_, result)
+  M.last_comparison = result
+  vim.schedule(function()
+    local lines = { '── cint compare: ' .. tostring(field(result, 'message') or '') }
+    for _, run in ipairs(field(result, 'results') or {}) do
+      table.insert(lines, '  ' .. tostring(field(run, 'summary') or field(run, 'executor')))
+    end
+    if M.config.output == 'split' then
+      append_output(lines)
+    end
+    local agree = field(result, 'agree')
+    vim.notify(lines[1]:gsub('^── ', ''), agree == false and vim.log.levels.ERROR or vim.log.levels.INFO)
+  end)
+end
+
+-- ---------------------------------------------------------------- the server
+
+local function client_for(bufnr)
+  local get = vim.lsp.get_clients
+  local clients = get({ bufnr = bufnr, name = SERVER })
+  return clients[1]
+end
+
+local function execute(command, bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
+  local client = client_for(bufnr)
+  if not client then
+    vim.notify('cint: cint-ls is not attached to this buffer', vim.log.levels.ERROR)
+    return
+  end
+  local function handler(err)
+    if err then
+      vim.notify(('cint: %s failed: %s'):format(command.command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+  end
+  if client.exec_cmd then -- 0.11+
+    client:exec_cmd(command, { bufnr = bufnr }, handler)
+  else -- 0.10
+    client.request('workspace/executeCommand', { command = command.command, arguments = command.arguments },
+      handler, bufnr)
+  end
+end
+
+--- `:CintRun [executor]`: runs the buffer's module (the server runs the text in the editor).
+function M.run(executor, bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
+  execute({ title = 'Run', command = 'cint.run', arguments = { vim.uri_from_bufnr(bufnr), executor or M.config.executor } },
+    bufnr)
+end
+
+--- `:CintCompare`: runs the module on every executor and compares the results.
+function M.compare(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
+  execute({ title = 'Compare executors', command = 'cint.compareExecutors', arguments = { vim.uri_from_bufnr(bufnr) } },
+    bufnr)
+end
+
+local function root_dir(bufnr)
+  local name = api.nvim_buf_get_name(bufnr)
+  return vim.fs.root(bufnr, M.config.root_markers) or (name ~= '' and vim.fs.dirname(name)) or uv.cwd()
+end
+
+local function server_config()
+  return {
+    cmd = M.config.cmd,
+    filetypes = { 'cint' },
+    root_markers = M.config.root_markers,
+    settings = M.config.settings,
+    handlers = { ['cint/runResult'] = M.on_run_result, ['cint/compareResult'] = M.on_compare_result },
+  }
+end
+
+--- `:CintRestart`: stops cint-ls and starts it again for every cint buffer.
+function M.restart()
+  local ids = vim.tbl_map(function(c)
+    return c.id
+  end, vim.lsp.get_clients({ name = SERVER }))
+  vim.lsp.stop_client(ids)
+  vim.wait(5000, function()
+    return vim.iter(ids):all(function(id)
+      return vim.lsp.get_client_by_id(id) == nil
+    end)
+  end, 50)
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == 'cint' then
+      api.nvim_exec_autocmds('FileType', { buffer = buf, modeline = false })
+    end
+  end
+end
+
+local function on_attach(bufnr)
+  if M.config.codelens and vim.lsp.codelens.refresh then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+    local group = api.nvim_create_augroup('cint_codelens_' .. bufnr, { clear = true })
+    api.nvim_create_autocmd('BufWritePost', {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        vim.lsp.codelens.refresh({ bufnr = bufnr })
+      end,
+    })
+  end
+  if M.config.inlay_hints and vim.lsp.inlay_hint then
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+  end
+end
+
+-- ---------------------------------------------------------------- setup
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  if opts and opts.cmd then
+    M.config.cmd = opts.cmd -- a list: replace it, never merge it by index
+  end
+  if opts and opts.settings then
+    M.config.settings = opts.settings
+  end
+  if type(M.config.cmd) == 'string' then
+    M.config.cmd = { M.config.cmd }
+  end
+  parser_cache, parser_state = nil, nil
+
+  vim.filetype.add({ extension = { ci = 'cint' } })
+  local group = api.nvim_create_augroup('cint', { clear = true })
+
+  api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = 'cint',
+    callback = function(args)
+      vim.bo[args.buf].commentstring = '// %s'
+      if M.config.highlight and M.register_parser() then
+        pcall(vim.treesitter.start, args.buf, 'cint')
+      end
+      if not has_011 then
+        vim.lsp.start(vim.tbl_extend('force', server_config(), { name = SERVER, root_dir = root_dir(args.buf) }),
+          { bufnr = args.buf })
+      end
+    end,
+  })
+
+  api.nvim_create_autocmd('LspAttach', {
+    group = group,
+    callback = function(args)
+      local client = vim.lsp.get_client_by_id(args.data.client_id)
+      if client and client.name == SERVER then
+        on_attach(args.buf)
+      end
+    end,
+  })
+
+  if has_011 then
+    vim.lsp.config(SERVER, server_config())
+    vim.lsp.enable(SERVER)
+  end
+
+  -- Buffers that were already open when setup ran.
+  for _, buf in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == 'cint' then
+      api.nvim_exec_autocmds('FileType', { buffer = buf, modeline = false })
+    end
+  end
+end
+
+return M

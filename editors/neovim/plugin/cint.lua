@@ -1,0 +1,35 @@
+-- Commands of the cint plugin. They work once `require('cint').setup{}` has run.
+if vim.g.loaded_cint then
+  return
+end
+vim.g.loaded_cint = true
+
+local executors = { 'cpu-sir-interp', 'cpu-c17', 'gpu-cuda' }
+
+vim.api.nvim_create_user_command('CintRun', function(args)
+  require('cint').run(args.args ~= '' and args.args or nil)
+end, {
+  nargs = '?',
+  desc = 'cint: run the current file (optionally: the executor)',
+  complete = function(lead)
+    return vim.tbl_filter(function(name)
+      return vim.startswith(name, lead)
+    end, executors)
+  end,
+})
+
+vim.api.nvim_create_user_command('CintCompare', function()
+  require('cint').compare()
+end, { desc = 'cint: run the current file on every executor and compare' })
+
+vim.api.nvim_create_user_command('CintOutput', function()
+  require('cint').show_output()
+end, { desc = 'cint: show the output of the last run' })
+
+vim.api.nvim_create_user_command('CintRestart', function()
+  require('cint').restart()
+end, { desc = 'cint: restart the language server' })
+
+vim.api.nvim_create_user_command('CintBuildParser', function()
+  require('cint').build_parser()
+end, { desc = 'cint: compile the tree-sitter parser from grammar/src of this checkout' })

@@ -1,0 +1,303 @@
+// The cint extension: starts `cint-ls` (stdio) with vscode-languageclient, and shows what a
+// Run produced. Everything else (diagnostics, hovers, inlay hints, code lenses, symbols…) is
+// the language server's; this file only wires it up.
+
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+const RUN = "cint.run";
+const COMPARE = "cint.compareExecutors";
+const EXECUTORS = ["cpu-sir-interp", "cpu-c17", "gpu-cuda"];
+
+let client: LanguageClient | undefined;
+let runOutput: vscode.OutputChannel;
+let serverOutput: vscode.OutputChannel;
+// Commands this extension registered itself because the server did not list them in its
+// executeCommandProvider (vscode-languageclient registers those it lists).
+let ownCommands: vscode.Disposable[] = [];
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  runOutput = vscode.window.createOutputChannel("cint");
+  serverOutput = vscode.window.createOutputChannel("cint-ls");
+  context.subscriptions.push(
+    runOutput,
+    serverOutput,
+    vscode.commands.registerCommand("cint.showOutput", () => runOutput.show(true)),
+    vscode.commands.registerCommand("cint.restartServer", restartServer),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("cint.server.path")) {
+        void vscode.window
+          .showInformationMessage("cint: the server path changed.", "Restart server")
+          .then((choice) => choice && restartServer());
+      }
+    }),
+    { dispose: () => void stopClient() },
+  );
+  await startClient();
+}
+
+export async function deactivate(): Promise<void> {
+  await stopClient();
+}
+
+function serverCommand(): string {
+  const configured = vscode.workspace.getConfiguration("cint").get<string>("server.path", "").trim();
+  return configured || "cint-ls";
+}
+
+async function startClient(): Promise<void> {
+  const command = serverCommand();
+  const serverOptions: ServerOptions = {
+    run: { command, transport: TransportKind.stdio },
+    debug: { command, transport: TransportKind.stdio },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: "file", language: "cint" },
+      { scheme: "untitled", language: "cint" },
+    ],
+    // The server asks for `cint.*` with workspace/configuration; a change is pushed too.
+    synchronize: { configurationSection: "cint" },
+    outputChannel: serverOutput,
+    middleware: {
+      // From the command palette `cint.run` comes without arguments: fill in the active
+      // editor's document and ask which executor. From a code lens it comes complete.
+      executeCommand: async (command, args, next) => {
+        const filled = await fillArguments(command, args);
+        return filled === undefined ? undefined : next(command, filled);
+      },
+    },
+  };
+  // The id `cint` makes the client follow the `cint.trace.server` setting.
+  client = new LanguageClient("cint", "cint-ls", serverOptions, clientOptions);
+  client.onDidChangeState((event) => {
+    if (event.newState === State.Stopped) {
+      disposeOwnCommands();
+    }
+  });
+  try {
+    await client.start();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    void vscode.window
+      .showErrorMessage(
+        `cint: could not start the language server \`${command}\` (${message}). ` +
+          "Install it with `pip install cint-ls`, or set `cint.server.path`.",
+        "Open settings",
+      )
+      .then((choice) => {
+        if (choice) {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "cint.server.path");
+        }
+      });
+    return;
+  }
+  client.onNotification("cint/runResult", showRunResult);
+  client.onNotification("cint/compareResult", showCompareResult);
+  registerMissingCommands(client);
+}
+
+async function stopClient(): Promise<void> {
+  disposeOwnCommands();
+  const current = client;
+  client = undefined;
+  if (current && current.isRunning()) {
+    await current.stop();
+  }
+}
+
+async function restartServer(): Promise<void> {
+  await stopClient();
+  await startClient();
+  if (client?.isRunning()) {
+    void vscode.window.setStatusBarMessage("cint: language server restarted", 3000);
+  }
+}
+
+function disposeOwnCommands(): void {
+  for (const disposable of ownCommands) {
+    disposable.dispose();
+  }
+  ownCommands = [];
+}
+
+/** The code lens commands run on the server (workspace/executeCommand). vscode-languageclient
+ * registers the ones the server lists; any it did not list is registered here, so the palette
+ * entries always work. */
+function registerMissingCommands(current: LanguageClient): void {
+  const listed = current.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+  for (const command of [RUN, COMPARE]) {
+    if (listed.includes(command)) {
+      continue;
+    }
+    ownCommands.push(
+      vscode.commands.registerCommand(command, async (...args: unknown[]) => {
+        const filled = await fillArguments(command, args);
+        if (filled === undefined) {
+          return undefined;
+        }
+        return current.sendRequest(ExecuteCommandRequest.type, { command, arguments: filled });
+      }),
+    );
+  }
+}
+
+async function fillArguments(command: string, args: unknown[]): Promise<unknown[] | undefined> {
+  if (command !== RUN && command !== COMPARE) {
+    return args;
+  }
+  const filled = [...args];
+  if (filled.length === 0 || filled[0] === undefined || filled[0] instanceof vscode.Uri) {
+    const uri =
+      filled[0] instanceof vscode.Uri ? filled[0] : vscode.window.activeTextEditor?.document.uri;
+    if (!uri) {
+      void vscode.window.showWarningMessage("cint: open a .ci file to run it.");
+      return undefined;
+    }
+    filled[0] = uri.toString();
+  }
+  if (command === RUN && filled.length < 2) {
+    const executor = await vscode.window.showQuickPick(EXECUTORS, {
+      title: "cint: run with which executor?",
+    });
+    if (!executor) {
+      return undefined;
+    }
+    filled[1] = executor;
+  }
+  return filled;
+}
+
+// ---- run results
+
+type Json = Record<string, unknown>;
+
+function field<T>(object: Json | undefined, ...names: string[]): T | undefined {
+  for (const name of names) {
+    if (object && object[name] !== undefined && object[name] !== null) {
+      return object[name] as T;
+    }
+  }
+  return undefined;
+}
+
+/** `cint/runResult`: the program's output, the fault record or none, fuel consumed, executor
+ * and time (cint_ls/server/runs.py). Output goes to the channel; a fault's summary to a
+ * notification. */
+export function showRunResult(result: Json): void {
+  const executor = field<string>(result, "executor") ?? "?";
+  const uri = field<string>(result, "uri");
+  const name = uri ? decodeURIComponent(uri.replace(/^.*\//, "")) : "";
+  const output = field<string>(result, "output") ?? "";
+  const fuel = field<number | string>(result, "fuelConsumed", "fuel_consumed");
+  const time = field<number>(result, "time", "seconds", "elapsed", "duration");
+  const fault = field<Json | string>(result, "fault");
+  const error = field<string>(result, "error");
+
+  runOutput.appendLine(`── cint run ${name} on ${executor}`.replace(/  +/g, " "));
+  if (output) {
+    runOutput.append(output.endsWith("\n") ? output : output + "\n");
+  }
+  if (fault !== undefined) {
+    for (const line of faultLines(fault)) {
+      runOutput.appendLine(line);
+    }
+  }
+  if (error) {
+    runOutput.appendLine(`error: ${error}`);
+  }
+  const facts: string[] = [];
+  if (fuel !== undefined) {
+    facts.push(`fuel consumed: ${fuel}`);
+  }
+  if (typeof time === "number") {
+    facts.push(`time: ${time < 1 ? `${(time * 1000).toFixed(1)} ms` : `${time.toFixed(2)} s`}`);
+  }
+  if (facts.length) {
+    runOutput.appendLine(facts.join(", "));
+  }
+  runOutput.show(true);
+
+  if (fault !== undefined) {
+    const summary = field<string>(result, "summary") ?? `${executor}: ${faultSummary(fault)}`;
+    void vscode.window
+      .showErrorMessage(`cint run ${summary}`, "Show output")
+      .then((choice) => choice && runOutput.show());
+  } else if (error) {
+    void vscode.window.showErrorMessage(`cint run ${executor}: ${error}`);
+  }
+}
+
+/** `cint/compareResult`: whether the executors agree, or their first difference. */
+function showCompareResult(result: Json): void {
+  const message = field<string>(result, "message") ?? "";
+  runOutput.appendLine(`── cint compare: ${message}`);
+  for (const run of field<Json[]>(result, "results") ?? []) {
+    runOutput.appendLine(`  ${field<string>(run, "summary") ?? field<string>(run, "executor") ?? ""}`);
+  }
+  runOutput.show(true);
+  if (field<boolean>(result, "agree") === false) {
+    void vscode.window.showErrorMessage(`cint compare: ${message}`, "Show output")
+      .then((choice) => choice && runOutput.show());
+  } else {
+    void vscode.window.showInformationMessage(`cint compare: ${message}`);
+  }
+}
+
+/** The fault record (FaultRecord.to_json of the server) as report-like lines. */
+export function faultLines(fault: Json | string): string[] {
+  if (typeof fault === "string") {
+    return fault.replace(/\n$/, "").split("\n");
+  }
+  const report = field<string>(fault, "report", "rendered", "text");
+  if (report) {
+    return report.replace(/\n$/, "").split("\n");
+  }
+  const where = position(fault);
+  const lines = [`fault[${field<string>(fault, "code") ?? "?"}]${where ? ` at ${where}` : ""}: ${field<string>(fault, "operation") ?? ""}`];
+  for (const operand of field<unknown[][]>(fault, "operands") ?? []) {
+    lines.push(`  operand: ${operand[0]} ${operand[1]}`);
+  }
+  const exact = field<unknown>(fault, "exact");
+  if (exact !== undefined) {
+    lines.push(`  exact:   ${Array.isArray(exact) ? `${exact[0]}/${exact[1]}` : exact}`);
+  }
+  const limit = field<unknown[]>(fault, "limit");
+  if (Array.isArray(limit)) {
+    lines.push(`  limit:   ${limit[0]} ${limit[1]}`);
+  }
+  const address = field<unknown[]>(fault, "address");
+  if (Array.isArray(address) && address.length >= 5) {
+    const [kernel, dispatch, phase, item, step] = address;
+    lines.push(`  address: ${kernel}, dispatch ${dispatch}, phase ${phase}, work-item ${item}, step ${step}`);
+  }
+  return lines;
+}
+
+/** One line: `E_OVERFLOW (mul.checked.i64 at 13:33)`. */
+export function faultSummary(fault: Json | string): string {
+  if (typeof fault === "string") {
+    const first = fault.split("\n").find((line) => line.trim()) ?? fault;
+    return first.replace(/^fault\[([A-Z_]+)\]:\s*/, "$1: ");
+  }
+  const code = field<string>(fault, "code") ?? "fault";
+  const operation = field<string>(fault, "operation");
+  const where = position(fault);
+  const detail = [operation, where && `at ${where}`].filter(Boolean).join(" ");
+  return `${code}${detail ? ` (${detail})` : ""}`;
+}
+
+function position(fault: Json): string | undefined {
+  const span = field<unknown>(fault, "span");
+  if (Array.isArray(span) && span.length >= 4) {
+    return `${span[2]}:${span[3]}`; // [start byte, end byte, line, column, end line, end column]
+  }
+  return undefined;
+}

@@ -1,0 +1,264 @@
+-- The Neovim end-to-end scenario of tests/editors/test_neovim.py, run by a real headless
+-- Neovim with the plugin of editors/neovim on 'runtimepath':
+--
+--   nvim --headless --clean --cmd 'set rtp^=editors/neovim' -c 'luafile nvim_scenario.lua'
+--
+-- Environment: CINT_TEST_DIR (a folder with same_c5010.ci and heat_e1.ci), CINT_LS_CMD (the
+-- server command as a JSON list), CINT_TEST_OUT (where to write the results as JSON).
+-- It only observes and records; the pytest side makes the assertions, so a failure shows
+-- everything that was seen. It always quits, also after an error.
+
+local results = { steps = {} }
+local TIMEOUT = tonumber(vim.env.CINT_TEST_TIMEOUT_MS or '') or 60000
+
+results.errors = {}
+
+local function step(name)
+  table.insert(results.steps, name)
+end
+
+-- Runs one part of the scenario; an error is recorded and the next part still runs.
+local function section(name, fn)
+  step(name)
+  local ok, err = xpcall(fn, debug.traceback)
+  if not ok then
+    results.errors[name] = err
+  end
+  return ok
+end
+
+local function wait(what, ms, predicate)
+  local ok = vim.wait(ms or TIMEOUT, predicate, 50)
+  if not ok then
+    error('timed out waiting for ' .. what, 2)
+  end
+end
+
+local function cint_client(buf)
+  return vim.lsp.get_clients({ bufnr = buf, name = 'cint_ls' })[1]
+end
+
+local function diagnostics(buf)
+  local list = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    table.insert(list, {
+      lnum = d.lnum,
+      col = d.col,
+      code = d.code ~= nil and tostring(d.code) or vim.NIL,
+      message = d.message,
+      source = d.source or vim.NIL,
+      severity = d.severity,
+    })
+  end
+  return list
+end
+
+local function has_code(buf, code)
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if tostring(d.code) == code then
+      return true
+    end
+  end
+  return false
+end
+
+local function hover_text(result)
+  if not result then
+    return vim.NIL
+  end
+  local contents = result.contents
+  if type(contents) == 'string' then
+    return contents
+  elseif contents.value then
+    return contents.value
+  end
+  local parts = {}
+  for _, c in ipairs(contents) do
+    table.insert(parts, type(c) == 'string' and c or c.value)
+  end
+  return table.concat(parts, '\n')
+end
+
+local function captures_at(buf, row, col)
+  local names = {}
+  for _, c in ipairs(vim.treesitter.get_captures_at_pos(buf, row, col)) do
+    table.insert(names, c.capture)
+  end
+  return names
+end
+
+local function scenario()
+  local dir = assert(vim.env.CINT_TEST_DIR, 'CINT_TEST_DIR')
+  local cmd = vim.json.decode((assert(vim.env.CINT_LS_CMD, 'CINT_LS_CMD')))
+  results.nvim = tostring(vim.version())
+  vim.o.swapfile = false
+
+  -- Count code lens refreshes (the plugin looks the function up at each call).
+  results.codelens_refreshes = 0
+  local refresh = vim.lsp.codelens.refresh
+  vim.lsp.codelens.refresh = function(...)
+    results.codelens_refreshes = results.codelens_refreshes + 1
+    return refresh(...)
+  end
+
+  results.commands = {}
+  for _, name in ipairs({ 'CintRun', 'CintCompare', 'CintOutput', 'CintRestart', 'CintBuildParser' }) do
+    results.commands[name] = vim.fn.exists(':' .. name) == 2
+  end
+
+  local cint = require('cint')
+  cint.setup({ cmd = cmd })
+  results.parser_path = cint.parser_path() or vim.NIL
+
+  -- 1. same_c5010.ci: the C5010 diagnostic.
+  local c5010, client
+  if not section('open same_c5010.ci', function()
+    vim.cmd.edit(vim.fn.fnameescape(dir .. '/same_c5010.ci'))
+    c5010 = vim.api.nvim_get_current_buf()
+    results.filetype = vim.bo[c5010].filetype
+    wait('cint-ls to attach', TIMEOUT, function()
+      return cint_client(c5010) ~= nil and cint_client(c5010).initialized
+    end)
+    client = cint_client(c5010)
+    results.server_name = client.name
+    results.execute_commands = (client.server_capabilities.executeCommandProvider or {}).commands or vim.NIL
+  end) then
+    return
+  end
+  section('C5010 diagnostic', function()
+    wait('the C5010 diagnostic', TIMEOUT, function()
+      return has_code(c5010, 'C5010')
+    end)
+  end)
+  results.c5010_diagnostics = diagnostics(c5010)
+
+  -- 2. heat_e1.ci: highlight captures, hover, code lenses, a run.
+  local heat
+  if not section('open heat_e1.ci', function()
+    vim.cmd.edit(vim.fn.fnameescape(dir .. '/heat_e1.ci'))
+    heat = vim.api.nvim_get_current_buf()
+    wait('cint-ls to attach to heat_e1.ci', TIMEOUT, function()
+      return cint_client(heat) ~= nil
+    end)
+    results.same_client = cint_client(heat).id == client.id
+  end) then
+    return
+  end
+  -- Line 13 (0-based 12): `        I64 flux = div_round(kn * lap, kd, half_even);`
+  local line = vim.api.nvim_buf_get_lines(heat, 12, 13, false)[1]
+  results.kernel_line = line
+
+  section('highlight captures', function()
+    results.highlighter_active = vim.treesitter.highlighter.active[heat] ~= nil
+    -- With no UI nothing redraws, so the highlighter has not parsed yet: parse now.
+    vim.treesitter.get_parser(heat, 'cint'):parse(true)
+    results.captures = {}
+    for _, token in ipairs({ 'I64', 'flux', '=', 'div_round', '(', 'kn', '*', 'lap', ',', 'half_even', ';' }) do
+      local col = assert(line:find(token, 1, true), token) - 1
+      results.captures[token] = captures_at(heat, 12, col)
+    end
+    local header = vim.api.nvim_buf_get_lines(heat, 0, 1, false)[1] -- `kernel diffuse[h, w](`
+    results.header_captures = {
+      kernel = captures_at(heat, 0, 0),
+      diffuse = captures_at(heat, 0, header:find('diffuse', 1, true) - 1),
+      h = captures_at(heat, 0, header:find('h', 8, true) - 1),
+    }
+    local param = vim.api.nvim_buf_get_lines(heat, 1, 2, false)[1] -- `    in I32[h, w] u,`
+    results.param_captures = { ['in'] = captures_at(heat, 1, param:find('in', 1, true) - 1) }
+  end)
+
+  section('hover', function()
+    local star = line:find('*', 1, true) - 1
+    local responses = vim.lsp.buf_request_sync(heat, 'textDocument/hover', {
+      textDocument = { uri = vim.uri_from_bufnr(heat) },
+      position = { line = 12, character = star },
+    }, TIMEOUT)
+    for _, response in pairs(responses or {}) do
+      if response.err then
+        results.hover_error = response.err.message
+      else
+        results.hover = hover_text(response.result)
+      end
+    end
+  end)
+
+  local lenses_ok = section('code lenses', function()
+    wait('code lenses from the refresh on attach', TIMEOUT, function()
+      return #vim.lsp.codelens.get(heat) > 0
+    end)
+  end)
+  results.refreshes_after_attach = results.codelens_refreshes
+  results.lenses = {}
+  for _, lens in ipairs(vim.lsp.codelens.get(heat)) do
+    table.insert(results.lenses, {
+      line = lens.range.start.line,
+      title = lens.command and lens.command.title or vim.NIL,
+      command = lens.command and lens.command.command or vim.NIL,
+      arguments = lens.command and lens.command.arguments or vim.NIL,
+    })
+  end
+
+  if lenses_ok then
+    section('run a code lens', function()
+      local chosen
+      for _, lens in ipairs(vim.lsp.codelens.get(heat)) do
+        local c = lens.command
+        if c and c.command == 'cint.run' and (chosen == nil or (c.arguments or {})[2] == 'cpu-sir-interp') then
+          chosen = lens
+        end
+      end
+      assert(chosen, 'no cint.run code lens')
+      results.chosen_lens = { title = chosen.command.title, arguments = chosen.command.arguments }
+      -- What a person does: cursor on the lens's line, `vim.lsp.codelens.run()`, pick the lens.
+      vim.api.nvim_win_set_cursor(0, { chosen.range.start.line + 1, 0 })
+      vim.ui.select = function(items, opts, on_choice)
+        results.select_prompt = opts.prompt
+        for _, item in ipairs(items) do
+          if item.lens == chosen then
+            return on_choice(item)
+          end
+        end
+        on_choice(nil)
+      end
+      cint.last_result = nil
+      vim.lsp.codelens.run()
+      wait('the run result and the fault diagnostic', TIMEOUT, function()
+        return cint.last_result ~= nil and has_code(heat, 'E_OVERFLOW')
+      end)
+    end)
+    results.run_result = cint.last_result or vim.NIL
+    results.heat_diagnostics = diagnostics(heat)
+    vim.wait(200) -- the output window is filled in a scheduled callback
+    local output = vim.fn.bufnr('cint://output')
+    results.output_lines = output ~= -1 and vim.api.nvim_buf_get_lines(output, 0, -1, false) or vim.NIL
+    results.current_buffer_after_run = vim.api.nvim_get_current_buf() == heat
+  end
+
+  section(':CintRun', function()
+    cint.last_result = nil
+    vim.cmd('CintRun cpu-sir-interp')
+    wait('the result of :CintRun', TIMEOUT, function()
+      return cint.last_result ~= nil
+    end)
+    results.cintrun_result = cint.last_result
+  end)
+
+  section('refresh on save', function()
+    local before = results.codelens_refreshes
+    vim.cmd('silent write')
+    wait('a code lens refresh after :write', 5000, function()
+      return results.codelens_refreshes > before
+    end)
+    results.refreshed_on_save = true
+  end)
+end
+
+local ok, err = xpcall(scenario, debug.traceback)
+if not ok then
+  results.errors.scenario = err
+end
+results.ok = ok and next(results.errors) == nil
+local file = assert(io.open(assert(vim.env.CINT_TEST_OUT, 'CINT_TEST_OUT'), 'w'))
+file:write(vim.json.encode(results))
+file:close()
+vim.cmd('qall!')
