@@ -1,0 +1,45 @@
+"""Editor features as plain functions that know nothing of LSP (issue 4).
+
+Every function takes a `Document` (and a byte offset into `doc.source.data` where it
+asks about a place), returns the plain results of `types.py`, and is total: any offset,
+any half-typed text gives None or [] rather than an exception. The language server
+(`cint_ls.server`) converts spans to LSP ranges and results to LSP shapes.
+"""
+
+from ..analysis.capabilities import gpu_refusals
+from .completion import completion
+from .diagnostics import DEFAULT_TARGETS, REFUSAL_CODE, diagnostics
+from .document import Document
+from .folding import folding_ranges
+from .formatting import format_document
+from .hints import inlay_hints
+from .hover import hover
+from .lenses import code_lenses
+from .navigation import definition, prepare_rename, references, rename
+from .signature import signature_help
+from .symbols import document_symbols
+from .tokens import semantic_tokens
+from .types import (
+    SEMANTIC_TOKEN_KINDS,
+    SEMANTIC_TOKEN_MODIFIERS,
+    CodeLens,
+    CompletionItem,
+    DocumentSymbol,
+    FoldingRange,
+    HoverResult,
+    InlayHint,
+    Location,
+    Refusal,
+    RenameResult,
+    SemanticToken,
+    SignatureHelp,
+    TextChange,
+)
+
+__all__ = [
+    "DEFAULT_TARGETS", "REFUSAL_CODE", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeLens",
+    "CompletionItem", "Document", "DocumentSymbol", "FoldingRange", "HoverResult", "InlayHint", "Location",
+    "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "TextChange", "code_lenses", "completion",
+    "definition", "diagnostics", "document_symbols", "folding_ranges", "format_document", "gpu_refusals", "hover",
+    "inlay_hints", "prepare_rename", "references", "rename", "semantic_tokens", "signature_help",
+]

@@ -1,0 +1,51 @@
+"""Folding ranges (from grammar/queries/folds.scm) and code lenses."""
+
+from __future__ import annotations
+
+from cint_ls.ide import code_lenses, folding_ranges
+from cint_ls.syntax.queries import query, query_text
+from ide_support import conformance, doc_of
+
+
+def test_the_fold_query_loads():
+    assert "@fold" in query_text("folds")
+    assert query("folds") is not None
+    assert query("no-such-query") is None
+
+
+def test_heat_folds():
+    ranges = {(f.start_line, f.end_line, f.kind) for f in folding_ranges(conformance("heat_e1.ci"))}
+    assert (0, 16, None) in ranges  # the kernel, to the line before its `}`
+    assert (0, 5, None) in ranges  # the multi-line parameter list
+    assert (9, 13, None) in ranges  # the if block
+    assert (19, 25, None) in ranges  # step()
+    assert all(end > start for start, end, _ in ranges)
+
+
+def test_comment_and_switch_folds():
+    doc = doc_of("/* one\n   two\n   three */\nvoid f(I64 x) {\n    switch (x) {\n        case 1:\n"
+                 "            x = 2;\n            x = 3;\n        default: x = 4;\n    }\n}\n")
+    ranges = {(f.start_line, f.end_line, f.kind) for f in folding_ranges(doc)}
+    assert (0, 2, "comment") in ranges
+    assert (4, 8, None) in ranges  # the switch
+    assert (5, 7, None) in ranges or (5, 6, None) in ranges  # case 1
+
+
+def test_lenses_above_the_entry_and_exports():
+    doc = doc_of("export I64 f(I64 x) { return x; }\nvoid g() {}\n\nI64 t = f(1);\ng();\n")
+    lenses = code_lenses(doc, ["cpu-sir-interp", "cpu-c17"])
+    rows = [(l.span.line, l.title, l.command, l.arguments) for l in lenses]
+    assert rows == [
+        (1, "▶ Run on cpu-sir-interp", "cint.run", (doc.uri, "cpu-sir-interp", "f")),
+        (1, "▶ Run on cpu-c17", "cint.run", (doc.uri, "cpu-c17", "f")),
+        (1, "Compare executors", "cint.compareExecutors", (doc.uri, "f")),
+        (4, "▶ Run on cpu-sir-interp", "cint.run", (doc.uri, "cpu-sir-interp")),
+        (4, "▶ Run on cpu-c17", "cint.run", (doc.uri, "cpu-c17")),
+        (4, "Compare executors", "cint.compareExecutors", (doc.uri,)),
+    ]
+
+
+def test_no_entry_no_lens():
+    assert code_lenses(doc_of("void g() {}\n"), ["cpu-sir-interp"]) == []
+    lenses = code_lenses(conformance("heat_e1.ci"), ["cpu-sir-interp"])
+    assert [l.span.line for l in lenses] == [29, 29]
