@@ -38,6 +38,7 @@ class ItemCache:
     an edit re-lowers only the items it touched; the others move with their anchors."""
 
     def __init__(self) -> None:
+        # (node type and text, occurrence) -> the lowered item
         self.items: dict[tuple[bytes, int], _CachedItem] = {}
 
 _ESCAPES = {"\\n": "\n", "\\t": "\t", "\\\\": "\\", '\\"': '"', "\\{": "{", "\\}": "}"}
@@ -108,11 +109,14 @@ class Lowerer:
         for child in root.named_children:
             if child.type == "comment":
                 continue
-            text = self.source.data[child.start_byte:child.end_byte]
+            text = child.type.encode() + b"\0" + self.source.data[child.start_byte:child.end_byte]
             key = (text, seen.get(text, 0))  # equal items at two places are two entries
             seen[text] = key[1] + 1
             line, column = self.source.line_column(child.start_byte)
-            cached = self.cache.items.get(key) if self.cache is not None else None
+            # Only an item without syntax errors is reused: error recovery can give the
+            # same text another tree in another context.
+            reusable = self.cache is not None and not child.has_error
+            cached = self.cache.items.get(key) if reusable else None
             if cached is not None:
                 cached.anchor.move_to(child.start_byte, line, column)
                 self.diagnostics.extend(cached.diagnostics)
@@ -121,7 +125,8 @@ class Lowerer:
                 before = len(self.diagnostics)
                 cached = _CachedItem(self.item(child), self.anchor, self.diagnostics[before:])
                 self.anchor = ROOT
-            reused[key] = cached
+            if reusable:
+                reused[key] = cached
             if cached.node is None:
                 continue
             if isinstance(cached.node, ast.Item):
