@@ -102,9 +102,18 @@ def test_emit_ir_of_a_broken_file_prints_errors(capsys, tmp_path):
     assert code == 2 and out == "" and "error[C2001]" in err
 
 
-def test_run_refuses_unimplemented_executor_in_one_line(capsys):
-    code, out, err = run(capsys, "run", "--executor", "gpu-cuda", str(CONFORMANCE / "scale.ci"))
-    assert code == 2 and err.count("\n") == 1 and "not implemented yet" in err
+def test_run_refuses_an_unavailable_executor_in_one_line(capsys):
+    from cint_ls.exec.cuda.device import DeviceUnavailable
+    from cint_ls.exec.cuda.driver import CudaDevice
+
+    try:
+        CudaDevice().close()
+    except DeviceUnavailable:
+        pass
+    else:
+        pytest.skip("this machine has a CUDA device")
+    code, out, err = run(capsys, "run", "--executor", "gpu-cuda", "--device", "cuda", str(CONFORMANCE / "scale.ci"))
+    assert code == 2 and err.count("\n") == 1 and err.startswith("cint: error: gpu-cuda: ")
 
 
 def test_run_prints_errors_not_warnings(capsys, tmp_path):

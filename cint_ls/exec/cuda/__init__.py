@@ -1,0 +1,135 @@
+"""gpu-cuda: the work-item phase of each dispatch on an NVIDIA GPU through the CUDA
+driver API, or on the simulated device that executes the same PTX (SPEC-02P.1 10.5,
+10.6; README.md beside this file).
+
+    run(program, fuel, write, options) -> RunResult
+
+Options (all optional; JSON values, so an isolated run can pass them):
+
+- `device`: "auto" (default: the CUDA driver when there is one, else the simulated
+  device, and the result's notes say so), "cuda" (the driver, or a one-line
+  `ExecutorUnavailable`) or "sim" (the simulated device);
+- `block_size`: work-items per block, 256 unless chosen (the suite also runs 32);
+- `order`, `seed`: the simulated device's schedule: "ascending", "descending" or
+  "shuffled" (by `seed`);
+- `max_launch`: work-items per launch (a dispatch larger than this is split);
+- `param_space`: bytes of entry parameters beyond which a kernel takes its parameters
+  in an argument block in device memory (4096, the PTX limit; tests lower it).
+
+Admission happens before `run`, where the checked module is at hand (`admission.admit`,
+also registered as `Executor.options["admit"]`): a program with a refused construct
+never reaches the emitter. If one does, the emitter's `EmitError` becomes a one-line
+`ExecutorUnavailable`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir import nodes as ir
+from ..executors import Executor, ExecutorUnavailable, register
+from ..runtime import RunResult
+from .admission import admit, admit_build
+from .device import ORDERS, Device, DeviceError, DeviceUnavailable
+from .host import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, CudaMachine
+from .ptx import PARAM_SPACE, EmitError, PtxModule, emit_module
+from .simulator import SimulatedDevice
+from .status import HostStatus
+
+EXECUTOR = "gpu-cuda"
+DEVICES = ("auto", "cuda", "sim")
+
+
+@dataclass
+class CudaOptions:
+    device: str = "auto"
+    block_size: int = DEFAULT_BLOCK
+    order: str = "ascending"
+    seed: int = 0
+    max_launch: int = DEFAULT_MAX_LAUNCH
+    param_space: int = PARAM_SPACE  # bytes of entry parameters before an argument block (tests lower it)
+
+    @classmethod
+    def from_dict(cls, options: dict | None) -> CudaOptions:
+        options = dict(options or {})
+        known = {"device", "block_size", "order", "seed", "max_launch", "param_space"}
+        out = cls(**{k: v for k, v in options.items() if k in known and v is not None})
+        if out.device not in DEVICES:
+            raise ExecutorUnavailable(f"gpu-cuda: unknown device {out.device!r} (one of {', '.join(DEVICES)})")
+        if out.order not in ORDERS:
+            raise ExecutorUnavailable(f"gpu-cuda: unknown order {out.order!r} (one of {', '.join(ORDERS)})")
+        if not isinstance(out.block_size, int) or not 1 <= out.block_size <= 1024:
+            raise ExecutorUnavailable(f"gpu-cuda: a block size is 1 to 1024 work-items, not {out.block_size}")
+        if not isinstance(out.max_launch, int) or out.max_launch < 1:
+            raise ExecutorUnavailable(f"gpu-cuda: a launch holds at least 1 work-item, not {out.max_launch}")
+        return out
+
+
+def open_device(options: CudaOptions) -> tuple[Device, str | None]:
+    """The device to run on, and why it is the simulated one when the real one was
+    wanted but could not be opened (None otherwise)."""
+    if options.device == "sim":
+        return SimulatedDevice(options.order, options.seed), None
+    from .driver import CudaDevice
+
+    try:
+        return CudaDevice(), None
+    except DeviceUnavailable as error:
+        if options.device == "cuda":
+            raise ExecutorUnavailable(f"gpu-cuda: {error} (the simulated device needs none: --device sim)") from None
+        return SimulatedDevice(options.order, options.seed), str(error)
+
+
+def device_note(device: Device, fallback: str | None) -> str:
+    """RunResult.notes[0]: `gpu-cuda ran on NVIDIA H200 (sm_90)`, `gpu-cuda ran on the
+    simulated device`, or `gpu-cuda ran on the simulated device, not a GPU: no CUDA
+    driver: ...` when the device was not chosen."""
+    return f"gpu-cuda ran on {device.description}" + (f", not a GPU: {fallback}" if fallback else "")
+
+
+def compile_program(program: ir.Program, param_space: int = PARAM_SPACE) -> PtxModule:
+    try:
+        return emit_module(program, param_space)
+    except EmitError as error:
+        raise ExecutorUnavailable(f"gpu-cuda cannot build this program: {error}") from None
+
+
+def run(program: ir.Program, fuel: int | None = None, write=None, options: dict | None = None,
+        *, device: Device | None = None) -> RunResult:
+    """Run the program's entry with gpu-cuda. `device` overrides the `device` option
+    (tests pass a prepared simulated device)."""
+    opts = CudaOptions.from_dict(options)
+    ptx = compile_program(program, opts.param_space)
+    fallback = None
+    if device is None:
+        device, fallback = open_device(opts)
+    try:
+        machine = CudaMachine(program, fuel, write, device, ptx, block_size=opts.block_size,
+                              max_launch=opts.max_launch)
+    except ValueError as error:  # a block size the device does not take
+        device.close()
+        raise ExecutorUnavailable(f"gpu-cuda: {error} on {device.description}") from None
+    try:
+        result = machine.run()
+    except HostStatus as status:
+        result = RunResult("".join(machine.output), status.record(machine.fuel.consumed), machine.fuel.consumed,
+                           EXECUTOR, machine.dispatches)
+    finally:
+        device.close()
+    result.executor = EXECUTOR
+    stats = machine.runner.stats  # type: ignore[attr-defined]
+    result.notes.append(device_note(device, fallback))
+    result.notes.append(f"block size {opts.block_size}; {stats.launches} launches for {stats.dispatches} dispatches"
+                        + (f"; {stats.skipped} launches above a fault not started" if stats.skipped else ""))
+    return result
+
+
+def _run(program: ir.Program, fuel, write, options) -> RunResult:
+    return run(program, fuel, write, options)
+
+
+register(Executor(EXECUTOR, "the work-item phase on an NVIDIA GPU (PTX through the CUDA driver API), "
+                            "or on the simulated device", _run, native=True, options={"admit": admit_build}))
+
+__all__ = ["CudaOptions", "DEVICES", "EXECUTOR", "device_note", "admit", "admit_build", "compile_program",
+           "open_device", "run", "DeviceError"]

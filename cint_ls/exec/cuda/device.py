@@ -1,0 +1,72 @@
+"""The device interface of gpu-cuda: one shape for the CUDA driver (`driver.py`) and the
+simulated device (`simulator.py`), so the host protocol (`host.py`) cannot tell them
+apart except by `simulated` and `description`.
+
+Every method is synchronous. A driver error of any kind (a failed allocation, a launch
+stopped by a time limit, a lost device, an illegal address) is a `DeviceError` with a
+one-line message; the host turns it into the boundary record `host.resource`
+(SPEC-02P.1 10.5 para 9). A machine on which the device cannot be opened at all (no
+cuda-python, no CUDA driver, no GPU) gives `DeviceUnavailable`, also one line.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+
+class DeviceError(Exception):
+    """A driver error during a run: the entry ends with CINT_RESOURCE (host.resource)."""
+
+
+class DeviceUnavailable(Exception):
+    """The device cannot be opened here; the message is one line that names the cause."""
+
+
+ORDERS = ("ascending", "descending", "shuffled")
+
+
+class Function(ABC):
+    """A kernel entry of a loaded module."""
+
+    name: str
+
+
+class Module(ABC):
+    @abstractmethod
+    def function(self, name: str) -> Function: ...
+
+
+class Device(ABC):
+    simulated: bool
+    description: str  # shown wherever a result is shown: "the simulated device", "NVIDIA H200 (sm_90)"
+    max_grid: int = (1 << 31) - 1  # blocks per launch (gridDim.x)
+    max_block: int = 1024  # threads per block
+
+    @abstractmethod
+    def load(self, ptx: str) -> Module:
+        """Load a PTX module (cuModuleLoadData)."""
+
+    @abstractmethod
+    def alloc(self, nbytes: int) -> int:
+        """Device memory of `nbytes` bytes (at least 1); its device address."""
+
+    @abstractmethod
+    def free(self, address: int) -> None: ...
+
+    @abstractmethod
+    def upload(self, address: int, data: bytes | bytearray | memoryview) -> None: ...
+
+    @abstractmethod
+    def download(self, address: int, nbytes: int) -> bytes: ...
+
+    @abstractmethod
+    def fill(self, address: int, byte: int, nbytes: int) -> None:
+        """Set `nbytes` bytes to `byte` (cuMemsetD8)."""
+
+    @abstractmethod
+    def launch(self, function: Function, grid: int, block: int, params: list[int]) -> None:
+        """Start `function` on a one-dimensional grid of `grid` blocks of `block` threads,
+        with its `.u64` parameters in order, and wait for it to complete."""
+
+    def close(self) -> None:
+        """Give the device's resources back (nothing to do for most devices)."""

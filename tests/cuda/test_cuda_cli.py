@@ -1,0 +1,159 @@
+"""`cint run --executor gpu-cuda`, `cint emit-ptx`, `cint run --check gpu-cuda`, and the
+isolated run the editor's lens uses."""
+
+from __future__ import annotations
+
+import pytest
+
+from cint_ls.cli.main import main
+from cint_ls.exec.cuda.ptx import emit_module
+from cint_ls.exec.cuda.status import render_host_status
+from cint_ls.exec.isolated import Request, run_isolated
+from cint_ls.syntax import SourceText
+from conftest import CONFORMANCE
+from cuda_support import program_of
+
+
+def cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_emit_ptx_prints_the_module(capsys):
+    path = CONFORMANCE / "heat_e1.ci"
+    code, out, err = cli(capsys, "emit-ptx", str(path))
+    assert code == 0 and err == ""
+    assert out == emit_module(program_of(path.read_text(), str(path))).text
+    assert out == cli(capsys, "emit-ptx", str(path))[1]  # deterministic
+
+
+def test_emit_ptx_without_kernels(capsys, tmp_path):
+    path = tmp_path / "plain.ci"
+    path.write_text('"hello\\n";\n')
+    code, out, err = cli(capsys, "emit-ptx", str(path))
+    assert code == 0 and out == "" and "defines no kernel" in err
+
+
+@pytest.mark.parametrize("name,capability,position", [
+    ("ops_kernel.ci", "neg", "3:13"),
+    ("narrow_out.ci", "div", "2:17"),
+    ("wide_kernel.ci", "wide", None),
+])
+@pytest.mark.parametrize("command", [("run", "--executor", "gpu-cuda"), ("emit-ptx",)])
+def test_refusals_name_the_capability(capsys, monkeypatch, name, capability, position, command):
+    monkeypatch.chdir(CONFORMANCE)
+    code, out, err = cli(capsys, *command, name)
+    assert code == 2 and out == ""
+    first = err.splitlines()[0]
+    assert first.startswith("error[E_UNSUPPORTED]: gpu-cuda refuses kernel `")
+    assert f"capability `{capability}`" in first
+    if position is not None:
+        assert first.endswith(f"at {name}:{position}") and f"  --> {name}:{position}" in err
+
+
+def test_a_u8_copy_is_refused_at_its_store(capsys, tmp_path):
+    path = tmp_path / "copy8.ci"
+    path.write_text("kernel copy[n](in U8[n] a, out U8[n] b) over [i: n] {\n    b[i] = a[i];\n}\n\n"
+                    "void go() { U8[2] a = [1, 2]; U8[2] b; copy(a, b); \"{b[1]}\\n\"; }\ngo();\n")
+    code, out, err = cli(capsys, "run", "--executor", "gpu-cuda", str(path))
+    assert code == 2
+    assert "capability `store.narrow`" in err and f"{path}:2:6" in err.splitlines()[0]
+    assert cli(capsys, "run", str(path))[1] == "2\n"  # the interpreter runs it
+
+
+def test_run_with_options_and_verbose_notes(capsys, monkeypatch):
+    monkeypatch.chdir(CONFORMANCE)
+    code, out, err = cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "--block-size", "32",
+                         "--order", "shuffled", "--seed", "4", "--verbose", "heat_tour.ci")
+    assert code == 0 and out == "after 40 steps: total=60150 center=1042 edge=72\n"
+    assert err.splitlines() == ["note: gpu-cuda ran on the simulated device, shuffled order (seed 4)",
+                                "note: block size 32; 40 launches for 40 dispatches"]
+    code, out, err = cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "heat_tour.ci")
+    assert code == 0 and err == ""  # the simulated device was asked for: no note
+
+
+def test_bad_block_size_is_one_line(capsys, monkeypatch):
+    monkeypatch.chdir(CONFORMANCE)
+    code, out, err = cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "--block-size", "0",
+                         "scale.ci")
+    assert code == 2 and err == "cint: error: --block-size takes 1 to 1024 work-items\n"
+
+
+@pytest.mark.parametrize("name,code", [("heat_e2.ci", 1), ("heat_spot.ci", 0), ("budget.ci", 1)])
+def test_check_gpu_cuda_agrees(capsys, monkeypatch, name, code):
+    monkeypatch.chdir(CONFORMANCE)
+    got, out, err = cli(capsys, "run", "--check", "gpu-cuda", "--device", "sim", name)
+    assert got == code
+    assert err.endswith("check: cpu-sir-interp and gpu-cuda agree at 1 boundary\n")
+    reference = cli(capsys, "run", name)
+    assert out == reference[1] and err.startswith(reference[2])
+
+
+def test_check_gpu_cuda_on_a_refused_program(capsys, monkeypatch):
+    monkeypatch.chdir(CONFORMANCE)
+    code, out, err = cli(capsys, "run", "--check", "gpu-cuda", "ops_kernel.ci")
+    assert code == 0 and out == "19 35 39\n"
+    assert err.startswith("check: gpu-cuda does not build this program: ")
+
+
+def test_host_status_report():
+    from cint_ls.exec.faults import Address, FaultRecord
+
+    text = (CONFORMANCE / "heat_spot.ci").read_text()
+    source = SourceText(text, "heat_spot.ci")
+    line = text[:text.index("diffuse(a")].count("\n") + 1
+    span = source.span(text.index("diffuse(a"), text.index("diffuse(a") + 7)
+    record = FaultRecord("CINT_RESOURCE", "host.resource", (), None, None, span, (),
+                         Address("heat_spot.diffuse", 1, 1), (), 64,
+                         ("CUDA_ERROR_LAUNCH_TIMEOUT: the launch timed out and was terminated (cuCtxSynchronize)",))
+    report = render_host_status(source, record)
+    assert report.startswith("host[CINT_RESOURCE]: the device failed; the entry ended (not a cint fault)\n")
+    assert f"  --> heat_spot.ci:{line}:" in report
+    assert "= operation: host.resource" in report
+    assert "= detail: CUDA_ERROR_LAUNCH_TIMEOUT" in report
+    assert "= address: heat_spot.diffuse, dispatch 1, phase 1, work-item none, step none" in report
+
+
+def test_isolated_run_on_the_simulated_device():
+    """What the editor's `▶ Run on gpu-cuda` lens does."""
+    text = (CONFORMANCE / "heat_e9.ci").read_text()
+    result = run_isolated(Request("gpu-cuda", "heat_e9.ci", text, None, {"device": "sim"}), time_limit=60)
+    assert result.executor == "gpu-cuda"
+    assert result.notes[0] == "gpu-cuda ran on the simulated device"
+    assert result.fault.code == "E_DIV_ZERO" and result.fault.address.work_item == 9
+
+
+def test_the_benchmark_says_it_needs_a_gpu_and_runs_on_the_simulated_device():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from cint_ls.exec.cuda.device import DeviceUnavailable
+    from cint_ls.exec.cuda.driver import CudaDevice
+
+    script = str(Path(__file__).resolve().parents[2] / "benchmarks" / "heat_gpu.py")
+    done = subprocess.run([sys.executable, script, "--device", "sim", "--size", "16", "--repeat", "1"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "on the simulated device" in done.stdout and "gpu-cuda, device (PTX launch)" in done.stdout
+    try:
+        CudaDevice().close()
+    except DeviceUnavailable:
+        done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.startswith("heat_gpu: this benchmark needs an NVIDIA GPU")
+
+
+def test_a_driver_error_ends_the_run_with_exit_3(capsys, monkeypatch):
+    import cint_ls.exec.cuda as cuda
+    from cint_ls.exec.cuda.simulator import SimulatedDevice
+
+    monkeypatch.setattr(cuda, "SimulatedDevice", lambda order, seed: SimulatedDevice(fail_launch=1))
+    monkeypatch.chdir(CONFORMANCE)
+    code, out, err = cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "heat_spot.ci")
+    assert code == 3
+    assert out == "center 32768, neighbors 8192 8192 8192 8192, total 65536\n"  # dispatch 0 published
+    assert err.startswith("host[CINT_RESOURCE]: the device failed; the entry ended (not a cint fault)\n")
+    assert "= operation: host.resource" in err and "LAUNCH_TIMEOUT" in err
+    assert "= address: heat_spot.diffuse, dispatch 1, phase 1, work-item none, step none" in err
