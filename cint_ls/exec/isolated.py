@@ -144,8 +144,13 @@ def child_main() -> int:
     else:
         try:
             executor = get(request["executor"])
-            result = executor.run(built.program, request.get("fuel"), None, request.get("options") or {})
-            reply = result_to_json(result)
+            admit = executor.options.get("admit")  # an executor that refuses constructs (gpu-cuda)
+            refusal = admit(built) if admit is not None else None
+            if refusal is not None:
+                reply = {"error": refusal.message}
+            else:
+                result = executor.run(built.program, request.get("fuel"), None, request.get("options") or {})
+                reply = result_to_json(result)
         except ExecutorUnavailable as error:
             reply = {"error": str(error)}
     sys.stdout.write(json.dumps(reply))

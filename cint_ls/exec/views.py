@@ -302,9 +302,21 @@ class View:
 # ---- copies for staging and publication (SPEC-02P.1 7.3, copy-out)
 
 
+def _contiguous(view: View) -> bool:
+    """Whether the view's elements are one run of storage in row-major order."""
+    stride = 1
+    for extent, s in zip(reversed(view.extents), reversed(view.strides)):
+        if extent != 1 and s != stride:
+            return False
+        stride *= extent
+    return True
+
+
 def copy_elements(view: View) -> list[Value]:
     """The view's elements in row-major order of its index tuples."""
     values = view.storage.values
+    if _contiguous(view):  # the common case: a whole array or a block of rows
+        return values[view.origin:view.origin + view.size]
     return [values[o] for o in view.offsets()]
 
 
@@ -315,6 +327,9 @@ def store_elements(view: View, values: Sequence[Value]) -> None:
     if len(values) != view.size:
         raise ViewError(f"{len(values)} values for a view of {view.size} elements")
     target = view.storage.values
+    if _contiguous(view):
+        target[view.origin:view.origin + view.size] = values
+        return
     for o, v in zip(view.offsets(), values):
         target[o] = v
 

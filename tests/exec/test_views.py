@@ -222,3 +222,21 @@ def test_iter_indices_and_unravel():
 @given(st.lists(st.integers(0, 4), min_size=0, max_size=4))
 def test_unravel_matches_row_major_order(extents):
     assert [unravel(i, extents) for i, _ in enumerate(iter_indices(extents))] == list(iter_indices(extents))
+
+
+def test_copies_of_contiguous_and_strided_views_agree_with_offsets():
+    # copy_elements/store_elements take a slice for contiguous views; both paths must
+    # agree with the offsets of the index tuples.
+    from cint_ls.analysis.types import I64
+    from cint_ls.exec.views import SliceSpec, Storage, View, copy_elements, store_elements
+
+    storage = Storage(I64, list(range(48)))
+    whole = View.whole(storage, (4, 12))
+    views = [whole, whole.select([SliceSpec(1, 3, 1)]), whole.select([1]), whole.select([SliceSpec(), SliceSpec(0, 12, 2)]),
+             whole.transpose(), whole.reverse(0), whole.select([SliceSpec(2, 2, 1)])]
+    for view in views:
+        expected = [storage.values[o] for o in view.offsets()]
+        assert copy_elements(view) == expected
+        store_elements(view, [v + 1000 for v in expected])
+        assert [storage.values[o] for o in view.offsets()] == [v + 1000 for v in expected]
+        store_elements(view, expected)
