@@ -232,8 +232,8 @@ def test_copies_of_contiguous_and_strided_views_agree_with_offsets():
 
     storage = Storage(I64, list(range(48)))
     whole = View.whole(storage, (4, 12))
-    views = [whole, whole.select([SliceSpec(1, 3, 1)]), whole.select([1]), whole.select([SliceSpec(), SliceSpec(0, 12, 2)]),
-             whole.transpose(), whole.reverse(0), whole.select([SliceSpec(2, 2, 1)])]
+    views = [whole, whole.select([SliceSpec(1, 3, 1), SliceSpec()]), whole.select([1, SliceSpec()]), whole.select([SliceSpec(), SliceSpec(0, 12, 2)]),
+             whole.transpose(), whole.reverse(0), whole.select([SliceSpec(2, 2, 1), SliceSpec()])]
     for view in views:
         expected = [storage.values[o] for o in view.offsets()]
         assert copy_elements(view) == expected
