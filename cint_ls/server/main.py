@@ -1,10 +1,48 @@
-"""`cint-ls`: the language server (stdio). Built out by the language-server issue."""
+"""`cint-ls`: the cint language server, LSP over stdio.
+
+    cint-ls [--stdio] [--log-file PATH] [--log-level LEVEL]
+
+Editors start it with no arguments (or `--stdio`, accepted for clients that always pass
+it). Settings come from the client (`workspace/configuration`, section `cint`); see
+docs/server.md.
+"""
 
 from __future__ import annotations
 
+import argparse
+import logging
 import sys
+
+from .. import __version__
 
 
 def main(argv: list[str] | None = None) -> int:
-    print("cint-ls: the language server is not implemented yet", file=sys.stderr)
-    return 2
+    parser = argparse.ArgumentParser(prog="cint-ls", description="The cint language server (LSP over stdio).")
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    parser.add_argument("--log-file", help="write the server's own log to this file (default: stderr)")
+    parser.add_argument("--log-level", default="WARNING",
+                        choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="level of the server's own log")
+    parser.add_argument("--version", action="version", version=f"cint-ls {__version__}")
+    args = parser.parse_args(argv)
+
+    handler: logging.Handler = (logging.FileHandler(args.log_file, encoding="utf-8") if args.log_file
+                                else logging.StreamHandler(sys.stderr))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(getattr(logging, args.log_level))
+    if args.log_level != "DEBUG":
+        # pygls logs every message body at INFO: far too much for a 5,000-line file.
+        logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
+
+    from .server import create_server
+
+    server = create_server()
+    server.start_io()
+    # LSP: status 0 after `shutdown` then `exit`, 1 for an `exit` (or the end of the
+    # input) without `shutdown`. pygls swallows the status of its own sys.exit.
+    return 0 if server.protocol._shutdown else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

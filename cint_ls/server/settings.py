@@ -1,0 +1,120 @@
+"""The server's settings (`cint.*`), read from `workspace/configuration`, from
+`workspace/didChangeConfiguration` or from `initializationOptions`.
+
+    cint.targets                 ["cpu-c17", "gpu-cuda"]  targets whose refusals are errors
+    cint.fuel                    null                     fuel budget of a run (null: unlimited)
+    cint.run.timeLimit           10                       seconds before a run is stopped
+    cint.inlayHints.stepOrdinals true                     step-ordinal inlay hints on or off
+    cint.c17.compiler            null                     the C compiler of cpu-c17 ($CC of its runs;
+                                                          null: the server's own $CC, else cc, gcc, clang)
+
+A settings object may nest (`{"run": {"timeLimit": 5}}`), use dotted keys
+(`{"run.timeLimit": 5}`) or sit under a `cint` key; a value of the wrong type is
+ignored with a warning and the previous value stays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..exec.executors import EXECUTOR_NAMES
+
+DEFAULT_TARGETS = ("cpu-c17", "gpu-cuda")
+
+
+@dataclass(frozen=True)
+class Settings:
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    fuel: int | None = None
+    time_limit: float = 10.0
+    step_ordinals: bool = True
+    c17_compiler: str | None = None
+
+    def run_options(self, executor: str) -> dict:
+        """The options of an executor's run (`Request.options`). (The C compiler does
+        not travel here: cpu-c17 reads `$CC`, which the server sets for its runs.)"""
+        return {}
+
+
+def _flatten(value: object, prefix: str = "") -> dict[str, object]:
+    """`{"run": {"timeLimit": 5}, "fuel": 3}` -> `{"run.timeLimit": 5, "fuel": 3}`;
+    a leading `cint` level is dropped."""
+    out: dict[str, object] = {}
+    if not isinstance(value, dict):
+        return out
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if name == "cint" or name.startswith("cint."):
+            name = name[5:]
+            if not name:
+                out.update(_flatten(item, ""))
+                continue
+        if isinstance(item, dict):
+            out.update(_flatten(item, name + "."))
+        else:
+            out[name] = item
+    return out
+
+
+def parse_settings(value: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Settings from a client's object, starting from `base` (defaults when None):
+    keys that are absent keep their value. Returns the settings and one warning for
+    each value that was ignored."""
+    settings = base or Settings()
+    warnings: list[str] = []
+    flat = _flatten(value)
+    changes: dict[str, object] = {}
+
+    if "targets" in flat:
+        targets = flat["targets"]
+        if targets is None:
+            changes["targets"] = DEFAULT_TARGETS
+        elif isinstance(targets, str):
+            targets = [targets]
+        if isinstance(targets, (list, tuple)):
+            known = tuple(t for t in targets if isinstance(t, str) and t in EXECUTOR_NAMES)
+            unknown = [t for t in targets if t not in known]
+            if unknown:
+                warnings.append(f"cint.targets: unknown executors {unknown} ignored "
+                                f"(known: {', '.join(EXECUTOR_NAMES)})")
+            changes["targets"] = known
+        elif targets is not None:
+            warnings.append(f"cint.targets: expected a list of executor names, got {targets!r}")
+
+    if "fuel" in flat:
+        fuel = flat["fuel"]
+        if fuel is None or (isinstance(fuel, str) and fuel.strip().lower() in ("", "null", "none", "unlimited")):
+            changes["fuel"] = None
+        elif isinstance(fuel, (int, float)) and not isinstance(fuel, bool) and fuel >= 0 and int(fuel) == fuel:
+            changes["fuel"] = int(fuel)
+        else:
+            warnings.append(f"cint.fuel: expected a non-negative integer or null, got {fuel!r}")
+
+    if "run.timeLimit" in flat:
+        limit = flat["run.timeLimit"]
+        if limit is None:
+            changes["time_limit"] = Settings.time_limit
+        elif isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0:
+            changes["time_limit"] = float(limit)
+        else:
+            warnings.append(f"cint.run.timeLimit: expected a positive number of seconds, got {limit!r}")
+
+    for key in ("inlayHints.stepOrdinals", "inlayHints"):
+        if key in flat:
+            on = flat[key]
+            if isinstance(on, bool):
+                changes["step_ordinals"] = on
+            elif on is not None:
+                warnings.append(f"cint.{key}: expected true or false, got {on!r}")
+            break
+
+    if "c17.compiler" in flat:
+        compiler = flat["c17.compiler"]
+        if compiler is None or compiler == "":
+            changes["c17_compiler"] = None
+        elif isinstance(compiler, str):
+            changes["c17_compiler"] = compiler
+        else:
+            warnings.append(f"cint.c17.compiler: expected a command name or path, got {compiler!r}")
+
+    return replace(settings, **changes), warnings

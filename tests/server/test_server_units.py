@@ -1,0 +1,167 @@
+"""The server's pieces without a client: settings, conversions, the comparison of runs,
+and the guard that turns a failing feature into an empty answer and a log message."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from lsprotocol import types as lsp
+
+from cint_ls.analysis.types import I64
+from cint_ls.exec.faults import Address, FaultRecord, StackFrame
+from cint_ls.exec.runtime import RunResult
+from cint_ls.ide import SemanticToken
+from cint_ls.ide.document import Document
+from cint_ls.server import convert
+from cint_ls.server.runs import Outcome, compare, first_difference
+from cint_ls.server.server import CintLanguageServer, minimal_edit
+from cint_ls.server.settings import DEFAULT_TARGETS, Settings, parse_settings
+from cint_ls.syntax.source import SourceText
+
+
+# ---- settings
+
+def test_settings_defaults_and_shapes():
+    assert parse_settings(None)[0] == Settings()
+    assert Settings().targets == DEFAULT_TARGETS == ("cpu-c17", "gpu-cuda")
+    nested, warnings = parse_settings({"targets": ["gpu-cuda"], "fuel": 7, "run": {"timeLimit": 2.5},
+                                       "inlayHints": {"stepOrdinals": False}, "c17": {"compiler": "clang"}})
+    assert warnings == []
+    assert nested == Settings(("gpu-cuda",), 7, 2.5, False, "clang")
+    dotted, _ = parse_settings({"cint.targets": ["gpu-cuda"], "cint.fuel": 7, "cint.run.timeLimit": 2.5,
+                                "cint.inlayHints.stepOrdinals": False, "cint.c17.compiler": "clang"})
+    assert dotted == nested
+    under_cint, _ = parse_settings({"cint": {"targets": ["gpu-cuda"], "fuel": 7, "run.timeLimit": 2.5,
+                                             "inlayHints": False, "c17": {"compiler": "clang"}}})
+    assert under_cint == nested
+    assert parse_settings({"fuel": None})[0].fuel is None
+    assert parse_settings({"targets": []})[0].targets == ()
+
+
+def test_settings_of_the_wrong_type_keep_the_default():
+    settings, warnings = parse_settings({"fuel": -1, "run": {"timeLimit": "soon"}, "targets": "gpu-cuda",
+                                         "inlayHints": {"stepOrdinals": "yes"}, "c17": {"compiler": 3}})
+    assert settings == Settings(targets=("gpu-cuda",))
+    assert len(warnings) == 4
+    settings, warnings = parse_settings({"targets": ["gpu-cuda", "npu"], "fuel": True})
+    assert settings.targets == ("gpu-cuda",) and settings.fuel is None and len(warnings) == 2
+
+
+# ---- conversions
+
+def test_positions_are_utf16():
+    source = SourceText("a😀b\né\n")
+    assert convert.lsp_position(source, 5) == lsp.Position(0, 3)  # `b`: after a 2-unit emoji
+    assert convert.offset_of(source, lsp.Position(0, 3)) == 5
+    assert convert.offset_of(source, lsp.Position(1, 1)) == len("a😀b\né".encode())
+    assert convert.offset_of(source, lsp.Position(9, 9)) == len(source.data)
+    assert convert.offsets_of(source, lsp.Range(start=lsp.Position(1, 0), end=lsp.Position(0, 0))) == (0, 7)
+
+
+def test_semantic_tokens_are_split_per_line_and_relative():
+    source = SourceText("ab 😀cd\n  efg\nh")
+
+    def token(start: int, end: int, kind: str, modifiers=()) -> SemanticToken:
+        return SemanticToken(source.span(start, end), kind, modifiers)
+
+    cd = len("ab 😀".encode())
+    tokens = [
+        token(0, 2, "keyword"),
+        token(cd, cd + 2, "variable", ("readonly", "nonesuch")),
+        token(cd + 1, cd + 5, "number"),  # spans the line break: split, its first part overlaps `cd`
+        token(len(source.data) - 1, len(source.data), "kernel"),
+        token(1, 1, "type"),  # empty: left out
+        token(0, 1, "nonesuch"),  # not in the legend: left out
+    ]
+    kinds = ("keyword", "variable", "number", "kernel", "type")
+    data = convert.encode_semantic_tokens(source, tokens, kinds, ("declaration", "readonly"))
+    assert data == [
+        0, 0, 2, 0, 0,  # `ab`
+        0, 5, 2, 1, 2,  # `cd` at UTF-16 column 5, readonly
+        1, 0, 2, 2, 0,  # the second line's part of the split token: `  `
+        1, 0, 1, 3, 0,  # `h`
+    ]
+
+
+def test_minimal_edit():
+    source = SourceText("void go() {\n  I64  x=1;\n}\n")
+    edit = minimal_edit(source, "void go() {\n    I64 x = 1;\n}\n")
+    assert edit.range == lsp.Range(start=lsp.Position(1, 2), end=lsp.Position(1, 9))
+    assert edit.new_text == "  I64 x = "
+    same = minimal_edit(source, source.text)
+    assert same.range.start == same.range.end and same.new_text == ""
+
+
+HEAT = """kernel k[n](in I64[n] a, out I64[n] b) over [i: n] {
+    b[i] = a[i] * 2;
+}
+void go() { I64[2] a = [1, 2]; I64[2] b; k(a, b); }
+go();
+"""
+
+
+def _record(**changes) -> FaultRecord:
+    source = SourceText(HEAT)
+    star = HEAT.index("*")
+    fields = dict(
+        code="E_OVERFLOW", operation="mul.checked.i64", operands=((I64, 2 ** 62), (I64, 2)),
+        exact=2 ** 63, limit=(I64, 2 ** 63 - 1), span=source.span(star, star + 1),
+        stack=(StackFrame("m.k", source.span(HEAT.index("k(a"), HEAT.index("k(a") + 1)),
+               StackFrame("m.go", source.span(HEAT.index("go();"), HEAT.index("go();") + 2))),
+        address=Address("m.k", 0, 1, 1, 1), fuel_consumed=3)
+    fields.update(changes)
+    return FaultRecord(**fields)
+
+
+def test_fault_diagnostic():
+    doc = Document("file:///m.ci", HEAT)
+    d = convert.fault_diagnostic(doc, _record(), "cpu-sir-interp")
+    assert d.code == "E_OVERFLOW" and d.severity == lsp.DiagnosticSeverity.Error
+    assert d.range.start == lsp.Position(1, 16)  # the `*` of `a[i] * 2`
+    assert "mul.checked.i64(I64 4611686018427387904, I64 2)" in d.message
+    assert "exact 9223372036854775808" in d.message and "work-item 1, step 1" in d.message
+    assert [r.message for r in d.related_information] == ["dispatch 0 of m.k", "call of m.go"]
+    assert d.data["fault"]["code"] == "E_OVERFLOW"
+    # A fixed-point exact value prints as a decimal.
+    assert "exact 2.5" in convert.fault_diagnostic(doc, _record(exact=Fraction(5, 2)), "x").message
+    # A deep recursion does not give thousands of related entries.
+    deep = _record(stack=_record().stack[:1] * 5000, address=None)
+    related = convert.fault_diagnostic(doc, deep, "x").related_information
+    assert len(related) == convert.MAX_FRAMES and "frames left out" in related[-1].message
+
+
+# ---- comparison
+
+def _outcome(executor: str, output="1\n", fault=None, fuel=3, error=None) -> Outcome:
+    result = None if error else RunResult(output, fault, fuel, executor)
+    return Outcome(executor, "m.ci", result, error, 0.1)
+
+
+def test_compare():
+    a, b = _outcome("cpu-sir-interp"), _outcome("cpu-c17")
+    assert first_difference(a, b) is None
+    assert "line 2" in first_difference(_outcome("x", "1\n2\n"), _outcome("y", "1\n3\n"))
+    assert "fuel" in first_difference(a, _outcome("y", fuel=4))
+    assert "faulted" in first_difference(_outcome("x", fault=_record()), b)
+    assert "`address`" in first_difference(_outcome("x", fault=_record()),
+                                          _outcome("y", fault=_record(address=Address("m.k", 0, 1, 2, 1))))
+    verdict = compare([a, b, _outcome("gpu-cuda", error="gpu-cuda cannot build this program: neg")])
+    assert verdict.agree and verdict.compared == ["cpu-sir-interp", "cpu-c17"]
+    assert "gpu-cuda gave no result" in verdict.message
+    verdict = compare([a, _outcome("cpu-c17", output="2\n")])
+    assert not verdict.agree and "disagree" in verdict.message
+
+
+# ---- the guard
+
+def test_a_failing_feature_gives_an_empty_answer_and_a_log_message(monkeypatch):
+    server = CintLanguageServer()
+    logged: list[str] = []
+    monkeypatch.setattr(server, "_log", lambda kind, message: logged.append(message))
+
+    def broken(params):
+        raise RuntimeError("boom")
+
+    guarded = server._guard("textDocument/documentSymbol", broken, list)
+    assert guarded(None) == []
+    assert logged and "boom" in logged[0] and "textDocument/documentSymbol" in logged[0]
