@@ -1,7 +1,8 @@
 """Analysis: names, types, the kernel rules and C5010, over the syntax layer's AST."""
 
+from .cache import AnalysisCache
 from .checker import check
 from .result import CallInfo, CheckedModule, FunctionInfo, KernelInfo
 from .symbols import Symbol, SymbolKind
 
-__all__ = ["CallInfo", "CheckedModule", "FunctionInfo", "KernelInfo", "Symbol", "SymbolKind", "check"]
+__all__ = ["AnalysisCache", "CallInfo", "CheckedModule", "FunctionInfo", "KernelInfo", "Symbol", "SymbolKind", "check"]

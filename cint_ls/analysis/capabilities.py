@@ -449,8 +449,11 @@ class _KernelWalk:
 
 
 def kernel_refusals(checked: CheckedModule, info: KernelInfo) -> list[Refusal]:
-    """The refusals of one kernel, in build order."""
-    return _KernelWalk(checked, info).run()
+    """The refusals of one kernel, in build order (kept on the KernelInfo: a kernel the
+    analysis cache reuses is not walked again)."""
+    if info.refusals is None:
+        info.refusals = _KernelWalk(checked, info).run()
+    return info.refusals
 
 
 def gpu_refusals(checked: CheckedModule) -> list[Refusal]:

@@ -15,7 +15,8 @@ from ..syntax.source import Span
 from .builtins import BUILTIN_FUNCTIONS
 from .expressions import ERROR, ErrorType, ExpressionChecker
 from .kernels import KernelRules
-from .result import CheckedModule, FunctionInfo
+from .cache import AnalysisCache, ItemRecord, fingerprint
+from .result import CheckedModule, FunctionInfo, KernelInfo
 from .symbols import Scope, Symbol, SymbolKind
 from .types import BOOL, I64, VOID, ArrayType, BoolType, IntType, Type, scalar_type_named
 
@@ -23,8 +24,12 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Checker(KernelRules, ExpressionChecker):
-    def __init__(self, syntax: SyntaxResult) -> None:
+    def __init__(self, syntax: SyntaxResult, cache: AnalysisCache | None = None) -> None:
         self.result = CheckedModule(syntax.module, syntax.source, list(syntax.diagnostics))
+        self.cache = cache
+        self.fingerprint = b""
+        self.records: dict[int, ItemRecord] = {}  # this version's units, for the cache
+        self.declarations: dict[int, list[Diagnostic]] = {}  # a function's signature diagnostics
         self.module_scope = Scope()
         self.scope = self.module_scope
         self.kernel = None  # KernelInfo while checking a kernel body
@@ -53,19 +58,77 @@ class Checker(KernelRules, ExpressionChecker):
         if source.path and not source.path.startswith("<") and not _IDENTIFIER.fullmatch(module.name):
             self.error("C2004", f"the file name makes the module name `{module.name}`, which is not an "
                        "identifier; rename the file (letters, digits and `_`)", source.span(0, 0))
+        if self.cache is not None:
+            self.fingerprint = fingerprint(module, source)
         self.declare_items(module)
         # The top-level statements' variables, which functions and kernels cannot read.
         self.entry_names = {s.name.text for s in module.statements if isinstance(s, ast.VarDecl)}
         # Kernels first: a function may dispatch a kernel defined after it.
         for item in module.items:
             if isinstance(item, ast.KernelDef):
-                self.check_kernel(item)
+                self.unit((item,), lambda item=item: self.check_kernel(item))
         for item in module.items:
             if isinstance(item, ast.FunctionDef):
-                self.check_function(item)
-        self.check_entry(module.statements)
+                self.unit((item,), lambda item=item: self.check_function(item))
+        if module.statements:
+            self.unit(tuple(module.statements), lambda: self.check_entry(module.statements))
+        if self.cache is not None:
+            names = {(s.kind, s.name) for s in self.module_scope.names.values()}
+            self.cache.keep(self.records, names)
         self.result.diagnostics.sort(key=lambda d: (d.span.start_byte, d.code))
         return self.result
+
+    # ------------------------------------------------------------------ units and the cache
+
+    def unit(self, nodes: tuple, check_unit) -> None:
+        """Check one unit (a kernel, a function, the entry), or merge its recorded
+        results when nothing it depends on changed (cache.py)."""
+        record = self.cache.lookup(nodes, self.fingerprint) if self.cache is not None else None
+        if record is None:
+            r = self.result
+            saved = (r.symbols, r.types, r.values, r.calls, r.diagnostics, r.entry_symbols)
+            first = nodes[0]
+            seed = {first.name: r.symbols[first.name]} if isinstance(first, ast.KernelDef) and \
+                first.name in r.symbols else {}
+            r.symbols, r.types, r.values, r.calls, r.diagnostics, r.entry_symbols = seed, {}, {}, {}, [], []
+            try:
+                check_unit()
+            finally:
+                record = ItemRecord(self.fingerprint, nodes, r.diagnostics, r.symbols, r.types, r.values, r.calls,
+                                    None, r.entry_symbols)
+                r.symbols, r.types, r.values, r.calls, r.diagnostics, r.entry_symbols = saved
+            record.info = self.unit_info(first)
+            record.declaration = self.declarations.get(id(first), [])
+        self.merge(record)
+        self.records[id(nodes[0])] = record
+
+    def unit_info(self, first: ast.Node):
+        if isinstance(first, ast.KernelDef):
+            info = self.result.kernels.get(first.name.text)
+        elif isinstance(first, ast.FunctionDef):
+            info = self.result.functions.get(first.name.text)
+        else:
+            return None
+        return info if info is not None and info.node is first else None
+
+    def merge(self, record: ItemRecord) -> None:
+        r = self.result
+        r.symbols.update(record.symbols)
+        r.types.update(record.types)
+        r.values.update(record.values)
+        r.calls.update(record.calls)
+        r.diagnostics.extend(record.diagnostics)
+        r.entry_symbols.extend(record.entry_symbols)
+        info = record.info
+        if isinstance(info, KernelInfo):
+            r.kernels[info.symbol.name] = info
+
+    def module_symbol(self, symbol: Symbol) -> Symbol:
+        """The symbol of a kernel or function: kept across versions by the cache, so
+        reused units' references to it stay valid (a clash gets a fresh one)."""
+        if self.cache is None or symbol.name in self.module_scope.names:
+            return symbol
+        return self.cache.persistent_symbol(symbol)
 
     def declare(self, symbol: Symbol, node: ast.Node | None = None) -> None:
         clash = self.scope.declare(symbol)
@@ -91,16 +154,26 @@ class Checker(KernelRules, ExpressionChecker):
                            item.name.span)
                 continue
             if isinstance(item, ast.KernelDef):
-                symbol = Symbol(item.name.text, SymbolKind.KERNEL, VOID, item.name.span, item)
+                symbol = self.module_symbol(Symbol(item.name.text, SymbolKind.KERNEL, VOID, item.name.span, item))
                 self.declare(symbol, item.name)
             else:
+                record = self.cache.lookup((item,), self.fingerprint) if self.cache is not None else None
+                before = len(self.result.diagnostics)
                 return_type = self.resolve_type(item.return_type, scalar_only=True, allow_void=True)
-                symbol = Symbol(item.name.text, SymbolKind.FUNCTION, return_type, item.name.span, item)
+                symbol = self.module_symbol(
+                    Symbol(item.name.text, SymbolKind.FUNCTION, return_type, item.name.span, item))
                 self.declare(symbol, item.name)
                 if self.result.symbols.get(item.name) is symbol:
                     # Signatures first: kernels and earlier functions may call this one.
-                    params = [self.function_param(item.name.text, p) for p in item.params]
-                    self.result.functions[symbol.name] = FunctionInfo(item, symbol, params, return_type)
+                    if record is not None and isinstance(record.info, FunctionInfo):
+                        info = record.info  # its parameters are the symbols the reused body refers to
+                        info.symbol = symbol
+                        self.result.diagnostics.extend(record.declaration)
+                    else:
+                        params = [self.function_param(item.name.text, p) for p in item.params]
+                        info = FunctionInfo(item, symbol, params, return_type)
+                    self.result.functions[symbol.name] = info
+                self.declarations[id(item)] = self.result.diagnostics[before:]
 
     # ------------------------------------------------------------------ types
 
@@ -439,9 +512,10 @@ class Checker(KernelRules, ExpressionChecker):
         self.check_reduce(s)
 
 
-def check(syntax: SyntaxResult) -> CheckedModule:
-    """Analyse a parsed module: every diagnostic, and what the IR needs."""
-    return Checker(syntax).run()
+def check(syntax: SyntaxResult, cache: AnalysisCache | None = None) -> CheckedModule:
+    """Analyse a parsed module: every diagnostic, and what the IR needs. With a cache
+    (the language server's), units unchanged since the last version are reused."""
+    return Checker(syntax, cache).run()
 
 
 def is_bool(t: Type) -> bool:

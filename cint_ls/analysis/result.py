@@ -30,6 +30,9 @@ class KernelInfo:
     over: list[Symbol]
     # The reduce statement of each scalar out parameter, by parameter name.
     reductions: dict[str, ast.Reduce] = field(default_factory=dict)
+    # gpu-cuda's refusals of this kernel, once computed (capabilities.py); a kernel
+    # reused from the analysis cache keeps them.
+    refusals: list | None = None
 
 
 @dataclass(eq=False)

@@ -9,7 +9,7 @@ is fast), and the IR of a kernel is built on demand for hovers and hints.
 
 from __future__ import annotations
 
-from ..analysis import CheckedModule, check
+from ..analysis import AnalysisCache, CheckedModule, check
 from ..analysis.symbols import SymbolKind
 from ..ir import nodes as ir
 from ..ir.lower import KernelLowerer, lower_program
@@ -26,6 +26,7 @@ class Document:
         self.version = version
         self._parsed = ParsedDocument(text, self.path)
         self._items = ItemCache()
+        self._analysis = AnalysisCache()
         self._invalidate()
 
     # ---- text
@@ -85,7 +86,7 @@ class Document:
     @property
     def checked(self) -> CheckedModule:
         if self._checked is None:
-            self._checked = check(self.syntax)
+            self._checked = check(self.syntax, self._analysis)
         return self._checked
 
     @property

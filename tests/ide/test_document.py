@@ -33,6 +33,19 @@ def diagnostics(items):
     return [(d.code, d.message, d.span.absolute()) for d in items]
 
 
+def resolution(checked):
+    """Every name occurrence with what it resolves to, and every expression's type,
+    by position: what the editor features read."""
+    names = sorted(
+        (node.span.absolute(), type(node).__name__, s.name, s.kind.name, s.span.absolute(), str(s.type))
+        for node, s in checked.symbols.items()
+    )
+    types = sorted((node.span.absolute(), type(node).__name__, str(t)) for node, t in checked.types.items())
+    kernels = sorted((name, info.node.span.absolute(), [p.name for p in info.params]) for name, info in
+                     checked.kernels.items())
+    return names, types, kernels
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), base=st.sampled_from(BASES), count=st.integers(1, 5))
 def test_edited_document_equals_fresh_analysis(data, base, count):
@@ -43,7 +56,9 @@ def test_edited_document_equals_fresh_analysis(data, base, count):
         document.checked  # noqa: B018
     fresh = parse_source(document.text, "m.ci")
     assert dump(document.module) == dump(fresh.module)
-    assert diagnostics(document.diagnostics) == diagnostics(check(fresh).diagnostics)
+    fresh_checked = check(fresh)
+    assert diagnostics(document.diagnostics) == diagnostics(fresh_checked.diagnostics)
+    assert resolution(document.checked) == resolution(fresh_checked)
 
 
 def test_inserting_a_line_moves_the_items_below():
@@ -63,3 +78,42 @@ def test_kernel_ir_is_available_when_another_item_has_errors():
     assert document.program() is None
     kernel = document.kernel_ir("diffuse")
     assert kernel is not None and len(kernel.counted) == 28
+
+
+def _multi() -> str:
+    heat = (CONFORMANCE / "heat_e1.ci").read_text().split("\nvoid step()")[0]
+    kernels = "\n".join(heat.replace("diffuse", f"diffuse{k}") for k in range(4))
+    return kernels + (
+        "\nI64 twice(I64 x) { return x * 2; }\n"
+        "void step() {\n    I32[8, 8] a;\n    I32[8, 8] b;\n    I64 total = 0;\n"
+        "    diffuse2(a, twice(1), 8, b, total);\n    \"{total}\\n\";\n}\nstep();\n"
+    )
+
+
+def test_an_edit_in_one_kernel_reuses_the_analysis_of_the_others():
+    document = Document("file:///multi.ci", _multi(), path="multi.ci")
+    before = dict(document.checked.kernels)
+    twice_before = document.checked.functions["twice"]
+    line = document.text.split("\n").index("        I64 flux = div_round(kn * lap, kd, half_even);")
+    document.apply([TextEdit(Position(line, 26), Position(line, 28), "kd")])  # kernel 0: `kn * lap` -> `kd * lap`
+    after = document.checked.kernels
+    assert after["diffuse0"] is not before["diffuse0"]  # analysed again
+    assert all(after[f"diffuse{k}"] is before[f"diffuse{k}"] for k in (1, 2, 3))  # reused
+    assert document.checked.functions["twice"] is twice_before
+    fresh = check(parse_source(document.text, "multi.ci"))
+    assert resolution(document.checked) == resolution(fresh)
+    assert diagnostics(document.diagnostics) == diagnostics(fresh.diagnostics)
+
+
+def test_a_signature_edit_analyses_every_item_again():
+    document = Document("file:///multi.ci", _multi(), path="multi.ci")
+    before = dict(document.checked.kernels)
+    text = document.text.replace("I64 twice(I64 x)", "I32 twice(I64 x)")
+    line = document.text.split("\n").index("I64 twice(I64 x) { return x * 2; }")
+    document.apply([TextEdit(Position(line, 0), Position(line, 3), "I32")])
+    assert document.text == text
+    assert all(document.checked.kernels[name] is not info for name, info in before.items())
+    fresh = check(parse_source(document.text, "multi.ci"))
+    assert diagnostics(document.diagnostics) == diagnostics(fresh.diagnostics)
+    assert [d.code for d in document.diagnostics if d.severity == 1] == ["C3003", "C3003"]
+    assert resolution(document.checked) == resolution(fresh)

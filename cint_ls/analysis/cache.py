@@ -1,0 +1,84 @@
+"""Reuse of analysis results across versions of a document (the language server's
+"only the items an edit touched are analysed again").
+
+An item's analysis depends on its own text and on the module's declarations: every
+item's header (name, parameters, return type), and the names of the top-level
+variables. `fingerprint` captures those; when it is unchanged, an item whose AST node
+was reused by the syntax layer's item cache (same text) has the same analysis, and its
+recorded results are merged instead of being computed again.
+
+Module-level symbols persist across versions by (kind, name), so the references that
+reused items hold stay valid when the declaring item is analysed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from ..syntax import ast
+from ..syntax.diagnostics import Diagnostic
+from ..syntax.source import SourceText
+from .symbols import Symbol, SymbolKind
+
+
+def fingerprint(module: ast.Module, source: SourceText) -> bytes:
+    """A digest of everything an item's analysis may read outside the item."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(module.name.encode())
+    data = source.data
+    for item in module.items:
+        body = getattr(item, "body", None)
+        end = body.span.start_byte if body is not None else item.span.end_byte
+        header = data[item.span.start_byte:end]
+        digest.update(type(item).__name__.encode() + b"\0" + b" ".join(header.split()) + b"\1")
+    for statement in module.statements:
+        if isinstance(statement, ast.VarDecl):
+            digest.update(b"var " + statement.name.text.encode() + b"\1")
+    return digest.digest()
+
+
+@dataclass(eq=False)
+class ItemRecord:
+    """What checking one unit (a kernel, a function's body, the entry) wrote."""
+
+    fingerprint: bytes
+    nodes: tuple  # the unit's AST nodes (an item, or the entry's statements)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    symbols: dict = field(default_factory=dict)
+    types: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
+    calls: dict = field(default_factory=dict)
+    info: object = None  # KernelInfo or FunctionInfo
+    entry_symbols: list[Symbol] = field(default_factory=list)
+    declaration: list[Diagnostic] = field(default_factory=list)  # a function's signature diagnostics
+
+
+class AnalysisCache:
+    def __init__(self) -> None:
+        self.records: dict[int, ItemRecord] = {}  # by id() of the unit's first node
+        self.symbols: dict[tuple[SymbolKind, str], Symbol] = {}
+
+    def lookup(self, nodes: tuple, fingerprint_: bytes) -> ItemRecord | None:
+        record = self.records.get(id(nodes[0])) if nodes else None
+        if record is None or record.fingerprint != fingerprint_ or len(record.nodes) != len(nodes):
+            return None
+        if any(a is not b for a, b in zip(record.nodes, nodes)):
+            return None
+        return record
+
+    def persistent_symbol(self, symbol: Symbol) -> Symbol:
+        """The module-level symbol of this kind and name from earlier versions, updated
+        to the new declaration; or `symbol` itself the first time."""
+        key = (symbol.kind, symbol.name)
+        kept = self.symbols.get(key)
+        if kept is None:
+            self.symbols[key] = symbol
+            return symbol
+        kept.type, kept.span, kept.node = symbol.type, symbol.span, symbol.node
+        return kept
+
+    def keep(self, records: dict[int, ItemRecord], names: set[tuple[SymbolKind, str]]) -> None:
+        """Forget what the latest version no longer has."""
+        self.records = records
+        self.symbols = {key: s for key, s in self.symbols.items() if key in names}
