@@ -1,7 +1,9 @@
 """`cint`: the command-line driver (`parse`, `check`, and the commands later layers add).
 
 Exit codes follow LANGUAGE.md "Reports": 0 success, 1 a fault (or, for `parse`, syntax
-errors), 2 translation errors or unusable input.
+errors), 2 translation errors or unusable input; and 3 when a run ends without an
+outcome (a cpu-c17 run that crashed, timed out or found no C compiler: one line
+`cint: error: ...`), 4 when `run --check` finds the executors differ.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 
 from .. import __version__
 from .inputs import InputError, read_source
+from ..exec.executors import EXECUTOR_NAMES
 from . import commands
 
 
@@ -25,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="print every diagnostic of a file")
     p.add_argument("file")
+    p.add_argument("--executor", default=None, choices=EXECUTOR_NAMES,
+                   help="also check that this executor admits every kernel (gpu-cuda: its capability profile)")
     p.set_defaults(handler=commands.check)
 
     p = sub.add_parser("run", help="run a file's top-level statements (its entry)")
@@ -33,11 +38,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"the executor (default {commands.INTERP})")
     p.add_argument("--fuel", type=int, default=None, metavar="N",
                    help="the entry's fuel budget in units (default: unlimited)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="stop a cpu-c17 run (a child process) after SECONDS (default: no limit)")
+    p.add_argument("--check", default=None, metavar="EXECUTOR", choices=commands.EXECUTORS,
+                   help="also run the entry on EXECUTOR and compare the outcomes (output, fault record, fuel)")
+    gpu = p.add_argument_group("gpu-cuda")
+    gpu.add_argument("--device", default="auto", choices=("auto", "cuda", "sim"),
+                     help="cuda: the GPU through the CUDA driver; sim: the simulated device; "
+                          "auto (default): the GPU when there is a driver, else the simulated device (with a note)")
+    gpu.add_argument("--block-size", type=int, default=256, metavar="N",
+                     help="work-items per block, 1 to 1024 (default 256)")
+    gpu.add_argument("--order", default="ascending", choices=("ascending", "descending", "shuffled"),
+                     help="the order in which the simulated device runs blocks and threads")
+    gpu.add_argument("--seed", type=int, default=0, metavar="N", help="the seed of --order shuffled")
+    gpu.add_argument("--verbose", action="store_true",
+                     help="print the executor's notes (device, launches) to stderr after the run")
     p.set_defaults(handler=commands.run)
 
     p = sub.add_parser("emit-ir", help="print the intermediate representation, with step ordinals")
     p.add_argument("file")
     p.set_defaults(handler=commands.emit_ir)
+
+    p = sub.add_parser("emit-c", help="print the C17 that cpu-c17 compiles (SPEC-02P.1 10.3)")
+    p.add_argument("file")
+    p.set_defaults(handler=commands.emit_c)
+
+    p = sub.add_parser("emit-ptx", help="print the PTX module gpu-cuda runs (SPEC-02P.1 10.5)")
+    p.add_argument("file")
+    p.set_defaults(handler=commands.emit_ptx)
     return parser
 
 

@@ -1,0 +1,178 @@
+"""Running a compiled program: load its shared library with cffi, run the entry in a
+thread with a large stack, and read back the output, the fault record (JSON, straight
+into FaultRecord.from_json), the fuel consumed and, for --check, the trace.
+
+The library is native code: a defect in it can crash the process, so the CLI and the
+language server run cpu-c17 in a child process (cint_ls/exec/isolated.py), which calls
+`run` here.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...ir import nodes as ir
+from ..executors import ExecutorUnavailable
+from ..faults import FaultRecord
+from ..runtime import RunResult
+from .build import build_library
+from .emit import EmitError, emit_program
+
+EXECUTOR = "cpu-c17"
+STACK_SIZE = 256 << 20  # bytes: 1000 nested calls of large frames
+MAX_BUDGET = (1 << 63) - 1
+
+CDEF = """
+typedef struct cint_ctx cint_ctx;
+typedef struct cint_program cint_program;
+typedef struct { int64_t dispatch; uint64_t output_length; uint64_t fuel; uint64_t digest; } cint_boundary;
+cint_ctx *cint_ctx_new(int64_t budget, int trace);
+void cint_ctx_free(cint_ctx *ctx);
+int cint_ctx_run(cint_ctx *ctx, const cint_program *program);
+uint64_t cint_ctx_fuel_consumed(const cint_ctx *ctx);
+const char *cint_ctx_output(const cint_ctx *ctx, size_t *length);
+const char *cint_ctx_message(const cint_ctx *ctx);
+int64_t cint_ctx_dispatches(const cint_ctx *ctx);
+size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries);
+char *cint_fault_json(cint_ctx *ctx);
+void cint_free(void *p);
+const cint_program *cint_program_info(void);
+"""
+
+CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
+
+
+class C17RunError(ExecutorUnavailable):
+    """The run ended without an outcome (an internal error of the run-time)."""
+
+
+@dataclass
+class Boundary:
+    """A point where --check compares executors: after a published dispatch, or the
+    end of the entry (dispatch None)."""
+
+    dispatch: int | None
+    output_length: int  # bytes of UTF-8 output so far
+    fuel: int
+    digest: int | None  # FNV-1a of the published data (cint_ls/exec/c17/check.py)
+
+
+_ffi = None
+_libraries: dict[str, object] = {}
+
+
+def _load(path: Path):
+    global _ffi
+    import cffi
+
+    if _ffi is None:
+        _ffi = cffi.FFI()
+        _ffi.cdef(CDEF)
+    key = str(path)
+    if key not in _libraries:
+        _libraries[key] = _ffi.dlopen(key)
+    return _ffi, _libraries[key]
+
+
+def emit(program: ir.Program) -> str:
+    try:
+        return emit_program(program)
+    except EmitError as error:
+        raise ExecutorUnavailable(f"cpu-c17 cannot translate this program: {error}") from None
+
+
+def run(program: ir.Program, fuel: int | None, write=None, options: dict | None = None) -> RunResult:
+    """The Executor interface: emit, build (cached), run in this process. Options:
+    `trace` (for --check: the boundaries in a note), `stack_size` (bytes of the thread
+    that runs the entry)."""
+    options = options or {}
+    library = build_library(emit(program))
+    result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
+                                     stack_size=int(options.get("stack_size", STACK_SIZE)))
+    if options.get("trace"):
+        result.notes.append("trace " + json.dumps([[b.dispatch, b.output_length, b.fuel, b.digest]
+                                                    for b in boundaries]))
+    if write is not None and result.output:
+        write(result.output)
+    return result
+
+
+def run_library(path: Path, fuel: int | None, trace: bool = False,
+                stack_size: int = STACK_SIZE) -> tuple[RunResult, list[Boundary]]:
+    ffi, lib = _load(path)
+    budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
+    ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
+    if ctx == ffi.NULL:
+        raise MemoryError("the cpu-c17 run exceeded its memory limit")
+    try:
+        status = _run_in_thread(lib, ctx, stack_size)
+        length = ffi.new("size_t *")
+        data = lib.cint_ctx_output(ctx, length)
+        output = ffi.buffer(data, length[0])[:].decode("utf-8", "replace")
+        if status == CINT_RESOURCE:
+            message = ffi.string(lib.cint_ctx_message(ctx)).decode("utf-8", "replace")
+            if "memory limit" in message:
+                raise MemoryError(message)
+            raise C17RunError(f"the cpu-c17 run failed: {message}")
+        fault = None
+        if status == CINT_FAULT:
+            text = lib.cint_fault_json(ctx)
+            if text == ffi.NULL:
+                raise MemoryError("the cpu-c17 run exceeded its memory limit")
+            try:
+                fault = FaultRecord.from_json(json.loads(ffi.string(text).decode("utf-8")))
+            finally:
+                lib.cint_free(text)
+        boundaries = []
+        if trace:
+            pointer = ffi.new("cint_boundary **")
+            count = lib.cint_ctx_boundaries(ctx, pointer)
+            for k in range(count):
+                b = pointer[0][k]
+                boundaries.append(Boundary(int(b.dispatch), int(b.output_length), int(b.fuel), int(b.digest)))
+        consumed = int(lib.cint_ctx_fuel_consumed(ctx))
+        boundaries.append(Boundary(None, length[0], consumed, None))
+        result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
+        return result, boundaries
+    finally:
+        lib.cint_ctx_free(ctx)
+
+
+def _fit_stack(size: int) -> int:
+    """The stack size, at most an eighth of the address-space limit (isolated runs set
+    one), at least 1 MiB."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return size
+    if limit != resource.RLIM_INFINITY and limit > 0:
+        size = min(size, max(1 << 20, limit // 8))
+    return max(size, 32 * 1024) // 4096 * 4096
+
+
+def _run_in_thread(lib, ctx, stack_size: int) -> int:
+    outcome: list = []
+
+    def target() -> None:
+        try:
+            outcome.append(lib.cint_ctx_run(ctx, lib.cint_program_info()))
+        except BaseException as error:  # noqa: BLE001 - carried to the caller
+            outcome.append(error)
+
+    previous = threading.stack_size(_fit_stack(stack_size))
+    try:
+        thread = threading.Thread(target=target, name="cpu-c17")
+        thread.start()
+    except RuntimeError:  # no room for the thread's stack
+        raise MemoryError("the cpu-c17 run exceeded its memory limit") from None
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return int(outcome[0])

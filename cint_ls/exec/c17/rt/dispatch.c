@@ -1,0 +1,430 @@
+/* The dispatch protocol of cpu-c17 (SPEC-02P.1 clauses 5 to 9; the reference is
+ * cint_ls/exec/dispatch.py): the entry checks of Table 1 in order, staging by copy,
+ * the work-items in ascending order on the kernel's fast path, the canonical fault
+ * described by running its work-item again in the counting variant (10.6 para 6),
+ * the epilogue in declaration order, publication by copy-out. */
+#include "cint_rt.h"
+
+#include <stdlib.h>
+
+static size_t element_size(uint32_t tc) { return CINT_TC_IS_BOOL(tc) ? 1u : CINT_TC_SIZE(tc); }
+
+static int64_t view_size(const cint_view *v) {
+    int64_t n = 1;
+    for (int32_t d = 0; d < v->rank; d++) {
+        if (v->extents[d] == 0) return 0;
+    }
+    for (int32_t d = 0; d < v->rank; d++) n *= v->extents[d]; /* within its storage: no overflow */
+    return n;
+}
+
+/* ---- the entry checks */
+
+static bool is_array(const cint_param *p) { return p->rank >= 0; }
+static bool is_output(const cint_param *p) { return p->mode != CINT_MODE_IN; }
+
+static bool compare(int op, int64_t a, int64_t b) {
+    switch (op) {
+    case CINT_CMP_EQ: return a == b;
+    case CINT_CMP_NE: return a != b;
+    case CINT_CMP_LT: return a < b;
+    case CINT_CMP_LE: return a <= b;
+    case CINT_CMP_GT: return a > b;
+    default: return a >= b;
+    }
+}
+
+static int shape_fault(cint_ctx *ctx, int32_t p, int32_t d, int64_t actual, int64_t expected) {
+    cint_fault_begin(ctx, "E_SHAPE", "bind.shape", -1);
+    cint_fault_operand_i64(ctx, p);
+    cint_fault_operand_i64(ctx, d);
+    cint_fault_operand_i64(ctx, actual);
+    cint_fault_limit_i64(ctx, expected);
+    return 1;
+}
+
+/* Check 5's size binding in two passes: bare symbols bind in parameter order, then the
+ * compound extents S + c, S - c and constants are computed (in I64, checked) and
+ * compared. */
+static int bind_sizes(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args, int64_t *sizes) {
+    bool bound[16] = {false};
+    for (int32_t p = 0; p < k->nparams; p++) {
+        const cint_param *param = &k->params[p];
+        if (!is_array(param)) continue;
+        for (int32_t d = 0; d < param->rank; d++) {
+            const cint_extent *e = &param->extents[d];
+            if (e->size < 0 || e->offset != 0) continue;
+            int64_t actual = args[p].view.extents[d];
+            if (!bound[e->size]) {
+                bound[e->size] = true;
+                sizes[e->size] = actual;
+            } else if (sizes[e->size] != actual) {
+                return shape_fault(ctx, p, d, actual, sizes[e->size]);
+            }
+        }
+    }
+    for (int32_t s = 0; s < k->nsizes; s++)
+        if (!bound[s]) sizes[s] = 0;
+    for (int32_t p = 0; p < k->nparams; p++) {
+        const cint_param *param = &k->params[p];
+        if (!is_array(param)) continue;
+        for (int32_t d = 0; d < param->rank; d++) {
+            const cint_extent *e = &param->extents[d];
+            if (e->size >= 0 && e->offset == 0) continue;
+            int64_t expected;
+            if (e->size < 0) {
+                expected = e->offset;
+            } else {
+                int64_t base = sizes[e->size];
+                /* offset is never INT64_MIN: the emitter refuses it */
+                int64_t c = e->offset >= 0 ? e->offset : -e->offset;
+                bool add = e->offset >= 0;
+                if (add ? __builtin_add_overflow(base, c, &expected) : __builtin_sub_overflow(base, c, &expected)) {
+                    cint_big x, y, r;
+                    cint_big_from_i64(&x, base);
+                    cint_big_from_i64(&y, c);
+                    if (add) cint_big_add(&r, &x, &y);
+                    else cint_big_sub(&r, &x, &y);
+                    cint_fault_begin(ctx, "E_OVERFLOW", add ? "add.checked.i64" : "sub.checked.i64", -1);
+                    cint_fault_operand(ctx, CINT_TC_I64, &x);
+                    cint_fault_operand(ctx, CINT_TC_I64, &y);
+                    /* no exact result: "no entry check has an exact result" (5.3) */
+                    cint_fault_crossed(ctx, CINT_TC_I64, &r);
+                    return 1;
+                }
+            }
+            int64_t actual = args[p].view.extents[d];
+            if (actual != expected) return shape_fault(ctx, p, d, actual, expected);
+        }
+    }
+    return 0;
+}
+
+static int simple_fault(cint_ctx *ctx, const char *code, const char *operation, int32_t p) {
+    cint_fault_begin(ctx, code, operation, -1);
+    cint_fault_operand_i64(ctx, p);
+    return 1;
+}
+
+/* Table 1, in order [F-5].  Fills plan->sizes, over, count; the last check charges N. */
+static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args, cint_plan *plan) {
+    for (int32_t p = 0; p < k->nparams; p++) { /* 1: stale storage */
+        const cint_view *v = &args[p].view;
+        if (is_array(&k->params[p]) && v->storage != NULL && v->generation != v->storage->generation) {
+            cint_big g;
+            cint_fault_begin(ctx, "E_STALE_HANDLE", "bind.stale", -1);
+            cint_fault_operand_i64(ctx, p);
+            cint_big_from_u64(&g, v->generation);
+            cint_fault_operand(ctx, CINT_TC_U64, &g);
+            cint_big_from_u64(&g, v->storage->generation);
+            cint_fault_limit(ctx, CINT_TC_U64, &g);
+            return 1;
+        }
+    }
+    for (int32_t p = 0; p < k->nparams; p++) /* 2: outputs writable */
+        if (is_array(&k->params[p]) && is_output(&k->params[p]) && !args[p].view.writable)
+            return simple_fault(ctx, "E_ALIAS", "bind.permission", p);
+    for (int32_t p = 0; p < k->nparams; p++) { /* 3: element type and rank */
+        const cint_param *param = &k->params[p];
+        if (!is_array(param)) continue;
+        if (args[p].view.element != param->type) return simple_fault(ctx, "E_UNSUPPORTED", "bind.type", p);
+        if (args[p].view.rank != param->rank) {
+            simple_fault(ctx, "E_SHAPE", "bind.type", p);
+            cint_fault_operand_i64(ctx, args[p].view.rank);
+            cint_fault_limit_i64(ctx, param->rank);
+            return 1;
+        }
+    }
+    /* 4 (placement): every storage of cpu-c17 is host memory. */
+    if (bind_sizes(ctx, k, args, plan->sizes)) return 1; /* 5 */
+    for (int32_t d = 0; d < k->nover; d++) {
+        int64_t value = 0;
+        if (k->over(ctx, plan->sizes, d, &value)) return 1;
+        if (value < 0) {
+            cint_fault_begin(ctx, "E_SHAPE", "bind.over", -1);
+            cint_fault_operand_i64(ctx, d);
+            cint_fault_operand_i64(ctx, value);
+            cint_fault_limit_i64(ctx, 0);
+            return 1;
+        }
+        plan->over[d] = value;
+    }
+    for (int32_t w = 0; w < k->nwhere; w++) {
+        int64_t left = 0, right = 0;
+        if (k->where(ctx, plan->sizes, w, &left, &right)) return 1;
+        if (!compare(k->where_ops[w], left, right)) {
+            cint_fault_begin(ctx, "E_SHAPE", "bind.where", -1);
+            cint_fault_operand_i64(ctx, w);
+            cint_fault_operand_i64(ctx, left);
+            cint_fault_operand_i64(ctx, right);
+            return 1;
+        }
+    }
+    for (int32_t p = 0; p < k->nparams; p++) /* 6: the write-view test */
+        if (is_array(&k->params[p]) && is_output(&k->params[p]) && !cint_write_view_passes(&args[p].view))
+            return simple_fault(ctx, "E_ALIAS", "bind.injective", p);
+    for (int32_t p = 0; p < k->nparams; p++) { /* 7: the pairwise test */
+        if (!is_array(&k->params[p]) || !is_output(&k->params[p])) continue;
+        for (int32_t q = 0; q < k->nparams; q++) {
+            if (q == p || !is_array(&k->params[q])) continue;
+            if (is_output(&k->params[q]) && q < p) continue;
+            if (!cint_pair_disjoint(&args[p].view, &args[q].view)) {
+                simple_fault(ctx, "E_ALIAS", "bind.alias", p);
+                cint_fault_operand_i64(ctx, q);
+                cint_describe_view(&ctx->fault.views[0], &args[p].view);
+                cint_describe_view(&ctx->fault.views[1], &args[q].view);
+                ctx->fault.nviews = 2;
+                return 1;
+            }
+        }
+    }
+    /* 8: no limits of its own. 9: the fuel of N work-items. */
+    bool zero = false, huge = false;
+    int64_t count = 1;
+    for (int32_t d = 0; d < k->nover; d++)
+        if (plan->over[d] == 0) zero = true;
+    if (!zero) {
+        for (int32_t d = 0; d < k->nover; d++)
+            if (__builtin_mul_overflow(count, plan->over[d], &count)) huge = true;
+    }
+    if (zero) count = 0;
+    if (ctx->budget >= 0 && (huge || (uint64_t)count > ctx->fuel_left)) {
+        cint_fail_fuel(ctx, -1);
+        return 1;
+    }
+    if (huge) {
+        cint_resource(ctx, "the dispatch has more than 2^63 work-items");
+        return 1;
+    }
+    if (ctx->budget < 0 && (uint64_t)count > ctx->fuel_left) (void)cint_fuel_out(ctx, -1); /* unlimited */
+    ctx->fuel_left -= (uint64_t)count;
+    plan->count = count;
+    return 0;
+}
+
+/* ---- staging and publication: copies in row-major order of the view's index tuples */
+
+/* Whether a view is row-major dense: its elements are one run from its origin. */
+static bool dense(const cint_view *v) {
+    uint64_t stride = 1;
+    for (int32_t d = v->rank - 1; d >= 0; d--) {
+        if (v->extents[d] != 1 && (uint64_t)v->strides[d] != stride) return false;
+        stride *= (uint64_t)v->extents[d];
+    }
+    return true;
+}
+
+static void copy_view(const cint_view *to, const cint_view *from, size_t size) {
+    int32_t rank = from->rank;
+    int64_t n = view_size(from);
+    if (n == 0) return;
+    if (dense(to) && dense(from)) { /* one run: one memcpy (large ones stream past the cache) */
+        memcpy((char *)to->data + (size_t)to->origin * size, (const char *)from->data + (size_t)from->origin * size,
+               (size_t)n * size);
+        return;
+    }
+    int64_t index[CINT_MAX_RANK] = {0};
+    char *to_data = to->data;
+    const char *from_data = from->data;
+    /* the innermost dimension as one run when both are contiguous there */
+    int64_t inner = rank > 0 ? from->extents[rank - 1] : 1;
+    bool run = rank > 0 && from->strides[rank - 1] == 1 && to->strides[rank - 1] == 1;
+    for (int64_t done = 0; done < n;) {
+        int64_t a = from->origin, b = to->origin;
+        for (int32_t d = 0; d < rank; d++) {
+            a += index[d] * from->strides[d];
+            b += index[d] * to->strides[d];
+        }
+        if (run) {
+            memcpy(to_data + (size_t)b * size, from_data + (size_t)a * size, (size_t)inner * size);
+            done += inner;
+            if (rank > 0) index[rank - 1] = inner - 1;
+        } else {
+            memcpy(to_data + (size_t)b * size, from_data + (size_t)a * size, size);
+            done++;
+        }
+        for (int32_t d = rank - 1; d >= 0; d--) {
+            if (++index[d] < from->extents[d]) break;
+            index[d] = 0;
+        }
+    }
+}
+
+static int make_staging(cint_ctx *ctx, cint_view *staging, const cint_view *v, bool copy_in) {
+    int64_t extents[CINT_MAX_RANK];
+    for (int32_t d = 0; d < v->rank; d++) extents[d] = v->extents[d];
+    size_t size = element_size(v->element);
+    int64_t n = view_size(v);
+    cint_storage *storage = calloc(1, sizeof *storage);
+    void *data = malloc(n > 0 ? (size_t)n * size : 1u);
+    if (storage == NULL || data == NULL) {
+        free(storage);
+        free(data);
+        cint_resource(ctx, "the cpu-c17 run exceeded its memory limit");
+        return 1;
+    }
+    storage->count = n;
+    storage->element = v->element;
+    storage->element_size = (uint32_t)size;
+    storage->data = data;
+    memset(staging, 0, sizeof *staging);
+    staging->storage = storage;
+    staging->data = data;
+    staging->element = v->element;
+    staging->rank = v->rank;
+    staging->writable = true;
+    int64_t stride = 1;
+    for (int32_t d = v->rank - 1; d >= 0; d--) {
+        staging->extents[d] = extents[d];
+        staging->strides[d] = stride;
+        stride *= extents[d];
+    }
+    if (copy_in) copy_view(staging, v, size); /* out staging starts as a copy too (docs/semantics.md) */
+    return 0;
+}
+
+/* ---- the digest of published data, for --check (FNV-1a over each element's bytes,
+ * little-endian, at its element size; scalars likewise) */
+
+static uint64_t fnv(uint64_t h, const unsigned char *bytes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        h ^= bytes[i];
+        h *= 1099511628211u;
+    }
+    return h;
+}
+
+static uint64_t digest_value(uint64_t h, uint32_t tc, const void *v) {
+    cint_big x;
+    unsigned char bytes[128];
+    size_t n = element_size(tc);
+    cint_big_load(&x, tc, v);
+    for (size_t i = 0; i < n; i++) bytes[i] = (unsigned char)(x.w[i / 8] >> (8 * (i % 8)));
+    return fnv(h, bytes, n);
+}
+
+static uint64_t digest_view(uint64_t h, const cint_view *v) {
+    int64_t n = view_size(v);
+    int64_t index[CINT_MAX_RANK] = {0};
+    size_t size = element_size(v->element);
+    for (int64_t done = 0; done < n; done++) {
+        int64_t off = v->origin;
+        for (int32_t d = 0; d < v->rank; d++) off += index[d] * v->strides[d];
+        h = digest_value(h, v->element, (const char *)v->data + (size_t)off * size);
+        for (int32_t d = v->rank - 1; d >= 0; d--) {
+            if (++index[d] < v->extents[d]) break;
+            index[d] = 0;
+        }
+    }
+    return h;
+}
+
+static void trace_boundary(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args, int64_t number) {
+    uint64_t h = 14695981039346656037u;
+    for (int32_t p = 0; p < k->nparams; p++) {
+        const cint_param *param = &k->params[p];
+        if (param->mode == CINT_MODE_IN) continue;
+        h = is_array(param) ? digest_view(h, &args[p].view) : digest_value(h, param->type, args[p].out);
+    }
+    if (ctx->nboundaries == ctx->boundaries_cap) {
+        size_t cap = ctx->boundaries_cap == 0 ? 16 : 2 * ctx->boundaries_cap;
+        cint_boundary *b = realloc(ctx->boundaries, cap * sizeof *b);
+        if (b == NULL) {
+            cint_resource(ctx, "the cpu-c17 run exceeded its memory limit");
+            return;
+        }
+        ctx->boundaries = b;
+        ctx->boundaries_cap = cap;
+    }
+    cint_boundary *b = &ctx->boundaries[ctx->nboundaries++];
+    b->dispatch = number;
+    b->output_length = ctx->out_len;
+    b->fuel = cint_ctx_fuel_consumed(ctx);
+    b->digest = h;
+}
+
+/* ---- the dispatch */
+
+static void address(cint_ctx *ctx, const cint_kernel *k, int64_t number, int32_t phase) {
+    ctx->fault.has_address = true;
+    ctx->fault.kernel = k->qualified;
+    ctx->fault.dispatch = number;
+    ctx->fault.phase = phase;
+    ctx->fault.has_item = false;
+}
+
+int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span) {
+    int64_t number = ctx->dispatches++; /* every dispatch takes a number, faulting or not [F-1] */
+    cint_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.kernel = k;
+    plan.number = number;
+    plan.args = args;
+    if (entry_checks(ctx, k, args, &plan)) {
+        if (ctx->status == CINT_FAULT) {
+            ctx->fault.span = span; /* an entry-phase fault is at the dispatch [F-8] */
+            ctx->fault.nframes = 0;
+            address(ctx, k, number, CINT_PHASE_ENTRY);
+        }
+        return 1;
+    }
+    cint_view writes[64];
+    cint_reduction reductions[64];
+    uint64_t results[64][16];
+    int rc = 1;
+    memset(writes, 0, sizeof writes);
+    plan.writes = writes;
+    plan.reductions = reductions;
+    for (int32_t p = 0; p < k->nparams; p++) {
+        const cint_param *param = &k->params[p];
+        if (!is_array(param) || !is_output(param)) continue;
+        bool whole = param->overwritten && param->rank == k->nover;
+        for (int32_t d = 0; whole && d < k->nover; d++) whole = args[p].view.extents[d] == plan.over[d];
+        if (make_staging(ctx, &writes[p], &args[p].view, !whole)) goto done;
+    }
+    for (int32_t r = 0; r < k->nreductions; r++) cint_red_start(&reductions[r], &k->reductions[r]);
+    int64_t item = 0;
+    if (k->run(ctx, &plan, &item)) {
+        if (ctx->status == CINT_RESOURCE) goto done;
+        /* The fast path found the canonical work-item: run it again, counting steps,
+         * from the state before it (fuel, folds), for the complete record. */
+        ctx->status = CINT_OK;
+        if (k->charges) ctx->fuel_left = plan.item_fuel;
+        for (int32_t r = 0; r < k->nreductions; r++)
+            if (k->reductions[r].kind == CINT_RED_FOLD)
+                memcpy(reductions[r].acc, reductions[r].saved, sizeof reductions[r].acc);
+        ctx->step = 0;
+        if (!k->describe(ctx, &plan, item)) {
+            cint_resource(ctx, "internal error: a work-item did not fault when run again to describe its fault");
+            goto done;
+        }
+        if (ctx->status != CINT_FAULT) goto done;
+        address(ctx, k, number, CINT_PHASE_WORK_ITEM);
+        ctx->fault.has_item = true;
+        ctx->fault.item = item;
+        ctx->fault.item_step = ctx->fault.step;
+        cint_push_frame(ctx, k->qualified, span);
+        goto done;
+    }
+    for (int32_t r = 0; r < k->nreductions; r++) { /* the epilogue, in declaration order */
+        if (cint_red_finish(ctx, &reductions[r], &k->reductions[r], results[r])) {
+            address(ctx, k, number, CINT_PHASE_EPILOGUE);
+            cint_push_frame(ctx, k->qualified, span);
+            goto done;
+        }
+    }
+    for (int32_t p = 0; p < k->nparams; p++) /* publish: every output at once, by copy */
+        if (is_array(&k->params[p]) && is_output(&k->params[p]))
+            copy_view(&args[p].view, &writes[p], element_size(args[p].view.element));
+    for (int32_t r = 0; r < k->nreductions; r++) {
+        const cint_reduction_desc *d = &k->reductions[r];
+        memcpy(args[d->param].out, results[r], CINT_TC_SIZE(d->target));
+    }
+    if (ctx->trace) trace_boundary(ctx, k, args, number);
+    rc = 0;
+done:
+    for (int32_t p = 0; p < k->nparams; p++) cint_array_free(&writes[p]);
+    return rc;
+}
+
+const cint_host cint_cpu_host = {cint_rt_dispatch};

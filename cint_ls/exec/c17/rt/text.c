@@ -1,0 +1,88 @@
+/* Program output and value text (LANGUAGE.md "Statements"; cint_ls/exec/arith/text.py):
+ * integers in decimal, Bool true/false, fixed point as the exact decimal with at least
+ * one fractional digit. */
+#include "cint_rt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void cint_print(cint_ctx *ctx, const char *text, size_t length) {
+    if (ctx->out_len + length + 1 > ctx->out_cap) {
+        size_t cap = ctx->out_cap == 0 ? 4096 : ctx->out_cap;
+        while (ctx->out_len + length + 1 > cap) cap *= 2;
+        char *out = realloc(ctx->out, cap);
+        if (out == NULL) {
+            cint_resource(ctx, "the cpu-c17 run exceeded its memory limit");
+            return;
+        }
+        ctx->out = out;
+        ctx->out_cap = cap;
+    }
+    memcpy(ctx->out + ctx->out_len, text, length);
+    ctx->out_len += length;
+    ctx->out[ctx->out_len] = '\0';
+}
+
+void cint_print_i64(cint_ctx *ctx, int64_t v) {
+    char text[32];
+    int n = snprintf(text, sizeof text, "%lld", (long long)v);
+    cint_print(ctx, text, (size_t)n);
+}
+
+void cint_print_u64(cint_ctx *ctx, uint64_t v) {
+    char text[32];
+    int n = snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+    cint_print(ctx, text, (size_t)n);
+}
+
+void cint_print_bool(cint_ctx *ctx, bool v) {
+    if (v) cint_print(ctx, "true", 4);
+    else cint_print(ctx, "false", 5);
+}
+
+/* The exact decimal of stored / 2^n: whole part, then the fraction's digits
+ * (frac * 5^n over 10^n) without trailing zeros, at least one. */
+static size_t format_fixed(const cint_big *stored, int n, char *buffer, size_t capacity) {
+    cint_big m = *stored, whole, back, frac, five, power;
+    bool negative = cint_big_is_negative(stored);
+    if (negative) cint_big_neg(&m, &m);
+    cint_big_sar(&whole, &m, n);
+    cint_big_shl(&back, &whole, n);
+    cint_big_sub(&frac, &m, &back);
+    cint_big_from_u64(&five, 5u);
+    cint_big_from_u64(&power, 1u);
+    for (int i = 0; i < n; i++) cint_big_mul(&power, &power, &five);
+    cint_big_mul(&frac, &frac, &power);
+    char digits[720];
+    size_t nd = cint_big_to_decimal(&frac, digits, sizeof digits);
+    size_t out = 0;
+    if (negative && out + 1 < capacity) buffer[out++] = '-';
+    out += cint_big_to_decimal(&whole, buffer + out, capacity - out);
+    if (out + 1 < capacity) buffer[out++] = '.';
+    /* the fraction's digits, right-justified to n places, trailing zeros dropped */
+    size_t width = (size_t)n, zeros = width > nd ? width - nd : 0;
+    size_t last = nd;
+    while (last > 0 && digits[last - 1] == '0') last--;
+    if (last == 0 || cint_big_is_zero(&frac)) {
+        if (out + 1 < capacity) buffer[out++] = '0';
+    } else {
+        for (size_t i = 0; i < zeros && out + 1 < capacity; i++) buffer[out++] = '0';
+        for (size_t i = 0; i < last && out + 1 < capacity; i++) buffer[out++] = digits[i];
+    }
+    if (capacity > 0) buffer[out < capacity ? out : capacity - 1] = '\0';
+    return out;
+}
+
+size_t cint_format_value(uint32_t tc, const cint_big *v, char *buffer, size_t capacity) {
+    if (CINT_TC_IS_BOOL(tc)) return (size_t)snprintf(buffer, capacity, "%s", cint_big_is_zero(v) ? "false" : "true");
+    if (CINT_TC_IS_FIXED(tc)) return format_fixed(v, CINT_TC_FRAC(tc), buffer, capacity);
+    return cint_big_to_decimal(v, buffer, capacity);
+}
+
+void cint_print_value(cint_ctx *ctx, uint32_t tc, const void *v) {
+    cint_big x;
+    char text[800];
+    cint_big_load(&x, tc, v);
+    size_t n = cint_format_value(tc, &x, text, sizeof text);
+    cint_print(ctx, text, n);
+}
