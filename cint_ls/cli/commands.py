@@ -8,14 +8,24 @@ import sys
 from ..exec.interp import EXECUTOR as INTERP
 from ..exec.interp import run_program
 from ..exec.report import render_fault
-from ..ir.build import build
+from ..ir.build import Build, build
 from ..ir.printer import format_program
 from ..syntax import Diagnostic, Severity, SourceText, parse_source
 from ..syntax.report import display_path, render_diagnostic
 from .inputs import InputError, read_source
 
 EXECUTORS = (INTERP, "cpu-c17", "gpu-cuda")
-IMPLEMENTED = (INTERP,)
+
+
+def _translated(args: argparse.Namespace) -> tuple[SourceText, Build] | None:
+    """The file read and translated; None, after printing its errors (not its
+    warnings), when it does not translate."""
+    source = read_source(args.file)
+    built = build(source.text, source.path)
+    if built.program is None:
+        print_diagnostics(source, built.checked.errors)
+        return None
+    return source, built
 
 
 def print_diagnostics(source: SourceText, diagnostics: list[Diagnostic]) -> None:
@@ -59,15 +69,10 @@ def run(args: argparse.Namespace) -> int:
         return run_c17(args)
     if args.executor == "gpu-cuda" or getattr(args, "check", None) is not None:
         return run_on_executor(args)
-    if args.executor not in IMPLEMENTED:
-        raise InputError(f"the executor {args.executor} is not implemented yet; use {INTERP}")
-    if args.fuel is not None and args.fuel < 0:
-        raise InputError("--fuel takes a number of units, 0 or more")
-    source = read_source(args.file)
-    built = build(source.text, source.path)
-    if built.program is None:
-        print_diagnostics(source, built.checked.errors)
+    translated = _translated(args)
+    if translated is None:
         return 2
+    source, built = translated
     result = run_program(built.program, args.fuel, write=_stdout_writer())
     sys.stdout.flush()
     if result.fault is not None:
@@ -79,11 +84,10 @@ def run(args: argparse.Namespace) -> int:
 def emit_ir(args: argparse.Namespace) -> int:
     """Print the IR (every counted operation with its step ordinals); exit 2, with the
     errors, when the file does not translate."""
-    source = read_source(args.file)
-    built = build(source.text, source.path)
-    if built.program is None:
-        print_diagnostics(source, built.checked.errors)
+    translated = _translated(args)
+    if translated is None:
         return 2
+    source, built = translated
     sys.stdout.write(format_program(built.program))
     return 0
 
@@ -105,13 +109,10 @@ def run_c17(args: argparse.Namespace) -> int:
     from ..exec.c17.check import check_line, compare, reference_trace, trace_of
     from ..exec.isolated import IsolatedRunError, Request, run_isolated
 
-    if args.fuel is not None and args.fuel < 0:
-        raise InputError("--fuel takes a number of units, 0 or more")
-    source = read_source(args.file)
-    built = build(source.text, source.path)
-    if built.program is None:
-        print_diagnostics(source, built.checked.errors)
+    translated = _translated(args)
+    if translated is None:
         return 2
+    source, built = translated
     checking = args.check is not None and args.check != args.executor
     try:
         c17 = run_isolated(Request("cpu-c17", source.path, source.text, args.fuel, {"trace": checking}),
@@ -140,11 +141,10 @@ def emit_c(args: argparse.Namespace) -> int:
     the file does not translate."""
     from ..exec.c17.emit import EmitError, emit_program
 
-    source = read_source(args.file)
-    built = build(source.text, source.path)
-    if built.program is None:
-        print_diagnostics(source, built.checked.errors)
+    translated = _translated(args)
+    if translated is None:
         return 2
+    source, built = translated
     try:
         sys.stdout.write(emit_program(built.program))
     except EmitError as error:
@@ -226,13 +226,10 @@ def run_on_executor(args: argparse.Namespace) -> int:
     (`--device auto` on a machine without a CUDA driver). With `--check EXECUTOR`, the
     entry runs again on EXECUTOR, silently, and `check: A and B agree at 1 boundary` (or
     `... differ: ...`, exit 4) follows on stderr."""
-    if args.fuel is not None and args.fuel < 0:
-        raise InputError("--fuel takes a number of units, 0 or more")
-    source = read_source(args.file)
-    built = build(source.text, source.path)
-    if built.program is None:
-        print_diagnostics(source, built.checked.errors)
+    translated = _translated(args)
+    if translated is None:
         return 2
+    source, built = translated
     executor = _executor(args.executor)
     refusal = _admission(executor, built)
     if refusal is not None:
@@ -268,11 +265,10 @@ def emit_ptx(args: argparse.Namespace) -> int:
     from ..exec.cuda.admission import admit
     from ..exec.cuda.ptx import EmitError, emit_module
 
-    source = read_source(args.file)
-    built = build(source.text, source.path)
-    if built.program is None:
-        print_diagnostics(source, built.checked.errors)
+    translated = _translated(args)
+    if translated is None:
         return 2
+    source, built = translated
     refusal = admit(built.checked)
     if refusal is not None:
         print_diagnostics(source, [refusal])

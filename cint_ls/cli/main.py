@@ -17,6 +17,17 @@ from ..exec.executors import EXECUTOR_NAMES
 from . import commands
 
 
+def _units(text: str) -> int:
+    """A fuel budget: a whole number of units, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of units") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("the fuel budget is 0 units or more")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cint", description="The cint toolchain.")
     parser.add_argument("--version", action="version", version=f"cint-ls {__version__}")
@@ -36,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--executor", default=commands.INTERP, choices=commands.EXECUTORS,
                    help=f"the executor (default {commands.INTERP})")
-    p.add_argument("--fuel", type=int, default=None, metavar="N",
+    p.add_argument("--fuel", type=_units, default=None, metavar="N",
                    help="the entry's fuel budget in units (default: unlimited)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="stop a cpu-c17 run (a child process) after SECONDS (default: no limit)")

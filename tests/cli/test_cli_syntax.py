@@ -123,3 +123,10 @@ def test_run_prints_errors_not_warnings(capsys, tmp_path):
     assert code == 0 and "warning[C3018]: this expression's value is not used" in err
     code, out, err = run(capsys, "run", str(prog))
     assert code == 0 and out == "done\n" and err == ""
+
+
+def test_negative_fuel_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--fuel", "-1", str(CONFORMANCE / "scale.ci")])
+    assert exit_.value.code == 2
+    assert "the fuel budget is 0 units or more" in capsys.readouterr().err
