@@ -97,11 +97,11 @@ async def run(args: argparse.Namespace) -> None:
     text = heat_file(args.lines)
     lines = text.split("\n")
     print(f"{text.count(chr(10))} lines, {len(text.encode())} bytes, "
-          f"{text.count('kernel diffuse')} kernels; server: {sys.executable} -m cint_ls.server")
+          f"{text.count('kernel diffuse')} kernels; server: {sys.executable} -P -m cint_ls.server")
 
     bench = Bench()
     client = bench.client
-    await client.start_io(sys.executable, "-m", "cint_ls.server")
+    await client.start_io(sys.executable, "-P", "-m", "cint_ls.server")
     await client.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities()))
     client.initialized(lsp.InitializedParams())
 

@@ -90,7 +90,7 @@ def test_emission_does_not_depend_on_the_process(tmp_path):
     outputs = []
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        result = subprocess.run([sys.executable, "-m", "cint_ls.cli.main", "emit-c", "heat_tour.ci"],
+        result = subprocess.run([sys.executable, "-P", "-m", "cint_ls.cli.main", "emit-c", "heat_tour.ci"],
                                 cwd=CONFORMANCE, env=env, capture_output=True, check=True)
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1]

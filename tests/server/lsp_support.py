@@ -21,7 +21,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
-SERVER_COMMAND = [sys.executable, "-m", "cint_ls.server"]
+# -P: the server imports the installed package, never a source tree in the cwd.
+SERVER_COMMAND = [sys.executable, "-P", "-m", "cint_ls.server"]
 
 
 def conformance(name: str) -> str:

@@ -65,7 +65,9 @@ async function charPosition(page, lineText, needle) {
         document.querySelector(".monaco-editor");
       for (const line of editor.querySelectorAll(".view-lines .view-line")) {
         const text = norm(line.textContent);
-        if (text.trimEnd() !== lineText) continue;
+        // Inlay hints (the step ordinals, `#22`, `#{3,26}`) are part of the line's text.
+        const withoutHints = text.replace(/#(\d+|\{[\d,]*\}|\?)/g, "");
+        if (text.trimEnd() !== lineText && withoutHints.trimEnd() !== lineText) continue;
         let offset = text.indexOf(needle);
         const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -173,7 +175,11 @@ async function main() {
         where = await charPosition(page, line, "*");
         if (!where) await page.waitForTimeout(250);
       }
-      if (!where) throw new Error("line 13 of heat_e1.ci is not on the screen");
+      if (!where) {
+        const lines = await page.evaluate(() => [...document.querySelectorAll(".monaco-editor .view-lines .view-line")]
+          .map((l) => JSON.stringify(l.textContent)));
+        throw new Error(`line 13 of heat_e1.ci is not on the screen; lines: ${lines.join(" | ")}`);
+      }
       const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: "step 22" }).first();
       for (let attempt = 0; attempt < 10; attempt++) {
         await page.mouse.move(where.x - 40, where.y + 40);
