@@ -38,6 +38,10 @@ class BuildError(ExecutorUnavailable):
     """The C compiler rejected the emitted C or the run-time: a defect of cint-ls."""
 
 
+class NoCompiler(ExecutorUnavailable):
+    """There is no usable C compiler (gpu-cuda then describes a fault without cpu-c17)."""
+
+
 @dataclass(frozen=True)
 class Compiler:
     argv: tuple[str, ...]
@@ -59,14 +63,14 @@ def find_compiler() -> Compiler:
         argv = shlex.split(env)
         path = shutil.which(argv[0])
         if path is None:
-            raise ExecutorUnavailable(f"no C compiler found: CC={env} does not name a program; install gcc or clang, "
-                                      "or set CC")
+            raise NoCompiler(f"no C compiler found: CC={env} does not name a program; install gcc or clang, "
+                             "or set CC")
         return _identify((path, *argv[1:]))
     for name in ("cc", "gcc", "clang"):
         path = shutil.which(name)
         if path is not None:
             return _identify((path,))
-    raise ExecutorUnavailable("no C compiler found: install gcc or clang, or set CC")
+    raise NoCompiler("no C compiler found: install gcc or clang, or set CC")
 
 
 @cache
@@ -74,7 +78,7 @@ def _identify(argv: tuple[str, ...]) -> Compiler:
     try:
         result = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60)
     except OSError as error:
-        raise ExecutorUnavailable(f"the C compiler {argv[0]} cannot run: {error.strerror or error}") from None
+        raise NoCompiler(f"the C compiler {argv[0]} cannot run: {error.strerror or error}") from None
     lines = (result.stdout or result.stderr).strip().splitlines()
     return Compiler(argv, lines[0] if lines else "")
 
@@ -104,7 +108,7 @@ def _run(compiler: Compiler, args: list[str], what: str) -> None:
     except subprocess.TimeoutExpired:
         raise BuildError(f"the C compiler {compiler.name} took longer than {COMPILE_TIME_LIMIT} s on {what}") from None
     except OSError as error:
-        raise ExecutorUnavailable(f"the C compiler {compiler.name} cannot run: {error.strerror or error}") from None
+        raise NoCompiler(f"the C compiler {compiler.name} cannot run: {error.strerror or error}") from None
     if result.returncode != 0:
         raise BuildError(f"the C compiler {compiler.name} failed on {what} (a defect of cint-ls): "
                          f"{first_error(result.stderr)}")

@@ -40,6 +40,14 @@ size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries
 char *cint_fault_json(cint_ctx *ctx);
 void cint_free(void *p);
 const cint_program *cint_program_info(void);
+typedef struct cint_storage { int64_t count; uint32_t element; uint32_t element_size; uint64_t generation;
+                              void *data; } cint_storage;
+typedef struct { cint_storage *storage; void *data; uint32_t element; int32_t rank; _Bool writable;
+                 uint64_t generation; int64_t origin; int64_t extents[8]; int64_t strides[8]; } cint_view;
+typedef struct { cint_view view; const void *in; void *out; } cint_arg;
+int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
+                      const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,
+                      uint64_t consumed, int64_t depth, int64_t item);
 """
 
 CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
@@ -47,6 +55,10 @@ CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
 
 class C17RunError(ExecutorUnavailable):
     """The run ended without an outcome (an internal error of the run-time)."""
+
+
+class Untranslatable(ExecutorUnavailable):
+    """cpu-c17 cannot translate the program (beyond its limits: README.md "Limits")."""
 
 
 @dataclass
@@ -77,11 +89,11 @@ def _load(path: Path):
     return _ffi, _libraries[key]
 
 
-def emit(program: ir.Program) -> str:
+def emit(program: ir.Program, also: tuple[str, ...] = ()) -> str:
     try:
-        return emit_program(program)
+        return emit_program(program, also)
     except EmitError as error:
-        raise ExecutorUnavailable(f"cpu-c17 cannot translate this program: {error}") from None
+        raise Untranslatable(f"cpu-c17 cannot translate this program: {error}") from None
 
 
 def run(program: ir.Program, fuel: int | None, write=None, options: dict | None = None) -> RunResult:
@@ -156,11 +168,16 @@ def _fit_stack(size: int) -> int:
 
 
 def _run_in_thread(lib, ctx, stack_size: int) -> int:
+    return call_in_thread(lambda: lib.cint_ctx_run(ctx, lib.cint_program_info()), stack_size)
+
+
+def call_in_thread(call, stack_size: int = STACK_SIZE) -> int:
+    """`call()` (native code that may nest calls deeply) in a thread with a large stack."""
     outcome: list = []
 
     def target() -> None:
         try:
-            outcome.append(lib.cint_ctx_run(ctx, lib.cint_program_info()))
+            outcome.append(call())
         except BaseException as error:  # noqa: BLE001 - carried to the caller
             outcome.append(error)
 

@@ -121,6 +121,8 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     result.notes.append(device_note(device, fallback))
     result.notes.append(f"block size {opts.block_size}; {stats.launches} launches for {stats.dispatches} dispatches"
                         + (f"; {stats.skipped} launches above a fault not started" if stats.skipped else ""))
+    for number, k, by in stats.descriptions:  # which code described the fault (10.6 para 9)
+        result.notes.append(f"the fault of work-item {k} of dispatch {number} was described by {by}")
     return result
 
 

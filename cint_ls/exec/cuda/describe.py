@@ -5,21 +5,24 @@ before k. Its first fault is the canonical fault, with its position, operands an
 ordinal; no fault means the device and the host disagree (host.divergence).
 
 This is the one place that knows how the re-run is done. SPEC-02P.1 asks for the
-cpu-c17 code of the same kernel. When the cpu-c17 package offers a work-item entry
-point with this function's signature,
+cpu-c17 code of the same kernel, and that is what runs:
 
-    cint_ls.exec.c17.describe_work_item(program, plan, k, folds, consumed)
+    cint_ls.exec.c17.describe_work_item(program, plan, k, folds, consumed, depth)
         -> (CintFault with its address and step, or None; fuel consumed after the run)
 
-the re-run uses it; until then (and on a machine without a C compiler) it runs the
-reference interpreter's compiled body of the kernel, which calls the same arithmetic
-routines as the C (10.4 para 2) and so gives the same record.
+(the program's C, compiled and cached as cpu-c17 compiles it; the kernel's `describe`
+function; the record built in C and read with FaultRecord.from_json). Only where there
+is no C compiler (or cpu-c17 cannot translate the program, beyond its limits) does the
+reference interpreter's compiled body of the kernel run instead: it calls the same
+arithmetic routines as the C (10.4 para 2) and so gives the same record. Either way the
+result says which described the fault (`Description.by`, a note of the RunResult).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..dispatch import DispatchPlan, work_item_address
-from ..executors import ExecutorUnavailable
 from ..interp.compiler import ArrayBinding
 from ..interp.machine import InterpRunner, Machine
 from ..runtime import CintFault, Fuel
@@ -54,27 +57,51 @@ class _Replay(InterpRunner):
         return None
 
 
-def _c17_describer():
-    try:
-        from ..c17 import describe_work_item as c17  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return c17
+CPU_C17 = "cpu-c17"
+INTERPRETER = "the interpreter"
 
 
-def describe_work_item(machine: Machine, plan: DispatchPlan, k: int, folds: dict, consumed: int
-                       ) -> tuple[CintFault | None, int]:
+@dataclass
+class Description:
+    """The outcome of the re-run: its first fault (None: it completed), the fuel
+    consumed after it, and what ran it (`cpu-c17`, or `the interpreter` with why)."""
+
+    fault: CintFault | None
+    consumed: int
+    by: str
+    why: str | None = None  # why not cpu-c17
+
+    @property
+    def note(self) -> str:
+        return f"{self.by}{f' ({self.why})' if self.why else ''}"
+
+
+def describe_work_item(machine: Machine, plan: DispatchPlan, k: int, folds: dict, consumed: int) -> Description:
     """Run work-item `k` of `plan` again. `folds` maps the parameter of each fold_checked
     reduction to its accumulator holding the partial result before k; `consumed` is the
     entry's fuel consumed before k. Returns the first fault of the run (None when it
     completes) and the fuel consumed after it (the charges of k before its fault). The
-    re-run charges nothing to the entry itself (8.4 para 7): it starts from `consumed`."""
-    c17 = _c17_describer()
-    if c17 is not None:
-        try:
-            return c17(machine.program, plan, k, folds, consumed)
-        except ExecutorUnavailable:
-            pass  # no C compiler here: the interpreter describes the same fault
+    re-run charges nothing to the entry itself (8.4 para 7): it starts from `consumed`.
+
+    cpu-c17 runs it; a missing C compiler (or a program beyond cpu-c17's limits) is
+    the one reason for the interpreter to. Any other error of cpu-c17 (a defect)
+    propagates."""
+    from ..c17.build import NoCompiler
+    from ..c17.describe import describe_work_item as c17
+    from ..c17.host import Untranslatable
+
+    try:
+        fault, after = c17(machine.program, plan, k, folds, consumed, machine.depth)
+        return Description(fault, after, CPU_C17)
+    except (NoCompiler, Untranslatable) as error:
+        why = str(error)
+    fault, after = interpreter_describe(machine, plan, k, folds, consumed)
+    return Description(fault, after, INTERPRETER, why)
+
+
+def interpreter_describe(machine: Machine, plan: DispatchPlan, k: int, folds: dict, consumed: int
+                         ) -> tuple[CintFault | None, int]:
+    """The interpreter's re-run alone (the fallback; tests compare it with cpu-c17's)."""
     fuel = Fuel(plan.fuel.budget)
     fuel.consumed = consumed
     fault = _Replay(machine).replay(plan, k, folds, fuel)

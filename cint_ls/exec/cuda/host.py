@@ -19,9 +19,9 @@ epilogue and publication, written once for every executor). gpu-cuda supplies th
    fold_checked, by the reduction's own routine, finds k_r, its first overflow
    [R-9, BACK-08]. A launch wholly above a fault already found is not started [B-16a];
 5. k is the least of k_b, k_f and k_r. If it exists, work-item k runs again on the
-   host (`describe.py`), and its first fault, with the fuel consumed before it, is the
-   dispatch's fault; if that run completes, the entry ends with host.divergence
-   [F-11]. Otherwise the staging comes back to the host, the fuel consumed becomes the
+   host in the cpu-c17 code of the kernel (`describe.py`), and its first fault, with
+   the fuel consumed before it, is the dispatch's fault; if that run completes, the
+   entry ends with host.divergence [F-11]. Otherwise the staging comes back to the host, the fuel consumed becomes the
    entry's total, and `run_dispatch` completes the reductions (sum exact, sum_sat as the
    left fold, ...) and publishes by copy-out;
 6. a driver error anywhere ends the entry with CINT_RESOURCE and host.resource [B-16e].
@@ -109,6 +109,7 @@ class Stats:
     launches: int = 0
     skipped: int = 0  # launches not started because a fault lay below them
     described: list[int] = field(default_factory=list)  # the k of each re-run
+    descriptions: list[tuple[int, int, str]] = field(default_factory=list)  # (dispatch, k, what ran it)
     launch_seconds: float = 0.0  # wall time of the launches (start to completion)
 
 
@@ -328,13 +329,15 @@ class CudaRunner:
             k = min(found)
             self.stats.described.append(k)
             partials = {kernel.reductions[r].param: fold for r, fold in folds.items()}
-            fault, consumed = describe_work_item(self.m, plan, k, partials, total)
+            description = describe_work_item(self.m, plan, k, partials, total)
+            self.stats.descriptions.append((plan.number, k, description.note))
+            fault, consumed = description.fault, description.consumed
             if fault is None:
                 seen = ", ".join(f"{name} = {value}" for name, value in (("k_b", k_b), ("k_f", k_f), ("k_r", k_r))
                                  if value is not None)
                 raise HostStatus(HOST_DIVERGENCE, [
                     f"the device reported a fault of work-item {k} ({seen})",
-                    f"work-item {k} run again on the host completes without a fault",
+                    f"work-item {k} run again on the host ({description.note}) completes without a fault",
                     f"on {device.description}",
                 ])
             fuel.consumed = consumed

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CINT_ABI_VERSION 1
+#define CINT_ABI_VERSION 2
 
 /* ------------------------------------------------------------------ type codes */
 
@@ -240,6 +240,11 @@ typedef struct {
     int32_t nspans;
     const cint_span *spans;
     int (*entry)(cint_ctx *ctx);
+    /* The descriptor of every kernel the program dispatches, in IR order (NULL when
+     * none): gpu-cuda's host finds a kernel here by its qualified name to describe a
+     * fault (cint_ctx_describe). */
+    int32_t nkernels;
+    const cint_kernel *const *kernels;
 } cint_program;
 
 typedef struct {
@@ -395,6 +400,11 @@ void cint_describe_view(cint_view_desc *d, const cint_view *v);
 /* dispatch.c */
 int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *kernel, cint_arg *args, int32_t span);
 extern const cint_host cint_cpu_host;
+/* gpu-cuda's description of a fault (SPEC-02P.1 10.6 para 9): work-item `item` of
+ * dispatch `number` run again alone in `describe`, from the state before it (see
+ * dispatch.c).  1 with the record (or CINT_RESOURCE), 0 when it completes. */
+int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const int64_t *sizes,
+                     const int64_t *over, cint_arg *args, const void *const *folds, int64_t item);
 
 /* host.c: the host's API (cffi). */
 cint_ctx *cint_ctx_new(int64_t budget, int trace);
@@ -407,6 +417,9 @@ const char *cint_ctx_message(const cint_ctx *ctx);
 int64_t cint_ctx_dispatches(const cint_ctx *ctx);
 size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries);
 void cint_free(void *p);
+int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
+                      const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,
+                      uint64_t consumed, int64_t depth, int64_t item);
 
 /* The inline operations on values of up to 64 bits. */
 #include "cint_ops.h"

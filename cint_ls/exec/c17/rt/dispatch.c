@@ -428,3 +428,61 @@ done:
 }
 
 const cint_host cint_cpu_host = {cint_rt_dispatch};
+
+/* ---- gpu-cuda's description of a fault (SPEC-02P.1 10.6 para 9)
+ *
+ * Work-item `item` of dispatch `number` of kernel `k`, alone, in the counting variant
+ * `describe`, from the state before it: `args` as they were before the dispatch, each
+ * out and inout staged as a copy of its argument (the staging the protocol starts
+ * with); the sizes and over extents the entry checks bound; each fold_checked's
+ * accumulator before the work-item (`folds[r]`, a value of the target type in its
+ * layout; NULL: the initial value; the other reductions start empty, since only
+ * fold_checked can fault in a work-item); and the context's fuel and call depth, which
+ * the caller sets to those before the work-item, so that describing charges the entry
+ * nothing (8.4 para 7).  Returns 1 with the complete record: its address (kernel,
+ * dispatch, phase 1, work-item, step) and the frames of the calls inside the work-item,
+ * without the dispatch's own frame, which the caller's dispatch adds [F-8]; 0 when the
+ * work-item completes (the caller's host.divergence); 1 with CINT_RESOURCE when the run
+ * cannot go on. */
+int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const int64_t *sizes,
+                     const int64_t *over, cint_arg *args, const void *const *folds, int64_t item) {
+    cint_plan plan;
+    cint_view writes[64];
+    cint_reduction reductions[64];
+    int rc = 1;
+    memset(&plan, 0, sizeof plan);
+    memset(writes, 0, sizeof writes);
+    plan.kernel = k;
+    plan.number = number;
+    plan.args = args;
+    plan.writes = writes;
+    plan.reductions = reductions;
+    for (int32_t s = 0; s < k->nsizes; s++) plan.sizes[s] = sizes[s];
+    plan.count = 1;
+    for (int32_t d = 0; d < k->nover; d++) {
+        plan.over[d] = over[d];
+        if (__builtin_mul_overflow(plan.count, over[d], &plan.count)) plan.count = INT64_MAX; /* refused at check 8 */
+    }
+    for (int32_t p = 0; p < k->nparams; p++) {
+        const cint_param *param = &k->params[p];
+        if (is_array(param) && is_output(param) && make_staging(ctx, &writes[p], &args[p].view, true)) goto done;
+    }
+    for (int32_t r = 0; r < k->nreductions; r++) {
+        cint_red_start(&reductions[r], &k->reductions[r]);
+        if (k->reductions[r].kind == CINT_RED_FOLD && folds != NULL && folds[r] != NULL)
+            memcpy(reductions[r].acc, folds[r], CINT_TC_SIZE(k->reductions[r].target));
+    }
+    ctx->step = 0;
+    if (!k->describe(ctx, &plan, item)) {
+        rc = 0;
+        goto done;
+    }
+    if (ctx->status != CINT_FAULT) goto done;
+    address(ctx, k, number, CINT_PHASE_WORK_ITEM);
+    ctx->fault.has_item = true;
+    ctx->fault.item = item;
+    ctx->fault.item_step = ctx->fault.step;
+done:
+    for (int32_t p = 0; p < k->nparams; p++) cint_array_free(&writes[p]);
+    return rc;
+}

@@ -1,6 +1,7 @@
 /* The host's side of the ABI: a context per entry, running it, and reading back the
- * output, the fault record (JSON), the fuel consumed and the --check trace.  These are
- * the functions cint_ls/exec/c17/host.py calls through cffi. */
+ * output, the fault record (JSON), the fuel consumed and the --check trace; and the
+ * description of one work-item for gpu-cuda.  These are the functions
+ * cint_ls/exec/c17/host.py and describe.py call through cffi. */
 #include "cint_rt.h"
 
 #include <stdio.h>
@@ -57,3 +58,36 @@ size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries
 }
 
 void cint_free(void *p) { free(p); }
+
+/* gpu-cuda's description of a fault (SPEC-02P.1 10.6 para 9; cint_ls/exec/c17/describe.py):
+ * work-item `item` of dispatch `number` of the kernel of `program` whose qualified name
+ * is `kernel`, run again by cint_rt_describe, with the entry's fuel consumed before it
+ * (`consumed`, counted against the budget the context was made with) and the call
+ * depth at the dispatch.  CINT_OK when the work-item completes, CINT_FAULT (the record
+ * in ctx->fault: cint_fault_json; cint_ctx_fuel_consumed is then the fuel consumed
+ * before the fault) or CINT_RESOURCE (ctx->message). */
+int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
+                      const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,
+                      uint64_t consumed, int64_t depth, int64_t item) {
+    const cint_kernel *k = NULL;
+    ctx->program = program;
+    if (program->abi != CINT_ABI_VERSION) {
+        cint_resource(ctx, "the emitted C and the run-time have different ABI versions");
+        return ctx->status;
+    }
+    for (int32_t i = 0; i < program->nkernels && k == NULL; i++)
+        if (strcmp(program->kernels[i]->qualified, kernel) == 0) k = program->kernels[i];
+    if (k == NULL) {
+        cint_resource(ctx, "internal error: the program dispatches no kernel of that name");
+        return ctx->status;
+    }
+    if (consumed > ctx->fuel_start) {
+        cint_resource(ctx, "internal error: more fuel consumed than the budget");
+        return ctx->status;
+    }
+    ctx->fuel_left = ctx->fuel_start - consumed;
+    ctx->depth = depth;
+    if (cint_rt_describe(ctx, k, number, sizes, over, args, folds, item) != 0 && ctx->status == CINT_OK)
+        cint_resource(ctx, "internal error: the description failed without a fault record");
+    return ctx->status;
+}
