@@ -2,9 +2,10 @@
 
 Everything that knows LSP is in this package. The editor features are the plain
 functions of `cint_ls.ide` (byte offsets in, `Span`s out); this module keeps the open
-documents, converts positions (UTF-16 on the wire), publishes diagnostics, reads the
-settings and runs programs in child processes (`exec.isolated`) on a thread of its own,
-so a hang or a crash of user code never blocks or ends the server.
+documents, publishes diagnostics and reads the settings. `features.py` answers the
+editor features, `commands.py` runs programs in child processes (`exec.isolated`) on a
+thread of its own, so a hang or a crash of user code never blocks or ends the server,
+and `protocol.py` holds the few changes to pygls' JSON-RPC handling.
 
 Robustness: every feature handler is guarded (an exception becomes an empty answer and
 a log message), an unknown document gives an empty answer, a request whose params do
@@ -29,97 +30,24 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__, ide
-from ..exec.report import render_fault
 from ..ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS, Document
 from ..syntax.parser import TextEdit
-from ..syntax.source import Position, SourceText
+from ..syntax.source import Position
 from . import convert
-from .runs import REFERENCE, Outcome, compare, implemented_executors, run_program
+from .commands import COMPARE_COMMAND, RUN_COMMAND, CommandHandlers
+from .features import FeatureHandlers
+from .protocol import CintProtocol
 from .settings import Settings, parse_settings
 
 logger = logging.getLogger("cint_ls.server")
 
-RUN_COMMAND = "cint.run"
-COMPARE_COMMAND = "cint.compareExecutors"
-RUN_RESULT = "cint/runResult"
-COMPARE_RESULT = "cint/compareResult"
 _STARTUP_CC = os.environ.get("CC")
 PUBLISH_DELAY = 0.002  # seconds from a change to the analysis of the document
 IDLE_COLLECT = 1.0  # seconds without a publication before a full garbage collection
 FULL_COLLECT_EVERY = 100  # publications
-
-
-# ---- the protocol: the few places where pygls' defaults are not what cint-ls needs
-
-class _MalformedRequest:
-    """A request whose params did not parse: answered with InvalidParams."""
-
-    def __init__(self, msg_id: Any, method: str, error: JsonRpcException) -> None:
-        self.id = msg_id
-        self.method = method
-        self.error = error
-
-
-class CintProtocol(LanguageServerProtocol):
-    _server: CintLanguageServer
-
-    @lsp_method(lsp.INITIALIZE)
-    def lsp_initialize(self, params: lsp.InitializeParams):
-        # Positions are UTF-16 code units, which every client must support: offer
-        # nothing else, whatever the client prefers.
-        general = params.capabilities.general
-        if general is not None and general.position_encodings is not None:
-            general.position_encodings = [lsp.PositionEncodingKind.Utf16]
-        return (yield from super().lsp_initialize(params))
-
-    # The server keeps its own documents (cint_ls.ide.Document, incrementally reparsed);
-    # pygls' copy in its workspace would only double the work of every keystroke.
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params: lsp.DidOpenTextDocumentParams):
-        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_OPEN)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams):
-        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(lsp.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: lsp.DidCloseTextDocumentParams):
-        if (handler := self.fm.features.get(lsp.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(lsp.WORKSPACE_EXECUTE_COMMAND)
-    def lsp_workspace__execute_command(self, params: lsp.ExecuteCommandParams):
-        # The whole params (arguments and workDoneToken) go to the server, which runs the
-        # command as a coroutine; the request id stays in the context for cancellation.
-        result = yield self._server.execute_command, (params,), None
-        return result
-
-    def _handle_cancel_notification(self, msg_id):
-        self._server.cancel_request(msg_id)
-        super()._handle_cancel_notification(msg_id)
-
-    def structure_message(self, data):
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as error:
-            if isinstance(data, dict) and "id" in data and isinstance(data.get("method"), str):
-                return _MalformedRequest(data["id"], data["method"], error)
-            raise
-
-    def handle_message(self, message):
-        if isinstance(message, _MalformedRequest):
-            logger.warning("malformed %s request %r: %s", message.method, message.id, message.error)
-            error = JsonRpcInvalidParams(f"invalid params for {message.method}")
-            self._send_response(message.id, error=error.to_response_error())
-            return
-        super().handle_message(message)
 
 
 # ---- the server
@@ -142,7 +70,7 @@ def _path_of(uri: str) -> str:
     return path or uri
 
 
-class CintLanguageServer(LanguageServer):
+class CintLanguageServer(FeatureHandlers, CommandHandlers, LanguageServer):
     def __init__(self) -> None:
         super().__init__("cint-ls", __version__, protocol_cls=CintProtocol,
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, max_workers=4)
@@ -433,282 +361,6 @@ class CintLanguageServer(LanguageServer):
         gc.unfreeze()
         gc.collect()
         gc.freeze()
-
-    # ---- features
-
-    def hover(self, params: lsp.HoverParams) -> lsp.Hover | None:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return None
-        result = ide.hover(doc, convert.offset_of(doc.source, params.position))
-        if result is None:
-            return None
-        return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=result.markdown),
-                         range=convert.lsp_range(doc.source, result.span))
-
-    def inlay_hints(self, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
-        doc = self._open(params.text_document.uri)
-        if doc is None or not self.settings.step_ordinals:
-            return []
-        start, end = convert.offsets_of(doc.source, params.range)
-        return [
-            lsp.InlayHint(position=convert.lsp_position(doc.source, h.offset), label=h.label,
-                          tooltip=h.tooltip, padding_left=True)
-            for h in ide.inlay_hints(doc, start, end)
-        ]
-
-    def semantic_tokens(self, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return lsp.SemanticTokens(data=[])
-        data = convert.encode_semantic_tokens(doc.source, ide.semantic_tokens(doc), SEMANTIC_TOKEN_KINDS,
-                                              SEMANTIC_TOKEN_MODIFIERS)
-        return lsp.SemanticTokens(data=data)
-
-    def document_symbols(self, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return []
-        return [convert.document_symbol(doc.source, s) for s in ide.document_symbols(doc)]
-
-    def _locations(self, doc: Document, found) -> list[lsp.Location]:
-        return [lsp.Location(uri=doc.uri, range=convert.lsp_range(doc.source, loc.span)) for loc in found]
-
-    def definition(self, params: lsp.DefinitionParams) -> list[lsp.Location]:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return []
-        return self._locations(doc, ide.definition(doc, convert.offset_of(doc.source, params.position)))
-
-    def references(self, params: lsp.ReferenceParams) -> list[lsp.Location]:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return []
-        include = bool(params.context.include_declaration) if params.context is not None else True
-        return self._locations(doc, ide.references(doc, convert.offset_of(doc.source, params.position), include))
-
-    def prepare_rename(self, params: lsp.PrepareRenameParams) -> lsp.Range | None:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return None
-        span = ide.prepare_rename(doc, convert.offset_of(doc.source, params.position))
-        return None if span is None else convert.lsp_range(doc.source, span)
-
-    def rename(self, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return None
-        result = ide.rename(doc, convert.offset_of(doc.source, params.position), params.new_name)
-        if result.error is not None:
-            raise JsonRpcException(message=result.error, code=lsp.LSPErrorCodes.RequestFailed)
-        if result.changes is None:
-            return None
-        edits = [lsp.TextEdit(range=convert.lsp_range(doc.source, c.span), new_text=c.new_text)
-                 for c in result.changes]
-        return lsp.WorkspaceEdit(changes={doc.uri: edits})
-
-    def completion(self, params: lsp.CompletionParams) -> lsp.CompletionList:
-        doc = self._open(params.text_document.uri)
-        items: list[lsp.CompletionItem] = []
-        if doc is not None:
-            for item in ide.completion(doc, convert.offset_of(doc.source, params.position)):
-                snippet = item.kind == "snippet" and item.insert_text is not None
-                items.append(lsp.CompletionItem(
-                    label=item.label, kind=convert.completion_kind(item.kind), detail=item.detail or None,
-                    insert_text=item.insert_text,
-                    insert_text_format=lsp.InsertTextFormat.Snippet if snippet else None))
-        return lsp.CompletionList(is_incomplete=False, items=items)
-
-    def signature_help(self, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return None
-        found = ide.signature_help(doc, convert.offset_of(doc.source, params.position))
-        if found is None:
-            return None
-        parameters = [lsp.ParameterInformation(label=p) for p in found.parameters]
-        documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found.documentation) \
-            if found.documentation else None
-        active = found.active_parameter if found.parameters else None
-        return lsp.SignatureHelp(
-            signatures=[lsp.SignatureInformation(label=found.label, documentation=documentation,
-                                                 parameters=parameters, active_parameter=active)],
-            active_signature=0, active_parameter=active)
-
-    def folding_ranges(self, params: lsp.FoldingRangeParams) -> list[lsp.FoldingRange]:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return []
-        return [lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line, kind=convert.folding_kind(f.kind))
-                for f in ide.folding_ranges(doc) if f.end_line > f.start_line]
-
-    def formatting(self, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit]:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return []
-        formatted = ide.format_document(doc)
-        if formatted is None or formatted == doc.text:
-            return []
-        return [minimal_edit(doc.source, formatted)]
-
-    def code_lenses(self, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
-        doc = self._open(params.text_document.uri)
-        if doc is None:
-            return []
-        return [
-            lsp.CodeLens(range=convert.lsp_range(doc.source, lens.span),
-                         command=lsp.Command(title=lens.title, command=lens.command,
-                                             arguments=list(lens.arguments)))
-            for lens in ide.code_lenses(doc, self.executors())
-        ]
-
-    def executors(self) -> list[str]:
-        if self._executors is None:
-            self._executors = implemented_executors()
-        return self._executors
-
-    # ---- commands: runs in child processes
-
-    def cancel_request(self, msg_id) -> None:
-        event = self._cancels.get(msg_id)
-        if event is not None:
-            event.set()
-
-    async def execute_command(self, params: lsp.ExecuteCommandParams) -> Any:
-        args = list(params.arguments or [])
-        uri = args[0] if args else None
-        if isinstance(uri, dict):
-            uri = uri.get("uri")
-        if not isinstance(uri, str):
-            raise JsonRpcInvalidParams(f"{params.command}: the first argument must be a document URI")
-        entry = self.documents.get(uri)
-        if entry is None:
-            raise JsonRpcInvalidParams(f"{params.command}: the document is not open: {uri}")
-        if params.command == RUN_COMMAND:
-            executor = args[1] if len(args) > 1 and args[1] is not None else REFERENCE
-            if not isinstance(executor, str):
-                raise JsonRpcInvalidParams(f"{RUN_COMMAND}: the second argument must be an executor name")
-            return await self._run(params, entry, [executor], compare_them=False)
-        if params.command == COMPARE_COMMAND:
-            return await self._run(params, entry, self.executors(), compare_them=True)
-        raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
-
-    async def _progress_token(self, params: lsp.ExecuteCommandParams):
-        if params.work_done_token is not None:
-            return params.work_done_token
-        if not self._client_supports("window.work_done_progress"):
-            return None
-        token = f"cint-run-{uuid.uuid4()}"
-        try:
-            await asyncio.wait_for(self.work_done_progress.create_async(token), 5)
-        except Exception as error:  # noqa: BLE001
-            logger.info("workDoneProgress/create failed: %s", error)
-            return None
-        return token
-
-    async def _run(self, params: lsp.ExecuteCommandParams, entry: OpenDocument, executors: list[str],
-                   compare_them: bool) -> dict:
-        msg_id = self.protocol.msg_id
-        doc = entry.doc
-        uri, version, text, path = doc.uri, doc.version, doc.text, doc.path
-        settings = self.settings
-        event = threading.Event()
-        if msg_id is not None:
-            self._cancels[msg_id] = event
-        token = await self._progress_token(params)
-        progress = self.work_done_progress
-        title = "cint: compare executors" if compare_them else f"cint: run on {executors[0]}"
-
-        def cancelled() -> bool:
-            if event.is_set() or self._stopping.is_set():
-                return True
-            future = progress.tokens.get(token) if token is not None else None
-            return future is not None and future.cancelled()
-
-        if token is not None:
-            progress.begin(token, lsp.WorkDoneProgressBegin(
-                title=title, cancellable=True, message=", ".join(executors)))
-        loop = asyncio.get_running_loop()
-        try:
-            jobs = [loop.run_in_executor(self._run_pool, run_program, name, path, text, settings, cancelled)
-                    for name in executors]
-            outcomes: list[Outcome] = list(await asyncio.gather(*jobs))
-        except BaseException:
-            event.set()
-            raise
-        finally:
-            self._cancels.pop(msg_id, None)
-            if token is not None:
-                progress.end(token, lsp.WorkDoneProgressEnd(message="cancelled" if cancelled() else "done"))
-                progress.tokens.pop(token, None)
-
-        source = SourceText(text, path)
-        for outcome in outcomes:
-            self._report_run(uri, version, source, outcome, notify=not compare_them)
-        # The fault of the run (for a comparison, the reference's) becomes a diagnostic
-        # while the document is the one that ran.
-        shown = outcomes[0]
-        live = self.documents.get(uri)
-        if live is not None and live.doc.version == version and (shown.result is not None):
-            live.fault = [] if shown.fault is None else [convert.fault_diagnostic(live.doc, shown.fault,
-                                                                                  shown.executor)]
-            self.publish(uri)
-        if not compare_them:
-            return outcomes[0].to_json(uri, version)
-
-        verdict = compare(outcomes)
-        self._log(lsp.MessageType.Info if verdict.agree else lsp.MessageType.Error, f"cint compare: {verdict.message}")
-        result = {
-            "uri": uri,
-            "version": version,
-            "executors": executors,
-            "compared": verdict.compared,
-            "skipped": [{"executor": e, "reason": r} for e, r in verdict.skipped],
-            "agree": verdict.agree,
-            "difference": verdict.difference,
-            "message": verdict.message,
-            "results": [o.to_json(uri, version) for o in outcomes],
-        }
-        self.protocol.notify(COMPARE_RESULT, result)
-        return result
-
-    def _report_run(self, uri: str, version: int, source: SourceText, outcome: Outcome, notify: bool) -> None:
-        """The run's output, fault report, executor notes and summary as log messages
-        (what an editor shows in its output panel), and for a single run the
-        `cint/runResult` notification."""
-        result = outcome.result
-        if result is not None and result.output:
-            self._log(lsp.MessageType.Log, f"[{outcome.executor}] output:\n{result.output.rstrip()}")
-        if result is not None and result.fault is not None:
-            try:
-                outcome.report = render_fault(source, result.fault)
-            except Exception:  # noqa: BLE001 - a record the renderer cannot place
-                outcome.report = None
-            self._log(lsp.MessageType.Error, f"[{outcome.executor}]\n{(outcome.report or outcome.summary).rstrip()}")
-        for note in (result.notes if result is not None else []):
-            self._log(lsp.MessageType.Info, f"[{outcome.executor}] {note}")
-        kind = lsp.MessageType.Info if outcome.error is None else lsp.MessageType.Error
-        self._log(kind, f"cint run {outcome.summary}")
-        if notify:
-            self.protocol.notify(RUN_RESULT, outcome.to_json(uri, version))
-
-
-def minimal_edit(source: SourceText, new: str) -> lsp.TextEdit:
-    """One edit that turns the text of `source` into `new`, covering only the part
-    between their common prefix and common suffix."""
-    old = source.text
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
-    start = len(old[:prefix].encode("utf-8"))
-    end = len(old[:len(old) - suffix].encode("utf-8"))
-    return lsp.TextEdit(
-        range=lsp.Range(start=convert.lsp_position(source, start), end=convert.lsp_position(source, end)),
-        new_text=new[prefix:len(new) - suffix])
 
 
 def create_server() -> CintLanguageServer:

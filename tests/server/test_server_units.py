@@ -14,7 +14,8 @@ from cint_ls.ide import SemanticToken
 from cint_ls.ide.document import Document
 from cint_ls.server import convert
 from cint_ls.server.runs import Outcome, compare, first_difference
-from cint_ls.server.server import CintLanguageServer, minimal_edit
+from cint_ls.server.features import minimal_edit
+from cint_ls.server.server import CintLanguageServer
 from cint_ls.server.settings import DEFAULT_TARGETS, Settings, parse_settings
 from cint_ls.syntax.source import SourceText
 

@@ -1,0 +1,160 @@
+"""workspace/executeCommand: Run and Compare executors, in child processes, with
+progress, cancellation, a time limit and the fuel setting (a mixin of
+CintLanguageServer)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import asyncio
+import logging
+import threading
+import uuid
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..exec.report import render_fault
+from ..syntax.source import SourceText
+from . import convert
+from .runs import REFERENCE, Outcome, compare, run_program
+
+
+if TYPE_CHECKING:
+    from .server import OpenDocument
+
+logger = logging.getLogger("cint_ls.server")
+
+RUN_COMMAND = "cint.run"
+COMPARE_COMMAND = "cint.compareExecutors"
+RUN_RESULT = "cint/runResult"
+COMPARE_RESULT = "cint/compareResult"
+
+
+class CommandHandlers:
+    """`cint.run` and `cint.compareExecutors`."""
+
+
+    def cancel_request(self, msg_id) -> None:
+        event = self._cancels.get(msg_id)
+        if event is not None:
+            event.set()
+
+    async def execute_command(self, params: lsp.ExecuteCommandParams) -> Any:
+        args = list(params.arguments or [])
+        uri = args[0] if args else None
+        if isinstance(uri, dict):
+            uri = uri.get("uri")
+        if not isinstance(uri, str):
+            raise JsonRpcInvalidParams(f"{params.command}: the first argument must be a document URI")
+        entry = self.documents.get(uri)
+        if entry is None:
+            raise JsonRpcInvalidParams(f"{params.command}: the document is not open: {uri}")
+        if params.command == RUN_COMMAND:
+            executor = args[1] if len(args) > 1 and args[1] is not None else REFERENCE
+            if not isinstance(executor, str):
+                raise JsonRpcInvalidParams(f"{RUN_COMMAND}: the second argument must be an executor name")
+            return await self._run(params, entry, [executor], compare_them=False)
+        if params.command == COMPARE_COMMAND:
+            return await self._run(params, entry, self.executors(), compare_them=True)
+        raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
+
+    async def _progress_token(self, params: lsp.ExecuteCommandParams):
+        if params.work_done_token is not None:
+            return params.work_done_token
+        if not self._client_supports("window.work_done_progress"):
+            return None
+        token = f"cint-run-{uuid.uuid4()}"
+        try:
+            await asyncio.wait_for(self.work_done_progress.create_async(token), 5)
+        except Exception as error:  # noqa: BLE001
+            logger.info("workDoneProgress/create failed: %s", error)
+            return None
+        return token
+
+    async def _run(self, params: lsp.ExecuteCommandParams, entry: OpenDocument, executors: list[str],
+                   compare_them: bool) -> dict:
+        msg_id = self.protocol.msg_id
+        doc = entry.doc
+        uri, version, text, path = doc.uri, doc.version, doc.text, doc.path
+        settings = self.settings
+        event = threading.Event()
+        if msg_id is not None:
+            self._cancels[msg_id] = event
+        token = await self._progress_token(params)
+        progress = self.work_done_progress
+        title = "cint: compare executors" if compare_them else f"cint: run on {executors[0]}"
+
+        def cancelled() -> bool:
+            if event.is_set() or self._stopping.is_set():
+                return True
+            future = progress.tokens.get(token) if token is not None else None
+            return future is not None and future.cancelled()
+
+        if token is not None:
+            progress.begin(token, lsp.WorkDoneProgressBegin(
+                title=title, cancellable=True, message=", ".join(executors)))
+        loop = asyncio.get_running_loop()
+        try:
+            jobs = [loop.run_in_executor(self._run_pool, run_program, name, path, text, settings, cancelled)
+                    for name in executors]
+            outcomes: list[Outcome] = list(await asyncio.gather(*jobs))
+        except BaseException:
+            event.set()
+            raise
+        finally:
+            self._cancels.pop(msg_id, None)
+            if token is not None:
+                progress.end(token, lsp.WorkDoneProgressEnd(message="cancelled" if cancelled() else "done"))
+                progress.tokens.pop(token, None)
+
+        source = SourceText(text, path)
+        for outcome in outcomes:
+            self._report_run(uri, version, source, outcome, notify=not compare_them)
+        # The fault of the run (for a comparison, the reference's) becomes a diagnostic
+        # while the document is the one that ran.
+        shown = outcomes[0]
+        live = self.documents.get(uri)
+        if live is not None and live.doc.version == version and (shown.result is not None):
+            live.fault = [] if shown.fault is None else [convert.fault_diagnostic(live.doc, shown.fault,
+                                                                                  shown.executor)]
+            self.publish(uri)
+        if not compare_them:
+            return outcomes[0].to_json(uri, version)
+
+        verdict = compare(outcomes)
+        self._log(lsp.MessageType.Info if verdict.agree else lsp.MessageType.Error, f"cint compare: {verdict.message}")
+        result = {
+            "uri": uri,
+            "version": version,
+            "executors": executors,
+            "compared": verdict.compared,
+            "skipped": [{"executor": e, "reason": r} for e, r in verdict.skipped],
+            "agree": verdict.agree,
+            "difference": verdict.difference,
+            "message": verdict.message,
+            "results": [o.to_json(uri, version) for o in outcomes],
+        }
+        self.protocol.notify(COMPARE_RESULT, result)
+        return result
+
+    def _report_run(self, uri: str, version: int, source: SourceText, outcome: Outcome, notify: bool) -> None:
+        """The run's output, fault report, executor notes and summary as log messages
+        (what an editor shows in its output panel), and for a single run the
+        `cint/runResult` notification."""
+        result = outcome.result
+        if result is not None and result.output:
+            self._log(lsp.MessageType.Log, f"[{outcome.executor}] output:\n{result.output.rstrip()}")
+        if result is not None and result.fault is not None:
+            try:
+                outcome.report = render_fault(source, result.fault)
+            except Exception:  # noqa: BLE001 - a record the renderer cannot place
+                outcome.report = None
+            self._log(lsp.MessageType.Error, f"[{outcome.executor}]\n{(outcome.report or outcome.summary).rstrip()}")
+        for note in (result.notes if result is not None else []):
+            self._log(lsp.MessageType.Info, f"[{outcome.executor}] {note}")
+        kind = lsp.MessageType.Info if outcome.error is None else lsp.MessageType.Error
+        self._log(kind, f"cint run {outcome.summary}")
+        if notify:
+            self.protocol.notify(RUN_RESULT, outcome.to_json(uri, version))
