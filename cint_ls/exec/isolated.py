@@ -51,6 +51,7 @@ def result_to_json(result: RunResult) -> dict:
         "executor": result.executor,
         "dispatches": result.dispatches,
         "notes": result.notes,
+        "trace": result.trace,
     }
 
 
@@ -63,6 +64,7 @@ def result_from_json(data: dict) -> RunResult:
         data["executor"],
         data.get("dispatches", 0),
         list(data.get("notes", [])),
+        data.get("trace"),
     )
 
 

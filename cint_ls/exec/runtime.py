@@ -68,6 +68,9 @@ class RunResult:
     executor: str
     dispatches: int = 0
     notes: list[str] = field(default_factory=list)  # executor details, not part of the outcome
+    # For --check: one row per boundary (each published dispatch, then the entry's end):
+    # [dispatch number, output bytes so far, fuel consumed, digest of the published data].
+    trace: list[list] | None = None
 
     @property
     def exit_code(self) -> int:

@@ -10,8 +10,8 @@ inout parameter in declaration order, every element of its argument in row-major
 (Bool one byte); rt/dispatch.c computes the same in C.
 
 The reference's trace comes from `TracingMachine`, a Machine whose `dispatch` and
-`write` record the boundaries; cpu-c17 returns its trace in RunResult.notes (a note
-`trace [[dispatch, output bytes, fuel, digest], ...]`) when run with {"trace": True}.
+`write` record the boundaries; cpu-c17 returns its trace in RunResult.trace (rows
+`[dispatch, output bytes, fuel, digest]`) when run with {"trace": True}.
 """
 
 from __future__ import annotations
@@ -81,12 +81,10 @@ def reference_trace(program: ir.Program, fuel: int | None) -> tuple[RunResult, l
 
 
 def trace_of(result: RunResult) -> list[Boundary]:
-    """The trace cpu-c17 returned in its notes (with {"trace": True})."""
-    for note in result.notes:
-        if note.startswith("trace "):
-            rows = json.loads(note[len("trace "):])
-            return [Boundary(*row) for row in rows]
-    raise ValueError("the cpu-c17 result carries no trace")
+    """The trace cpu-c17 returned (run with {"trace": True})."""
+    if result.trace is None:
+        raise ValueError("the cpu-c17 result carries no trace")
+    return [Boundary(*row) for row in result.trace]
 
 
 def _where(k: int, boundary: Boundary) -> str:

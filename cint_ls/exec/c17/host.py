@@ -98,15 +98,14 @@ def emit(program: ir.Program, also: tuple[str, ...] = ()) -> str:
 
 def run(program: ir.Program, fuel: int | None, write=None, options: dict | None = None) -> RunResult:
     """The Executor interface: emit, build (cached), run in this process. Options:
-    `trace` (for --check: the boundaries in a note), `stack_size` (bytes of the thread
+    `trace` (for --check: the boundaries in RunResult.trace), `stack_size` (bytes of the thread
     that runs the entry)."""
     options = options or {}
     library = build_library(emit(program))
     result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
                                      stack_size=int(options.get("stack_size", STACK_SIZE)))
     if options.get("trace"):
-        result.notes.append("trace " + json.dumps([[b.dispatch, b.output_length, b.fuel, b.digest]
-                                                    for b in boundaries]))
+        result.trace = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in boundaries]
     if write is not None and result.output:
         write(result.output)
     return result
