@@ -317,10 +317,10 @@ def lower_program(checked: CheckedModule) -> ir.Program:
         params = [unit.slot(p) for p in info.params]
         body = unit.block(info.node.body.statements)
         functions[name] = ir.Function(name, f"{checked.name}.{name}", params, [p.name for p in info.params],
-                                      info.return_type, body, len(unit.slots), info.node.name.span)
+                                      [p.type for p in info.params], info.return_type, body, len(unit.slots), info.node.name.span)
     entry_unit = UnitLowerer(checked)
     entry_body = entry_unit.block(checked.module.statements)
-    entry = ir.Function("<entry>", f"{checked.name} entry", [], [], I64, entry_body, len(entry_unit.slots),
+    entry = ir.Function("<entry>", f"{checked.name} entry", [], [], [], I64, entry_body, len(entry_unit.slots),
                         checked.source.span(0, 0))
     return ir.Program(checked.name, checked.source.path, functions, kernels, entry)
 

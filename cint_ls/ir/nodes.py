@@ -299,6 +299,7 @@ class Function:
     qualified: str
     params: list[int]  # slots
     param_names: list[str]
+    param_types: list[Type]
     return_type: Type
     body: list[Stmt]
     slot_count: int

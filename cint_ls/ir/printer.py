@@ -257,10 +257,7 @@ def _kernel(k: ir.Kernel) -> list[str]:
 
 def _function(f: ir.Function, module: str | None = None) -> list[str]:
     p = _UnitPrinter(list(zip(f.params, f.param_names)), f.body, in_kernel=False)
-    params = []
-    for slot, name in zip(f.params, f.param_names):
-        t = p.types.get(slot)
-        params.append(p.slot(slot, name) + (f": {t}" if t is not None else ""))
+    params = [f"{p.slot(slot, name)}: {t}" for slot, name, t in zip(f.params, f.param_names, f.param_types)]
     if module is not None:
         p.emit(0, f"entry {module} {{")
     else:

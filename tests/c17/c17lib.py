@@ -161,7 +161,7 @@ def reduction_cases() -> list[ReductionCase]:
 
 
 def library_source(cases: list[Case], reductions: list[ReductionCase]) -> str:
-    program = ir.Program("difftest", "difftest.ci", {}, {}, ir.Function("<entry>", "difftest entry", [], [], VOID,
+    program = ir.Program("difftest", "difftest.ci", {}, {}, ir.Function("<entry>", "difftest entry", [], [], [], VOID,
                                                                            [], 0, SPAN))
     emitter = ProgramEmitter(program)
     out = ['#include "cint_rt.h"', ""]

@@ -18,12 +18,6 @@ from .unit import COUNT, FAST, FULL, ArraySlot, UnitEmitter
 
 
 
-def _units(program: ir.Program):
-    yield program.entry
-    yield from program.functions.values()
-    yield from program.kernels.values()
-
-
 def _calls(statements: list[ir.Stmt]):
     for statement in statements:
         for node in walk(statement):
@@ -63,15 +57,8 @@ class ProgramEmitter:
     # ------------------------------------------------------------------ analysis of the IR
 
     def _param_types(self) -> dict[str, list[Type | None]]:
-        """Each function's parameter types, from its call sites (the IR keeps none)."""
-        types: dict[str, list[Type | None]] = {n: [None] * len(f.params) for n, f in self.program.functions.items()}
-        for unit in _units(self.program):
-            for node in _calls(unit.body):
-                if isinstance(node, ir.Call):
-                    for k, arg in enumerate(node.args):
-                        if types[node.function][k] is None:
-                            types[node.function][k] = arg.type
-        return types
+        """Each function's parameter types (the IR keeps them)."""
+        return {name: list(function.param_types) for name, function in self.program.functions.items()}
 
     def _reachable(self) -> tuple[list[str], list[str]]:
         """Functions reachable from the entry, and those reachable from a kernel body
@@ -191,7 +178,7 @@ class ProgramEmitter:
         operation this way, so that it tests exactly the C that programs use)."""
         span = Span(0, 0, 1, 1, 1, 1)
         function = ir.Function(name, f"test.{name}", list(range(len(params))), [f"p{k}" for k in range(len(params))],
-                               return_type, body, len(params), span)
+                               list(params), return_type, body, len(params), span)
         self.param_types[name] = list(params)
         return self.emit_function(function, mode == COUNT, mode == FAST, name)
 
