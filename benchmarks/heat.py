@@ -19,23 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from heat_kernel import heat_kernel
 
-KERNEL = """kernel diffuse[h, w](in I32[h, w] u, in I64 kn, in I64 kd, out I32[h, w] v, out I64 total)
-    over [y: h, x: w] {
-    I64 c = u[y, x] as I64;
-    I32 r = u[y, x];
-    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {
-        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
-            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
-        I64 flux = div_round(kn * lap, kd, half_even);
-        r = (c + flux) as I32;
-    }
-    v[y, x] = r;
-    reduce total = sum(r);
-}
-"""
+KERNEL = heat_kernel()
 
 PROGRAM = """
 void run() {{

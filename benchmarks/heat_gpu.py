@@ -37,26 +37,9 @@ from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.runtime import CintFault
 from cint_ls.exec.views import Storage, View
 from cint_ls.ir.build import build
+from heat_kernel import heat_kernel
 
-HEAT = """kernel diffuse[h, w](
-    in I32[h, w] u,
-    I64 kn,
-    I64 kd,
-    out I32[h, w] v,
-    out I64 total
-) over [y: h, x: w] {
-    I64 c = u[y, x] as I64;
-    I32 r = u[y, x];
-    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {
-        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
-            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
-        I64 flux = div_round(kn * lap, kd, half_even);
-        r = (c + flux) as I32;
-    }
-    v[y, x] = r;
-    reduce total = sum(r);
-}
-"""
+HEAT = heat_kernel()
 
 HAND_WRITTEN = r"""
 extern "C" __global__ void heat(const int *__restrict__ u, int *__restrict__ v, long long h, long long w,

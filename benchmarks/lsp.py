@@ -29,32 +29,10 @@ import time
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
-HEAT = """kernel diffuse{k}[h, w](
-    in I32[h, w] u,
-    I64 kn,
-    I64 kd,
-    out I32[h, w] v,
-    out I64 total
-) over [y: h, x: w] {{
-    I64 c = u[y, x] as I64;
-    I32 r = u[y, x];
-    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {{
-        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
-            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
-        I64 flux = div_round(kn * lap, kd, half_even);
-        r = (c + flux) as I32;
-    }}
-    v[y, x] = r;
-    reduce total = sum(r);
-}}
+from heat_kernel import heat_file
 
-"""
+
 URI = "file:///cint-ls-benchmark/big.ci"
-
-
-def heat_file(lines: int) -> str:
-    per = HEAT.count("\n")
-    return "".join(HEAT.format(k=k) for k in range(lines // per + 1))
 
 
 def summary(name: str, samples: list[float]) -> str:

@@ -16,31 +16,7 @@ import time
 
 from cint_ls.syntax import ParsedDocument, Position, SourceText, TextEdit, lower, parse
 
-HEAT = """kernel diffuse{k}[h, w](
-    in I32[h, w] u,
-    I64 kn,
-    I64 kd,
-    out I32[h, w] v,
-    out I64 total
-) over [y: h, x: w] {{
-    I64 c = u[y, x] as I64;
-    I32 r = u[y, x];
-    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {{
-        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
-            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
-        I64 flux = div_round(kn * lap, kd, half_even);
-        r = (c + flux) as I32;
-    }}
-    v[y, x] = r;
-    reduce total = sum(r);
-}}
-
-"""
-
-
-def heat_file(lines: int) -> str:
-    per = HEAT.count("\n")
-    return "".join(HEAT.format(k=k) for k in range(lines // per + 1))
+from heat_kernel import heat_file
 
 
 def timed(fn, repeat: int) -> list[float]:
