@@ -68,20 +68,25 @@ def format_address(address: Address) -> str:
     )
 
 
+def record_frame(source: SourceText, record: FaultRecord) -> tuple[list[str], int]:
+    """The `-->` line and the frame of a record (the caret labelled with its operation),
+    closed by a bare gutter line, and the gutter width the `=` lines indent by. A record
+    with no position gets the file alone."""
+    if record.span is None:
+        width = gutter_width(1)
+        return [f"{' ' * width}--> {display_path(source.path)}", f"{' ' * width} |"], width
+    width = gutter_width(record.span.line)
+    return [*frame(source, record.span, record.operation), f"{' ' * width} |"], width
+
+
 def render_fault(
     source: SourceText, record: FaultRecord, *, fuel: bool = True, revision: str | None = None
 ) -> str:
     """The report of `record`, ending in a newline. `fuel` adds the fuel-consumed line
     (`cint run` always does); `revision` adds a `= revision:` line."""
     path = display_path(source.path)
-    lines = [f"fault[{record.code}]: {record.message}"]
-    if record.span is None:
-        width = gutter_width(1)
-        lines += [f"{' ' * width}--> {path}", f"{' ' * width} |"]
-    else:
-        width = gutter_width(record.span.line)
-        lines += frame(source, record.span, record.operation)
-        lines.append(f"{' ' * width} |")
+    framed, width = record_frame(source, record)
+    lines = [f"fault[{record.code}]: {record.message}", *framed]
     fields = [
         f"operation: {record.operation}",
         f"operand-count: {len(record.operands)}",

@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dispatch import DispatchPlan, work_item_address
-from ..interp.compiler import ArrayBinding
 from ..interp.machine import InterpRunner, Machine
 from ..runtime import CintFault, Fuel
 
@@ -34,14 +33,8 @@ class _Replay(InterpRunner):
     def replay(self, plan: DispatchPlan, k: int, folds: dict, fuel: Fuel) -> CintFault | None:
         m, kernel = self.m, plan.kernel
         body = m.body(kernel)
-        frame: list = [None] * kernel.slot_count
-        for slot, value in zip(kernel.size_slots, plan.sizes):
-            frame[slot] = value
-        for param, read, write, scalar in zip(kernel.params, plan.reads, plan.writes, plan.scalars):
-            frame[param.slot] = ArrayBinding(read, write) if read is not None else scalar
-        rest = k
-        for (_, slot, _), extent in zip(reversed(kernel.over), reversed(plan.space)):
-            rest, frame[slot] = divmod(rest, extent)
+        frame = self.frame_template(plan)
+        self.place(frame, [slot for _, slot, _ in kernel.over], plan.space, k)
         self.lists = {r.param: [] for r in kernel.reductions}
         self.folds = dict(folds)
         self.work_item = k

@@ -11,10 +11,9 @@ work-item) and the observations in `details`; `render_host_status` prints it.
 
 from __future__ import annotations
 
-from ...syntax.report import display_path, frame, gutter_width
 from ...syntax.source import SourceText, Span
 from ..faults import PHASE_WORK_ITEM, Address, FaultRecord
-from ..report import format_address
+from ..report import format_address, record_frame
 
 CINT_RESOURCE = "CINT_RESOURCE"
 HOST_RESOURCE = "host.resource"
@@ -60,15 +59,8 @@ def render_host_status(source: SourceText, record: FaultRecord, *, fuel: bool = 
     """
     what = ("the device and the host disagree: the executor is defective"
             if record.operation == HOST_DIVERGENCE else "the device failed")
-    lines = [f"host[{record.code}]: {what}; the entry ended (not a cint fault)"]
-    path = display_path(source.path)
-    if record.span is None:
-        width = gutter_width(1)
-        lines += [f"{' ' * width}--> {path}", f"{' ' * width} |"]
-    else:
-        width = gutter_width(record.span.line)
-        lines += frame(source, record.span, record.operation)
-        lines.append(f"{' ' * width} |")
+    framed, width = record_frame(source, record)
+    lines = [f"host[{record.code}]: {what}; the entry ended (not a cint fault)", *framed]
     fields = [f"operation: {record.operation}", *(f"detail: {d}" for d in record.details)]
     if record.address is not None:
         fields.append(f"address: {format_address(record.address)}")

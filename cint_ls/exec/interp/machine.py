@@ -120,14 +120,28 @@ class InterpRunner:
         self.lists: dict[int, list] = {}
         self.folds: dict[int, object] = {}
 
-    def run(self, plan: DispatchPlan) -> WorkPhase:
-        m, kernel = self.m, plan.kernel
-        body = m.body(kernel)
+    @staticmethod
+    def frame_template(plan: DispatchPlan) -> list:
+        """A work-item's frame before its over variables: sizes, scalars, arrays."""
+        kernel = plan.kernel
         template: list = [None] * kernel.slot_count
         for slot, value in zip(kernel.size_slots, plan.sizes):
             template[slot] = value
         for param, read, write, scalar in zip(kernel.params, plan.reads, plan.writes, plan.scalars):
             template[param.slot] = ArrayBinding(read, write) if read is not None else scalar
+        return template
+
+    @staticmethod
+    def place(frame: list, over_slots: list[int], space: list[int], i: int) -> None:
+        """Set the over variables to work-item i's index tuple, row-major [X-6]."""
+        rest = i
+        for slot, extent in zip(reversed(over_slots), reversed(space)):
+            rest, frame[slot] = divmod(rest, extent)
+
+    def run(self, plan: DispatchPlan) -> WorkPhase:
+        m, kernel = self.m, plan.kernel
+        body = m.body(kernel)
+        template = self.frame_template(plan)
         contributions = [[] for _ in kernel.reductions]
         self.lists = {r.param: c for r, c in zip(kernel.reductions, contributions)}
         self.folds = {r.param: new_fold(r) for r in kernel.reductions if r.kind == "fold_checked"}
@@ -137,9 +151,7 @@ class InterpRunner:
         try:
             for i in range(plan.count):
                 frame = template.copy()
-                rest = i
-                for slot, extent in zip(reversed(over_slots), reversed(space)):
-                    rest, frame[slot] = divmod(rest, extent)
+                self.place(frame, over_slots, space, i)
                 self.work_item = i
                 m.step = 0
                 try:
