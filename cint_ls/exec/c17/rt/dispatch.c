@@ -353,6 +353,14 @@ static void address(cint_ctx *ctx, const cint_kernel *k, int64_t number, int32_t
     ctx->fault.has_item = false;
 }
 
+/* The address of a fault that `describe` found in work-item `item`. */
+static void work_item_address(cint_ctx *ctx, const cint_kernel *k, int64_t number, int64_t item) {
+    address(ctx, k, number, CINT_PHASE_WORK_ITEM);
+    ctx->fault.has_item = true;
+    ctx->fault.item = item;
+    ctx->fault.item_step = ctx->fault.step;
+}
+
 int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span) {
     int64_t number = ctx->dispatches++; /* every dispatch takes a number, faulting or not [F-1] */
     cint_plan plan;
@@ -399,10 +407,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
             goto done;
         }
         if (ctx->status != CINT_FAULT) goto done;
-        address(ctx, k, number, CINT_PHASE_WORK_ITEM);
-        ctx->fault.has_item = true;
-        ctx->fault.item = item;
-        ctx->fault.item_step = ctx->fault.step;
+        work_item_address(ctx, k, number, item);
         cint_push_frame(ctx, k->qualified, span);
         goto done;
     }
@@ -478,10 +483,7 @@ int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const 
         goto done;
     }
     if (ctx->status != CINT_FAULT) goto done;
-    address(ctx, k, number, CINT_PHASE_WORK_ITEM);
-    ctx->fault.has_item = true;
-    ctx->fault.item = item;
-    ctx->fault.item_step = ctx->fault.step;
+    work_item_address(ctx, k, number, item);
 done:
     for (int32_t p = 0; p < k->nparams; p++) cint_array_free(&writes[p]);
     return rc;
