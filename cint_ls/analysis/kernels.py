@@ -75,7 +75,7 @@ class KernelRules:
             for extent in extents:
                 self.array_extent(extent, bound)
         elif mode == "inout" and not isinstance(t, ErrorType):
-            self.error("C5015", f"a scalar parameter is `in` or `out` (a reduce target), not `inout`",
+            self.error("C5015", "a scalar parameter is `in` or `out` (a reduce target), not `inout`",
                        param.span)
         s = Symbol(param.name.text, SymbolKind.PARAM, t, param.name.span, param, mode, self.owner, list(extents))
         self.declare(s, param.name)
@@ -111,23 +111,31 @@ class KernelRules:
         self.result.types[ident] = I64
         return True
 
-    def size_expression(self, e: ast.Expr, what: str) -> None:
-        """Over extents and where sides: I64 expressions of size symbols."""
+    def non_size_name(self, e: ast.Expr) -> tuple[ast.Ident, Symbol] | None:
+        """The first name in `e` that is declared but is not a size symbol."""
         for ident in _identifiers(e):
             symbol, _ = self.scope.lookup(ident.name)
             if symbol is not None and symbol.kind is not SymbolKind.SIZE:
-                self.error("C5003", f"{what} uses only size symbols and constants; `{ident.name}` is a "
-                           f"{symbol.kind.value}", ident.span)
-                return
+                return ident, symbol
+        return None
+
+    def size_expression(self, e: ast.Expr, what: str) -> None:
+        """Over extents and where sides: I64 expressions of size symbols."""
+        found = self.non_size_name(e)
+        if found is not None:
+            ident, symbol = found
+            self.error("C5003", f"{what} uses only size symbols and constants; `{ident.name}` is a "
+                       f"{symbol.kind.value}", ident.span)
+            return
         self.expect_type(e, I64, what)
 
     def where_constraint(self, e: ast.Expr) -> None:
-        for ident in _identifiers(e):
-            symbol, _ = self.scope.lookup(ident.name)
-            if symbol is not None and symbol.kind is not SymbolKind.SIZE:
-                self.error("C5017", f"a where constraint compares size symbols; `{ident.name}` is a "
-                           f"{symbol.kind.value}", ident.span)
-                return
+        found = self.non_size_name(e)
+        if found is not None:
+            ident, symbol = found
+            self.error("C5017", f"a where constraint compares size symbols; `{ident.name}` is a "
+                       f"{symbol.kind.value}", ident.span)
+            return
         if not (isinstance(e, ast.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=")):
             self.error("C5017", "a where constraint is a comparison of size expressions (`n >= 2`)", e.span)
             self.expr(e, None)
