@@ -85,9 +85,8 @@ class ExpressionChecker:
     # ------------------------------------------------------------------ names
 
     def lookup(self, name: str, node: ast.Node) -> Symbol | None:
-        symbol, crossed = self.scope.lookup(name)
+        symbol, _ = self.scope.lookup(name)
         if symbol is None and self.owner is not None and name in self.entry_names:
-            symbol, crossed = None, True
             self.error(
                 "C9002",
                 f"`{name}` is a top-level variable: module-level state is not implemented; "

@@ -10,7 +10,7 @@ from ..exec.interp import run_program
 from ..exec.report import render_fault
 from ..ir.build import Build, build
 from ..ir.printer import format_program
-from ..syntax import Diagnostic, Severity, SourceText, parse_source
+from ..syntax import Diagnostic, SourceText, parse_source
 from ..syntax.report import display_path, render_diagnostic
 from .inputs import InputError, read_source
 

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from .. import __version__
-from .inputs import InputError, read_source
+from .inputs import InputError
 from ..exec.executors import EXECUTOR_NAMES
 from . import commands
 

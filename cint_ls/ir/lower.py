@@ -7,7 +7,7 @@ ordinals.
 
 from __future__ import annotations
 
-from ..analysis import CheckedModule, SymbolKind
+from ..analysis import CheckedModule
 from ..analysis.symbols import Symbol
 from ..analysis.types import BOOL, I64, ArrayType, Type
 from ..exec.arith import conversion_id, div_round_id, op_id, reduction_id

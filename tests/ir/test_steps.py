@@ -4,7 +4,6 @@ conformance programs whose faults name a step."""
 
 from __future__ import annotations
 
-import pytest
 
 from cint_ls.analysis import check
 from cint_ls.ir import lower_program

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cint_ls.syntax import ParsedDocument, Position, SourceText, TextEdit, parse, syntax_diagnostics
+from cint_ls.syntax import ParsedDocument, Position, TextEdit, parse, syntax_diagnostics
 from conftest import CONFORMANCE
 from strategies import edit_for, expected_text, utf16_length
 

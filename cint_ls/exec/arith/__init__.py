@@ -37,6 +37,9 @@ Decisions where LANGUAGE.md and SPEC-02P.1 are silent (each one is tested):
   `count.checked.<target>`; the fold's index is the caller's, else the position).
 """
 
+from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal
+
+from ..faults import FAULT_MESSAGES
 from .convert import convert, convert_fn
 from .fault import (
     E_DIV_ZERO,
@@ -44,7 +47,6 @@ from .fault import (
     E_NARROW,
     E_OVERFLOW,
     E_SHIFT,
-    FAULT_MESSAGES,
     OperationFault,
     bounds,
     conversion_id,
@@ -86,12 +88,10 @@ from .scalar import (
     wrap,
 )
 from .text import (
-    fixed_literal_to_stored,
     format_exact,
     format_fixed,
     format_typed,
     format_value,
-    parse_integer_literal,
 )
 
 __all__ = [

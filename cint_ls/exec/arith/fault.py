@@ -14,7 +14,7 @@ from typing import TypeAlias
 
 from cint_ls.analysis.types import FixedType, IntType, Type
 
-from ..faults import FAULT_MESSAGES, OperationFault
+from ..faults import OperationFault
 
 NumType: TypeAlias = IntType | FixedType
 """A type that arithmetic acts on. Values are Python ints; a fixed value is its stored integer."""

@@ -7,12 +7,11 @@ binary fraction, so its decimal is finite and exact.
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 from cint_ls.analysis.types import BoolType, FixedType, IntType, Type
 
-from .fault import Exact, bounds
+from .fault import Exact
 
 
 def _decimal(negative: bool, whole: int, frac: int, digits: int) -> str:
@@ -73,6 +72,3 @@ def format_exact(x: Exact) -> str:
 
 # --- literals ------------------------------------------------------------------------------
 
-
-# Literal parsing is the analysis's (literal typing); re-exported for the run-time's users.
-from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal  # noqa: E402,F401
