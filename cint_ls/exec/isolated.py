@@ -6,16 +6,26 @@ from the child's stdout; the program's output travels inside the result, and the
 child's stderr is kept for crash messages. The parent enforces a time limit (the child
 is killed) and the child a memory limit (RLIMIT_AS).
 
+The child dies with its parent. It leads its own process group, which the parent kills
+on every way out of `run_isolated` (a result, the time limit, cancellation, an exception,
+KeyboardInterrupt, and SIGTERM or SIGHUP while the default action is in place: the group
+is killed, then the signal takes its default course). A parent that dies without a chance
+to do so (SIGKILL, a crash) is covered on Linux by the child's parent-death signal
+(PR_SET_PDEATHSIG, SIGKILL, set before exec), and everywhere by a thread of the child that
+polls its parent's pid (`_watch_parent`).
+
     python -m cint_ls.exec.isolated  < request.json  > result.json
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -68,47 +78,122 @@ def result_from_json(data: dict) -> RunResult:
     )
 
 
-def _limit_memory(limit: int):
-    def apply() -> None:
-        try:
-            import resource
+PARENT_ENV = "CINT_ISOLATED_PARENT"  # the pid of the run's parent, for the child's watcher
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_WATCH_INTERVAL = 0.2  # seconds between the child's looks at its parent
 
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        except (ImportError, ValueError, OSError):
-            pass
+
+@functools.cache
+def _prctl():
+    """libc's prctl (Linux), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return prctl
+
+
+def _limit_memory(limit: int, parent: int | None = None):
+    """The child's set-up between fork and exec: the memory limit, its own session and
+    process group, and (Linux) SIGKILL when the thread that started it ends. If `parent`
+    (the starting process's pid) is no longer its parent by then, the child ends at once.
+    Everything it needs is looked up before the fork."""
+    try:
+        import resource
+    except ImportError:
+        resource = None
+    prctl = _prctl() if parent is not None else None
+
+    def apply() -> None:
+        if resource is not None:
+            try:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+            except (ValueError, OSError):
+                pass
         os.setsid()  # its own process group, so a kill reaches its children too
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the parent died before the death signal was armed
+                os._exit(1)
 
     return apply
 
 
-def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None) -> RunResult:
-    """Run in a child process. `cancel`, if given, is polled (a callable returning
-    True) to stop the run early. Raises IsolatedRunError."""
-    child = subprocess.Popen(
+_live: set[subprocess.Popen] = set()  # the children of runs in progress in this process
+
+
+def _kill_live_children(signum, frame) -> None:
+    """SIGTERM or SIGHUP while a run is in progress (and the signal's action was the
+    default): kill the children's process groups, then let the signal end the process
+    as it would have."""
+    for child in list(_live):
+        _kill_group(child)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _guard_signals() -> dict:
+    """In the main thread, handle the termination signals whose action is the default
+    for the duration of a run; returns what to restore."""
+    saved = {}
+    if threading.current_thread() is not threading.main_thread():
+        return saved
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+            try:
+                signal.signal(signum, _kill_live_children)
+            except (ValueError, OSError):
+                continue
+            saved[signum] = signal.SIG_DFL
+    return saved
+
+
+def _restore_signals(saved: dict) -> None:
+    for signum, handler in saved.items():
+        try:
+            if signal.getsignal(signum) is _kill_live_children:
+                signal.signal(signum, handler)
+        except (ValueError, OSError):
+            pass
+
+
+def _start_child(request: Request) -> subprocess.Popen:
+    parent = os.getpid()
+    return subprocess.Popen(
         # -P: the child imports the installed package, never a source tree in the cwd.
         [sys.executable, "-P", "-m", "cint_ls.exec.isolated"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_limit_memory(request.memory_limit),
+        env={**os.environ, PARENT_ENV: str(parent)},
+        preexec_fn=_limit_memory(request.memory_limit, parent),
     )
-    started = time.monotonic()
-    pending: bytes | None = request.to_json().encode()
-    while True:
+
+
+def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None) -> RunResult:
+    """Run in a child process. `cancel`, if given, is polled (a callable returning
+    True) to stop the run early. Raises IsolatedRunError. The child (and anything it
+    started) is killed on every way out that does not wait for its result."""
+    saved = _guard_signals()
+    try:
+        child = _start_child(request)
+        _live.add(child)
         try:
-            # The first call sends the request; retries go on reading (subprocess keeps
-            # what it has read across time-outs).
-            out, err = child.communicate(input=pending, timeout=0.05)
-            break
-        except subprocess.TimeoutExpired:
-            pending = None
-            elapsed = time.monotonic() - started
-            if time_limit is not None and elapsed > time_limit:
-                _kill(child)
-                raise IsolatedRunError(f"the run took longer than {time_limit:g} s and was stopped") from None
-            if cancel is not None and cancel():
-                _kill(child)
-                raise IsolatedRunError("the run was cancelled") from None
+            out, err = _communicate(child, request, time_limit, cancel)
+        except BaseException:
+            _kill(child)
+            raise
+        finally:
+            _live.discard(child)
+    finally:
+        _restore_signals(saved)
     if child.returncode != 0 or not out:
         detail = err.decode("utf-8", "replace").strip().splitlines()
         last = detail[-1] if detail else ""
@@ -125,12 +210,71 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None)
     return result_from_json(data)
 
 
-def _kill(child: subprocess.Popen) -> None:
+def _communicate(child: subprocess.Popen, request: Request, time_limit: float | None,
+                 cancel) -> tuple[bytes, bytes]:
+    """Send the request, wait for the child's end within the time limit; the output
+    and error bytes."""
+    started = time.monotonic()
+    pending: bytes | None = request.to_json().encode()
+    while True:
+        try:
+            # The first call sends the request; retries go on reading (subprocess keeps
+            # what it has read across time-outs).
+            return child.communicate(input=pending, timeout=0.05)
+        except subprocess.TimeoutExpired:
+            pending = None
+            elapsed = time.monotonic() - started
+            if time_limit is not None and elapsed > time_limit:
+                raise IsolatedRunError(f"the run took longer than {time_limit:g} s and was stopped") from None
+            if cancel is not None and cancel():
+                raise IsolatedRunError("the run was cancelled") from None
+
+
+def _kill_group(child: subprocess.Popen) -> None:
+    """SIGKILL to the child's process group, while the child is not reaped (its pid,
+    and so the group's id, cannot have been reused)."""
+    if child.returncode is not None:
+        return
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        child.kill()
+        try:
+            child.kill()
+        except OSError:
+            pass
+
+
+def _kill(child: subprocess.Popen) -> None:
+    _kill_group(child)
     child.wait()
+
+
+def _watch_parent() -> None:
+    """The child's backstop: when the process named by $CINT_ISOLATED_PARENT is no longer
+    its parent (it died and the child was re-parented), the child kills its process group
+    (itself and any compiler it started) or, when it does not lead one, itself."""
+    try:
+        parent = int(os.environ.pop(PARENT_ENV, ""))
+    except ValueError:
+        return  # started by hand, not by run_isolated
+
+    def die() -> None:
+        try:
+            if os.getpgid(0) == os.getpid():
+                os.killpg(0, signal.SIGKILL)
+        finally:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    if os.getppid() != parent:
+        die()
+
+    def watch() -> None:
+        while True:
+            time.sleep(_WATCH_INTERVAL)
+            if os.getppid() != parent:
+                die()
+
+    threading.Thread(target=watch, name="cint-watch-parent", daemon=True).start()
 
 
 def child_main() -> int:
@@ -161,4 +305,5 @@ def child_main() -> int:
 
 
 if __name__ == "__main__":
+    _watch_parent()
     sys.exit(child_main())
