@@ -2,8 +2,9 @@
 
 Exit codes follow LANGUAGE.md "Reports": 0 success, 1 a fault (or, for `parse`, syntax
 errors), 2 translation errors or unusable input; and 3 when a run ends without an
-outcome (a cpu-c17 run that crashed, timed out or found no C compiler: one line
-`cint: error: ...`), 4 when `run --check` finds the executors differ.
+outcome (a run that crashed or timed out, no C compiler, no CUDA device: one line
+`cint: error: ...`; or a host status of gpu-cuda), 4 when `run --check` finds the
+executors differ.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fuel", type=_units, default=None, metavar="N",
                    help="the entry's fuel budget in units (default: unlimited)")
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                   help="stop a cpu-c17 run (a child process) after SECONDS (default: no limit)")
+                   help="run in a child process and stop it after SECONDS (default: no limit)")
     p.add_argument("--check", default=None, metavar="EXECUTOR", choices=commands.EXECUTORS,
                    help="also run the entry on EXECUTOR and compare the outcomes (output, fault record, fuel)")
     gpu = p.add_argument_group("gpu-cuda")

@@ -1,8 +1,9 @@
 """The executors by name, behind one interface (ARCHITECTURE.md "Executor"):
 `run(program, fuel, write, options) -> RunResult`, in the calling process.
 
-`isolated.py` runs the same interface in a child process, which is how the CLI runs a
-compiled executor and how the language server runs every executor.
+Nobody outside `exec` calls this directly: `run.py` is the one way to run a program
+(build, admit, run in a child process when the executor is native, compare), and
+`isolated.py` is its child process.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ class Executor:
     name: str
     description: str
     run: Runner
-    # Whether `run` needs a child process for safety (native code that may crash).
+    # Whether `run` needs a child process for safety (native code that may crash, a
+    # driver that may hang): run.py then always runs it isolated.
     native: bool = False
     options: dict = field(default_factory=dict)
 
@@ -39,6 +41,11 @@ def register(executor: Executor) -> None:
 
 
 def _interp(program: ir.Program, fuel, write, options) -> RunResult:
+    """Options: `trace` (the boundaries of a comparison in RunResult.trace)."""
+    if (options or {}).get("trace"):
+        from .interp.trace import run_traced
+
+        return run_traced(program, fuel, write)
     from .interp import run_program
 
     return run_program(program, fuel, write)

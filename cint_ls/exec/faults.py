@@ -29,6 +29,13 @@ FAULT_MESSAGES = {
 
 PHASE_ENTRY, PHASE_WORK_ITEM, PHASE_EPILOGUE = 0, 1, 2
 
+# Host statuses (SPEC-02P.1 10.5 para 9, 10.6 para 11): not cint faults, but the entry
+# ends with a boundary record in the FaultRecord shape, code CINT_RESOURCE, whose
+# operation says which: a driver error, or a device/host divergence (a defect).
+CINT_RESOURCE = "CINT_RESOURCE"
+HOST_RESOURCE = "host.resource"
+HOST_DIVERGENCE = "host.divergence"
+
 TypedValue = tuple[Type, int]
 
 
@@ -83,7 +90,15 @@ class FaultRecord:
 
     @property
     def message(self) -> str:
+        if self.is_host_status:
+            return ("the device and the host disagree: the executor is defective"
+                    if self.operation == HOST_DIVERGENCE else "the device failed")
         return FAULT_MESSAGES.get(self.code, self.code)
+
+    @property
+    def is_host_status(self) -> bool:
+        """A boundary record of the host (CINT_RESOURCE), not a cint fault."""
+        return self.code == CINT_RESOURCE
 
     # ---- serialization, for the records that come back from C and PTX runs
 

@@ -278,9 +278,11 @@ def _watch_parent() -> None:
 
 
 def child_main() -> int:
-    """The child: read the request, build, run, write the result."""
+    """The child: read the request, build, run (run.run_built: the same admission and
+    executor call as an in-process run), write the result."""
     from ..ir.build import build
-    from .executors import ExecutorUnavailable, get
+    from .executors import ExecutorUnavailable
+    from .run import run_built
 
     request = json.loads(sys.stdin.read())
     built = build(request["text"], request["path"])
@@ -289,14 +291,8 @@ def child_main() -> int:
         reply = {"error": f"{first.code} at {first.span.line}:{first.span.column}: {first.message}"}
     else:
         try:
-            executor = get(request["executor"])
-            admit = executor.options.get("admit")  # an executor that refuses constructs (gpu-cuda)
-            refusal = admit(built) if admit is not None else None
-            if refusal is not None:
-                reply = {"error": refusal.message}
-            else:
-                result = executor.run(built.program, request.get("fuel"), None, request.get("options") or {})
-                reply = result_to_json(result)
+            result = run_built(built, request["executor"], request.get("fuel"), request.get("options") or {})
+            reply = result_to_json(result)
         except ExecutorUnavailable as error:
             reply = {"error": str(error)}
     sys.stdout.write(json.dumps(reply))

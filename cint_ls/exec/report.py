@@ -1,4 +1,9 @@
-"""Printing a fault record (LANGUAGE.md "Reports", SPEC-02P.1 5.6 and its examples).
+"""The one place a fault record becomes text (LANGUAGE.md "Reports", SPEC-02P.1 5.6 and
+its examples): `render` (the report `cint run` prints, the server logs and sends as
+`cint/runResult.report`), `summary` (one line: notifications, the editors' run output)
+and `diagnostic_message` (the message of the fault's diagnostic in an editor). A host
+status (CINT_RESOURCE, SPEC-02P.1 10.5 para 9) goes through the same three. The editor
+plugins print these texts; they never format a record themselves.
 
     fault[E_OVERFLOW]: the exact result is outside the type's range
       --> heat_e1.ci:13:33
@@ -25,10 +30,14 @@ Formats this project chose where the spec shows none (tested in tests/exec/test_
   source (one module per program until modules are implemented).
 - `= revision: R` when the caller passes a revision.
 - A record without a position prints `  --> FILE` and the `|` line, no source frame.
-- `render_fault_summary`: `CODE at FILE:LINE:COL: OPERATION (WHERE)` where WHERE is
+- `summary`: `CODE at FILE:LINE:COL: OPERATION (WHERE)` where WHERE is
   `work-item W, step S` in the work-item phase, `entry phase` / `epilogue` in the
-  others, and is left out (with its parentheses) for a fault outside a dispatch.
-- `record.details` (executor notes, not part of the record) are not printed.
+  others, and is left out (with its parentheses) for a fault outside a dispatch. A host
+  status: `CINT_RESOURCE at FILE:LINE:COL: host.resource (dispatch N): DETAIL`.
+- `record.details` (executor notes, not part of the record) are not printed for a
+  fault; for a host status they are its observations (`= detail:` lines).
+- No text ever shows a missing field as `None`: the address line prints `none` as 5.6
+  note 1 does, and the other texts leave the field out.
 """
 
 from __future__ import annotations
@@ -79,11 +88,12 @@ def record_frame(source: SourceText, record: FaultRecord) -> tuple[list[str], in
     return [*frame(source, record.span, record.operation), f"{' ' * width} |"], width
 
 
-def render_fault(
-    source: SourceText, record: FaultRecord, *, fuel: bool = True, revision: str | None = None
-) -> str:
-    """The report of `record`, ending in a newline. `fuel` adds the fuel-consumed line
-    (`cint run` always does); `revision` adds a `= revision:` line."""
+def render(source: SourceText, record: FaultRecord, *, fuel: bool = True, revision: str | None = None) -> str:
+    """The report of `record` (a fault or a host status), ending in a newline. `fuel`
+    adds the fuel-consumed line (`cint run` always does); `revision` adds a
+    `= revision:` line."""
+    if record.is_host_status:
+        return _render_host_status(source, record, fuel=fuel)
     path = display_path(source.path)
     framed, width = record_frame(source, record)
     lines = [f"fault[{record.code}]: {record.message}", *framed]
@@ -107,6 +117,28 @@ def render_fault(
     return "\n".join(lines) + "\n"
 
 
+def _render_host_status(source: SourceText, record: FaultRecord, *, fuel: bool = True) -> str:
+    """The report of a boundary record:
+
+        host[CINT_RESOURCE]: the device failed; the entry ended (not a cint fault)
+          --> heat.ci:25:5
+        ...
+           = operation: host.resource
+           = detail: CUDA_ERROR_LAUNCH_TIMEOUT: the launch timed out and was terminated
+           = address: heat.diffuse, dispatch 0, phase 1, work-item none, step none
+    """
+    framed, width = record_frame(source, record)
+    lines = [f"host[{record.code}]: {record.message}; the entry ended (not a cint fault)", *framed]
+    fields = [f"operation: {record.operation}", *(f"detail: {d}" for d in record.details)]
+    if record.address is not None:
+        fields.append(f"address: {format_address(record.address)}")
+    if fuel:
+        fields.append(f"fuel-consumed: {record.fuel_consumed} (not part of the fault record)")
+    indent = " " * (width + 1)
+    lines += [f"{indent}= {f}" for f in fields]
+    return "\n".join(lines) + "\n"
+
+
 def _module_file(record: FaultRecord) -> str | None:
     """`M.ci` for the module M of the faulting kernel (`heat_e1.diffuse`) or, outside a
     dispatch, of the innermost frame (`budget.run`, `budget entry`); a module is named
@@ -122,7 +154,23 @@ def _module_file(record: FaultRecord) -> str | None:
     return name.split(" ")[0].split(".")[0] + ".ci"
 
 
-def render_fault_summary(record: FaultRecord, *, path: str | None = None) -> str:
+def _where(address: Address | None, host: bool) -> str:
+    """The parenthesized place in a dispatch, or nothing outside one."""
+    if address is None:
+        return ""
+    if host:
+        return f" (dispatch {address.dispatch})"
+    if address.phase == PHASE_ENTRY:
+        return " (entry phase)"
+    if address.phase == PHASE_EPILOGUE:
+        return " (epilogue)"
+    where = [f"work-item {address.work_item}" if address.work_item is not None else None,
+             f"step {address.step}" if address.step is not None else None]
+    shown = ", ".join(w for w in where if w is not None)
+    return f" ({shown})" if shown else f" (dispatch {address.dispatch})"
+
+
+def summary(record: FaultRecord, *, path: str | None = None) -> str:
     """One line for a notification:
     `E_OVERFLOW at heat_e1.ci:13:33: mul.checked.i64 (work-item 20, step 22)`.
 
@@ -133,12 +181,28 @@ def render_fault_summary(record: FaultRecord, *, path: str | None = None) -> str
     position = f"{record.span.line}:{record.span.column}" if record.span is not None else None
     place = ":".join(p for p in (file, position) if p is not None)
     text = record.code + (f" at {place}" if place else "") + f": {record.operation}"
-    address = record.address
-    if address is not None:
-        if address.phase == PHASE_ENTRY:
-            text += " (entry phase)"
-        elif address.phase == PHASE_EPILOGUE:
-            text += " (epilogue)"
-        else:
-            text += f" (work-item {address.work_item}, step {address.step})"
+    text += _where(record.address, record.is_host_status)
+    if record.is_host_status and record.details:
+        text += f": {record.details[0]}"
     return text
+
+
+def diagnostic_message(record: FaultRecord, executor: str) -> str:
+    """The message of a run's diagnostic at the faulting operator: what happened, the
+    operation and its typed operands, the exact result and the limit, and the address
+    in the dispatch; for a host status, what the host observed."""
+    if record.is_host_status:
+        parts = [f"{record.message}; the entry ended (not a cint fault): {record.operation}", *record.details]
+    else:
+        operands = ", ".join(format_typed(t, v) for t, v in record.operands)
+        parts = [f"{record.message}: {record.operation}({operands})"]
+        details = []
+        if record.exact is not None:
+            details.append(f"exact {format_exact(record.exact)}")
+        if record.limit is not None:
+            details.append(f"limit {format_typed(*record.limit)}")
+        if details:
+            parts.append(", ".join(details))
+    if record.address is not None:
+        parts.append(f"at {format_address(record.address)}")
+    return "; ".join(parts) + f" [{executor}]"

@@ -58,6 +58,17 @@ class CintFault(Exception):
         )
 
 
+@dataclass(frozen=True)
+class Boundary:
+    """A point where two runs are compared (SPEC-02P.1 8.4 example 9): after a published
+    dispatch, or the end of the entry (dispatch None)."""
+
+    dispatch: int | None
+    output_length: int  # bytes of UTF-8 output so far
+    fuel: int
+    digest: int | None  # FNV-1a of the published data (exec/interp/trace.py, rt/dispatch.c)
+
+
 @dataclass
 class RunResult:
     """The outcome of running an entry on one executor."""
@@ -68,9 +79,13 @@ class RunResult:
     executor: str
     dispatches: int = 0
     notes: list[str] = field(default_factory=list)  # executor details, not part of the outcome
-    # For --check: one row per boundary (each published dispatch, then the entry's end):
-    # [dispatch number, output bytes so far, fuel consumed, digest of the published data].
+    # When asked for (option `trace`): one row per boundary (each published dispatch, then
+    # the entry's end): [dispatch number, output bytes so far, fuel consumed, digest of the
+    # published data]. Executors that cannot trace leave it None: compared at the end only.
     trace: list[list] | None = None
+
+    def boundaries(self) -> list[Boundary] | None:
+        return None if self.trace is None else [Boundary(*row) for row in self.trace]
 
     @property
     def exit_code(self) -> int:

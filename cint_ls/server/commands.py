@@ -15,10 +15,9 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..exec.report import render_fault
-from ..syntax.source import SourceText
+from ..exec.run import RunOutcome
 from . import convert
-from .runs import REFERENCE, Outcome, compare, run_program
+from .runs import REFERENCE, compare, run_program, run_result_json
 
 
 if TYPE_CHECKING:
@@ -97,9 +96,11 @@ class CommandHandlers:
                 title=title, cancellable=True, message=", ".join(executors)))
         loop = asyncio.get_running_loop()
         try:
-            jobs = [loop.run_in_executor(self._run_pool, run_program, name, path, text, settings, cancelled)
+            # A comparison asks for traces: the executors are compared at every boundary.
+            jobs = [loop.run_in_executor(self._run_pool, run_program, name, path, text, settings, cancelled,
+                                         compare_them)
                     for name in executors]
-            outcomes: list[Outcome] = list(await asyncio.gather(*jobs))
+            outcomes: list[RunOutcome] = list(await asyncio.gather(*jobs))
         except BaseException:
             event.set()
             raise
@@ -109,9 +110,8 @@ class CommandHandlers:
                 progress.end(token, lsp.WorkDoneProgressEnd(message="cancelled" if cancelled() else "done"))
                 progress.tokens.pop(token, None)
 
-        source = SourceText(text, path)
         for outcome in outcomes:
-            self._report_run(uri, version, source, outcome, notify=not compare_them)
+            self._report_run(uri, version, outcome, notify=not compare_them)
         # The fault of the run (for a comparison, the reference's) becomes a diagnostic
         # while the document is the one that ran.
         shown = outcomes[0]
@@ -121,7 +121,7 @@ class CommandHandlers:
                                                                                   shown.executor)]
             self.publish(uri)
         if not compare_them:
-            return outcomes[0].to_json(uri, version)
+            return run_result_json(outcomes[0], uri, version)
 
         verdict = compare(outcomes)
         self._log(lsp.MessageType.Info if verdict.agree else lsp.MessageType.Error, f"cint compare: {verdict.message}")
@@ -134,27 +134,24 @@ class CommandHandlers:
             "agree": verdict.agree,
             "difference": verdict.difference,
             "message": verdict.message,
-            "results": [o.to_json(uri, version) for o in outcomes],
+            "results": [run_result_json(o, uri, version) for o in outcomes],
         }
         self.protocol.notify(COMPARE_RESULT, result)
         return result
 
-    def _report_run(self, uri: str, version: int, source: SourceText, outcome: Outcome, notify: bool) -> None:
-        """The run's output, fault report, executor notes and summary as log messages
-        (what an editor shows in its output panel), and for a single run the
-        `cint/runResult` notification."""
+    def _report_run(self, uri: str, version: int, outcome: RunOutcome, notify: bool) -> None:
+        """The run's output, report (the text `cint run` prints), executor notes and
+        summary as log messages (what an editor shows in its output panel), and for a
+        single run the `cint/runResult` notification."""
         result = outcome.result
         if result is not None and result.output:
             self._log(lsp.MessageType.Log, f"[{outcome.executor}] output:\n{result.output.rstrip()}")
-        if result is not None and result.fault is not None:
-            try:
-                outcome.report = render_fault(source, result.fault)
-            except Exception:  # noqa: BLE001 - a record the renderer cannot place
-                outcome.report = None
-            self._log(lsp.MessageType.Error, f"[{outcome.executor}]\n{(outcome.report or outcome.summary).rstrip()}")
+        report = outcome.report
+        if report is not None:
+            self._log(lsp.MessageType.Error, f"[{outcome.executor}]\n{report.rstrip()}")
         for note in (result.notes if result is not None else []):
             self._log(lsp.MessageType.Info, f"[{outcome.executor}] {note}")
-        kind = lsp.MessageType.Info if outcome.error is None else lsp.MessageType.Error
+        kind = lsp.MessageType.Info if outcome.result is not None else lsp.MessageType.Error
         self._log(kind, f"cint run {outcome.summary}")
         if notify:
-            self.protocol.notify(RUN_RESULT, outcome.to_json(uri, version))
+            self.protocol.notify(RUN_RESULT, run_result_json(outcome, uri, version))

@@ -8,9 +8,8 @@ import json
 
 from lsprotocol import types as lsp
 
-from ..exec.arith import format_exact, format_typed
 from ..exec.faults import FaultRecord
-from ..exec.report import format_address
+from ..exec.report import diagnostic_message
 from ..ide.document import Document
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import Position, SourceText, Span
@@ -84,23 +83,6 @@ def lsp_diagnostic(doc: Document, diagnostic: Diagnostic) -> lsp.Diagnostic:
     )
 
 
-def fault_message(record: FaultRecord, executor: str) -> str:
-    """The message of a fault diagnostic: what happened, the operation and its typed
-    operands, the exact result and the limit, and the address in the dispatch."""
-    operands = ", ".join(format_typed(t, v) for t, v in record.operands)
-    parts = [f"{record.message}: {record.operation}({operands})"]
-    details = []
-    if record.exact is not None:
-        details.append(f"exact {format_exact(record.exact)}")
-    if record.limit is not None:
-        details.append(f"limit {format_typed(*record.limit)}")
-    if details:
-        parts.append(", ".join(details))
-    if record.address is not None:
-        parts.append(f"at {format_address(record.address)}")
-    return "; ".join(parts) + f" [{executor}]"
-
-
 def fault_diagnostic(doc: Document, record: FaultRecord, executor: str) -> lsp.Diagnostic:
     """The Error diagnostic of a run's fault, at the faulting operator, with the
     dispatch site and each stack frame as related information. `record` must come
@@ -130,7 +112,7 @@ def fault_diagnostic(doc: Document, record: FaultRecord, executor: str) -> lsp.D
         range_ = lsp.Range(start=lsp.Position(0, 0), end=lsp.Position(0, 0))
     return lsp.Diagnostic(
         range=range_,
-        message=fault_message(record, executor),
+        message=diagnostic_message(record, executor),
         severity=lsp.DiagnosticSeverity.Error,
         code=record.code,
         source=f"{SOURCE} run",

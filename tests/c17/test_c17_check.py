@@ -9,8 +9,9 @@ from dataclasses import replace
 import pytest
 
 from cint_ls.cli.main import main
-from cint_ls.exec.c17.check import check_line, compare, reference_trace
-from cint_ls.exec.c17.host import Boundary
+from cint_ls.exec.compare import compare
+from cint_ls.exec.interp.trace import run_traced
+from cint_ls.exec.runtime import Boundary
 from cint_ls.ir.build import build
 from conftest import CONFORMANCE
 
@@ -52,41 +53,59 @@ def test_executor_c17_checked_against_the_reference(capsys, monkeypatch):
     assert err == "check: cpu-sir-interp and cpu-c17 agree at 4 boundaries\n"
 
 
-def _traces(name: str):
+def _reference(name: str):
     text = (CONFORMANCE / name).read_text()
-    program = build(text, name).program
-    return reference_trace(program, None)
+    return run_traced(build(text, name).program, None)
+
+
+def _traced(result, trace, executor="cpu-c17", **changes):
+    rows = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in trace]
+    return replace(result, executor=executor, trace=rows, **changes)
 
 
 def test_the_first_difference_is_precise():
-    result, trace = _traces("dispatch_count.ci")
+    result = _reference("dispatch_count.ci")
+    trace = result.boundaries()
     assert [b.dispatch for b in trace] == [0, 1, 2, None][:len(trace)] or [b.dispatch for b in trace] == [0, 1, None]
-    assert compare(result, trace, result, trace) == (len(trace), None)
+    same = compare(result, _traced(result, trace))
+    assert (same.boundaries, same.difference) == (len(trace), None)
 
     fuel = list(trace)
     fuel[1] = replace(fuel[1], fuel=fuel[1].fuel + 1)
-    k, text = compare(result, trace, result, fuel)
-    assert check_line(k, text) == (f"check: cpu-sir-interp and cpu-c17 differ at boundary 2 (after dispatch 1): "
-                                   f"the fuel consumed is {trace[1].fuel} on cpu-sir-interp, {trace[1].fuel + 1} "
-                                   "on cpu-c17")
+    assert compare(result, _traced(result, fuel)).line == (
+        f"check: cpu-sir-interp and cpu-c17 differ at boundary 2 (after dispatch 1): "
+        f"the fuel consumed is {trace[1].fuel} on cpu-sir-interp, {trace[1].fuel + 1} on cpu-c17")
 
     data = list(trace)
     data[0] = replace(data[0], digest=1)
-    assert "boundary 1 (after dispatch 0): the published data differ" in compare(result, trace, result, data)[1]
+    assert "boundary 1 (after dispatch 0): the published data differ" in compare(result, _traced(result, data)).line
 
-    other = replace(result, output=result.output.replace("4", "5", 1))
-    k, text = compare(result, trace, other, trace)
-    assert "the output differs on line 1" in text
+    other = _traced(result, trace, output=result.output.replace("4", "5", 1))
+    assert "the output differs on line 1" in compare(result, other).difference
 
     record = replace(result.fault, exact=result.fault.exact + 1)
-    k, text = compare(result, trace, replace(result, fault=record), trace)
-    assert k == len(trace) and "at the end of the entry): the fault records differ in exact" in text
+    verdict = compare(result, _traced(result, trace, fault=record))
+    assert verdict.boundaries == len(trace)
+    assert "at the end of the entry): the fault records differ in exact" in verdict.difference
 
     shorter = trace[:1] + [Boundary(None, trace[-1].output_length, trace[-1].fuel, None)]
-    k, text = compare(result, trace, result, shorter)
-    assert text == "boundary 2: cpu-sir-interp published dispatch 1, cpu-c17 reached the end of the entry"
+    assert compare(result, _traced(result, shorter)).difference == (
+        "boundary 2: cpu-sir-interp published dispatch 1, cpu-c17 reached the end of the entry")
+
+
+def test_without_a_trace_only_the_end_is_compared():
+    result = _reference("dispatch_count.ci")
+    untraced = replace(result, executor="gpu-cuda", trace=None)
+    verdict = compare(result, untraced)
+    assert verdict.agree and verdict.line == "check: cpu-sir-interp and gpu-cuda agree at 1 boundary"
+    verdict = compare(result, replace(untraced, fuel_consumed=result.fuel_consumed + 1))
+    assert verdict.line.startswith("check: cpu-sir-interp and gpu-cuda differ at boundary 1 (at the end of the entry)")
 
 
 def test_the_singular_and_the_plural():
-    assert check_line(1, None) == "check: cpu-sir-interp and cpu-c17 agree at 1 boundary"
-    assert check_line(3, None) == "check: cpu-sir-interp and cpu-c17 agree at 3 boundaries"
+    result = _reference("dispatch_count.ci")
+    trace = result.boundaries()
+    end = replace(result, executor="cpu-c17", trace=None)
+    assert compare(result, end).line == "check: cpu-sir-interp and cpu-c17 agree at 1 boundary"
+    assert compare(result, _traced(result, trace)).line == (
+        f"check: cpu-sir-interp and cpu-c17 agree at {len(trace)} boundaries")

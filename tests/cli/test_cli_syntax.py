@@ -102,7 +102,7 @@ def test_emit_ir_of_a_broken_file_prints_errors(capsys, tmp_path):
     assert code == 2 and out == "" and "error[C2001]" in err
 
 
-def test_run_refuses_an_unavailable_executor_in_one_line(capsys):
+def test_run_without_the_device_asked_for_is_one_line(capsys):
     from cint_ls.exec.cuda.device import DeviceUnavailable
     from cint_ls.exec.cuda.driver import CudaDevice
 
@@ -113,7 +113,7 @@ def test_run_refuses_an_unavailable_executor_in_one_line(capsys):
     else:
         pytest.skip("this machine has a CUDA device")
     code, out, err = run(capsys, "run", "--executor", "gpu-cuda", "--device", "cuda", str(CONFORMANCE / "scale.ci"))
-    assert code == 2 and err.count("\n") == 1 and err.startswith("cint: error: gpu-cuda: ")
+    assert code == 3 and err.count("\n") == 1 and err.startswith("cint: error: gpu-cuda: ")
 
 
 def test_run_prints_errors_not_warnings(capsys, tmp_path):

@@ -7,7 +7,7 @@ import pytest
 
 from cint_ls.cli.main import main
 from cint_ls.exec.cuda.ptx import emit_module
-from cint_ls.exec.cuda.status import render_host_status
+from cint_ls.exec.report import render
 from cint_ls.exec.isolated import Request, run_isolated
 from cint_ls.syntax import SourceText
 from conftest import CONFORMANCE
@@ -107,7 +107,7 @@ def test_host_status_report():
     record = FaultRecord("CINT_RESOURCE", "host.resource", (), None, None, span, (),
                          Address("heat_spot.diffuse", 1, 1), (), 64,
                          ("CUDA_ERROR_LAUNCH_TIMEOUT: the launch timed out and was terminated (cuCtxSynchronize)",))
-    report = render_host_status(source, record)
+    report = render(source, record)
     assert report.startswith("host[CINT_RESOURCE]: the device failed; the entry ended (not a cint fault)\n")
     assert f"  --> heat_spot.ci:{line}:" in report
     assert "= operation: host.resource" in report
@@ -146,10 +146,17 @@ def test_the_benchmark_says_it_needs_a_gpu_and_runs_on_the_simulated_device():
 
 
 def test_a_driver_error_ends_the_run_with_exit_3(capsys, monkeypatch):
+    """A host status is a result: the CLI prints it as `host[CINT_RESOURCE]` and exits 3.
+    gpu-cuda runs in a child process, so the failing device is injected into an
+    in-process run of the façade, whose outcome the CLI then prints."""
+    import cint_ls.cli.commands as commands
     import cint_ls.exec.cuda as cuda
+    from cint_ls.exec import run as facade
     from cint_ls.exec.cuda.simulator import SimulatedDevice
 
     monkeypatch.setattr(cuda, "SimulatedDevice", lambda order, seed: SimulatedDevice(fail_launch=1))
+    monkeypatch.setattr(commands, "run_request",
+                        lambda request: facade.run(__import__("dataclasses").replace(request, isolate=False)))
     monkeypatch.chdir(CONFORMANCE)
     code, out, err = cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "heat_spot.ci")
     assert code == 3
@@ -157,3 +164,31 @@ def test_a_driver_error_ends_the_run_with_exit_3(capsys, monkeypatch):
     assert err.startswith("host[CINT_RESOURCE]: the device failed; the entry ended (not a cint fault)\n")
     assert "= operation: host.resource" in err and "LAUNCH_TIMEOUT" in err
     assert "= address: heat_spot.diffuse, dispatch 1, phase 1, work-item none, step none" in err
+    assert "None" not in err
+
+
+def test_gpu_cuda_runs_in_a_child_process(monkeypatch):
+    """[ARCHITECTURE "Isolated runs"] a native executor never runs in the CLI's process."""
+    import cint_ls.exec.cuda as cuda
+    from cint_ls.exec.run import RunRequest, run
+
+    def boom(*args, **kwargs):
+        raise AssertionError("gpu-cuda ran in the calling process")
+
+    monkeypatch.setattr(cuda, "run", boom)
+    text = (CONFORMANCE / "scale.ci").read_text()
+    outcome = run(RunRequest("scale.ci", text, "gpu-cuda", options={"gpu-cuda": {"device": "sim"}}))
+    assert outcome.result is not None and outcome.error is None
+
+
+def test_check_names_the_executors_it_compared(capsys, monkeypatch):
+    """`--executor cpu-c17 --check gpu-cuda` compares those two, not the reference."""
+    import shutil
+
+    if not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
+        pytest.skip("cpu-c17 needs a C compiler")
+    monkeypatch.chdir(CONFORMANCE)
+    code, out, err = cli(capsys, "run", "--executor", "cpu-c17", "--check", "gpu-cuda", "--device", "sim",
+                         "heat_spot.ci")
+    assert code == 0
+    assert err.endswith("check: cpu-c17 and gpu-cuda agree at 1 boundary\n")

@@ -14,7 +14,7 @@ import pytest
 
 from cint_ls.analysis.types import I32, I64, FixedType
 from cint_ls.exec.faults import Address, FaultRecord, StackFrame, ViewDescriptor
-from cint_ls.exec.report import format_view, render_fault, render_fault_summary
+from cint_ls.exec.report import format_view, render, summary
 from cint_ls.syntax.source import Position, SourceText, Span
 
 CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
@@ -113,7 +113,7 @@ CASES = {
 def test_report_matches_conformance_file(name):
     source, rec = record(name, **CASES[name])
     expected = (CONFORMANCE / f"{name}.out").read_text().splitlines()
-    actual = render_fault(source, rec).splitlines()
+    actual = render(source, rec).splitlines()
     assert matches(expected, actual), "\n".join(actual)
 
 
@@ -125,7 +125,7 @@ def test_matcher_checks_order():
 
 def test_full_report_heat_e1():
     source, rec = record("heat_e1", **CASES["heat_e1"])
-    assert render_fault(source, rec) == (
+    assert render(source, rec) == (
         "fault[E_OVERFLOW]: the exact result is outside the type's range\n"
         "  --> heat_e1.ci:13:33\n"
         "   |\n"
@@ -147,7 +147,7 @@ def test_full_report_heat_e1():
 
 def test_full_report_alias_views_and_revision():
     source, rec = record("alias_cols", **CASES["alias_cols"])
-    lines = render_fault(source, rec, fuel=False, revision="alias_cols@r1").splitlines()
+    lines = render(source, rec, fuel=False, revision="alias_cols@r1").splitlines()
     assert lines[-4:] == [
         "   = view: I32 rank 2, origin 8, extents (8, 8), strides (16, 1), writable",
         "   = view: I32 rank 2, origin 0, extents (8, 8), strides (16, 1), read-only",
@@ -161,8 +161,8 @@ def test_full_report_alias_views_and_revision():
 
 def test_fuel_line_is_optional():
     source, rec = record("budget_fuel", **CASES["budget_fuel"])
-    assert "fuel-consumed" not in render_fault(source, rec, fuel=False)
-    assert render_fault(source, rec).splitlines()[-1] == "   = fuel-consumed: 6002 (not part of the fault record)"
+    assert "fuel-consumed" not in render(source, rec, fuel=False)
+    assert render(source, rec).splitlines()[-1] == "   = fuel-consumed: 6002 (not part of the fault record)"
 
 
 def test_fixed_point_values_print_as_decimals():
@@ -172,7 +172,7 @@ def test_fixed_point_values_print_as_decimals():
         "E_OVERFLOW", "mul.checked.q16.16", ((q, -49152), (q, 1 << 30)), Fraction(-3 * (1 << 14), 4),
         (q, q.min), at(source, 2, 14), address=Address("fx.k", 0, 1, 0, 1),
     )
-    text = render_fault(source, rec, fuel=False)
+    text = render(source, rec, fuel=False)
     assert "   = operand: Q16.16 -0.75\n   = operand: Q16.16 16384.0\n" in text
     assert "   = exact:   -12288.0\n   = limit:   Q16.16 -32768.0\n" in text
     assert "^ mul.checked.q16.16" in text
@@ -181,7 +181,7 @@ def test_fixed_point_values_print_as_decimals():
 def test_wide_gutter_and_no_position():
     source = SourceText("\n" * 119 + "    y = x / 0;\n", "long.ci")
     rec = FaultRecord("E_DIV_ZERO", "div.checked.i64", i64(1, 0), None, None, at(source, 120, 11))
-    assert render_fault(source, rec, fuel=False).splitlines()[1:] == [
+    assert render(source, rec, fuel=False).splitlines()[1:] == [
         "   --> long.ci:120:11",
         "    |",
         "120 |     y = x / 0;",
@@ -195,7 +195,7 @@ def test_wide_gutter_and_no_position():
         "    = limit:   none",
     ]
     spanless = FaultRecord("E_ASSERT", "assert", (), None, None, None, fuel_consumed=3)
-    assert render_fault(source, spanless) == (
+    assert render(source, spanless) == (
         "fault[E_ASSERT]: assertion failed\n"
         "  --> long.ci\n"
         "   |\n"
@@ -209,14 +209,14 @@ def test_wide_gutter_and_no_position():
 
 def test_summary_lines():
     _, heat = record("heat_e1", **CASES["heat_e1"])
-    assert render_fault_summary(heat) == "E_OVERFLOW at heat_e1.ci:13:33: mul.checked.i64 (work-item 20, step 22)"
+    assert summary(heat) == "E_OVERFLOW at heat_e1.ci:13:33: mul.checked.i64 (work-item 20, step 22)"
     _, shape = record("shape_rt", **CASES["shape_rt"])
-    assert render_fault_summary(shape) == "E_SHAPE at shape_rt.ci:8:5: bind.shape (entry phase)"
+    assert summary(shape) == "E_SHAPE at shape_rt.ci:8:5: bind.shape (entry phase)"
     _, total = record("heat_sum32", **CASES["heat_sum32"])
-    assert render_fault_summary(total, path="dir/h.ci") == "E_OVERFLOW at dir/h.ci:17:20: sum.checked.i32.i32 (epilogue)"
+    assert summary(total, path="dir/h.ci") == "E_OVERFLOW at dir/h.ci:17:20: sum.checked.i32.i32 (epilogue)"
     source = source_of("budget")
     outside = FaultRecord("E_ASSERT", "assert", (), None, None, at(source, 4, 19),
                           stack=(StackFrame("budget entry", at(source, 4, 19)),))
-    assert render_fault_summary(outside) == "E_ASSERT at budget.ci:4:19: assert"
+    assert summary(outside) == "E_ASSERT at budget.ci:4:19: assert"
     bare = FaultRecord("E_ASSERT", "assert", (), None, None, None)
-    assert render_fault_summary(bare) == "E_ASSERT: assert"
+    assert summary(bare) == "E_ASSERT: assert"

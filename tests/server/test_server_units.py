@@ -13,7 +13,8 @@ from cint_ls.exec.runtime import RunResult
 from cint_ls.ide import SemanticToken
 from cint_ls.ide.document import Document
 from cint_ls.server import convert
-from cint_ls.server.runs import Outcome, compare, first_difference
+from cint_ls.exec.run import RunOutcome
+from cint_ls.server.runs import compare
 from cint_ls.server.features import minimal_edit
 from cint_ls.server.server import CintLanguageServer
 from cint_ls.server.settings import DEFAULT_TARGETS, Settings, parse_settings
@@ -133,19 +134,24 @@ def test_fault_diagnostic():
 
 # ---- comparison
 
-def _outcome(executor: str, output="1\n", fault=None, fuel=3, error=None) -> Outcome:
+def _outcome(executor: str, output="1\n", fault=None, fuel=3, error=None) -> RunOutcome:
     result = None if error else RunResult(output, fault, fuel, executor)
-    return Outcome(executor, "m.ci", result, error, 0.1)
+    return RunOutcome(executor, SourceText("", "m.ci"), result, error, seconds=0.1)
+
+
+def first_difference(a: RunOutcome, b: RunOutcome) -> str | None:
+    return compare([a, b]).difference
 
 
 def test_compare():
+    """The server's Compare goes through the one comparer (exec.compare)."""
     a, b = _outcome("cpu-sir-interp"), _outcome("cpu-c17")
     assert first_difference(a, b) is None
     assert "line 2" in first_difference(_outcome("x", "1\n2\n"), _outcome("y", "1\n3\n"))
     assert "fuel" in first_difference(a, _outcome("y", fuel=4))
-    assert "faulted" in first_difference(_outcome("x", fault=_record()), b)
-    assert "`address`" in first_difference(_outcome("x", fault=_record()),
-                                          _outcome("y", fault=_record(address=Address("m.k", 0, 1, 2, 1))))
+    assert "only x faulted" in first_difference(_outcome("x", fault=_record()), b)
+    assert "differ in address" in first_difference(_outcome("x", fault=_record()),
+                                                   _outcome("y", fault=_record(address=Address("m.k", 0, 1, 2, 1))))
     verdict = compare([a, b, _outcome("gpu-cuda", error="gpu-cuda cannot build this program: neg")])
     assert verdict.agree and verdict.compared == ["cpu-sir-interp", "cpu-c17"]
     assert "gpu-cuda gave no result" in verdict.message

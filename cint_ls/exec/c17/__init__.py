@@ -3,15 +3,27 @@ into a shared library and run on the host, every kernel one work-item at a time.
 
 `emit` translates the IR to C (deterministic), `rt/` is the C run-time it links with
 (exact arithmetic, fault records, the dispatch protocol), `build` compiles with a cache,
-`host` loads the library with cffi and runs it, `check` compares it with the reference
-(`cint run --check cpu-c17`), `describe` runs one work-item again for gpu-cuda
+`host` loads the library with cffi and runs it (with `trace`, the boundaries that
+`exec.compare` checks against the reference), `describe` runs one work-item again for gpu-cuda
 (`describe_work_item`, SPEC-02P.1 10.6). README.md documents the design and the ABI.
 """
 
-from ..executors import Executor, register
+from ..executors import Executor, ExecutorUnavailable, register
 from .describe import describe_work_item
 from .host import EXECUTOR, run
 
-register(Executor(EXECUTOR, "C17 through the system C compiler (gcc or clang)", run, native=True))
+
+def emit_text(program) -> str:
+    """The C17 that cpu-c17 compiles (`cint emit-c`): deterministic."""
+    from .emit import EmitError, emit_program
+
+    try:
+        return emit_program(program)
+    except EmitError as error:
+        raise ExecutorUnavailable(f"cpu-c17 cannot translate this program: {error}") from None
+
+
+register(Executor(EXECUTOR, "C17 through the system C compiler (gcc or clang)", run, native=True,
+                  options={"emit": emit_text}))
 
 __all__ = ["EXECUTOR", "describe_work_item", "run"]

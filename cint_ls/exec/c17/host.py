@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...ir import nodes as ir
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
-from ..runtime import RunResult
+from ..runtime import Boundary, RunResult
 from .build import build_library
 from .emit import EmitError, emit_program
 
@@ -59,17 +58,6 @@ class C17RunError(ExecutorUnavailable):
 
 class Untranslatable(ExecutorUnavailable):
     """cpu-c17 cannot translate the program (beyond its limits: README.md "Limits")."""
-
-
-@dataclass
-class Boundary:
-    """A point where --check compares executors: after a published dispatch, or the
-    end of the entry (dispatch None)."""
-
-    dispatch: int | None
-    output_length: int  # bytes of UTF-8 output so far
-    fuel: int
-    digest: int | None  # FNV-1a of the published data (cint_ls/exec/c17/check.py)
 
 
 _ffi = None

@@ -130,8 +130,14 @@ def _run(program: ir.Program, fuel, write, options) -> RunResult:
     return run(program, fuel, write, options)
 
 
+def emit_text(program: ir.Program) -> str:
+    """The PTX module gpu-cuda loads (`cint emit-ptx`); empty for a program without kernels."""
+    return compile_program(program).text if program.kernels else ""
+
+
 register(Executor(EXECUTOR, "the work-item phase on an NVIDIA GPU (PTX through the CUDA driver API), "
-                            "or on the simulated device", _run, native=True, options={"admit": admit_build}))
+                            "or on the simulated device", _run, native=True,
+                  options={"admit": admit_build, "emit": emit_text}))
 
 __all__ = ["CudaOptions", "DEVICES", "EXECUTOR", "device_note", "admit", "admit_build", "compile_program",
            "open_device", "run", "DeviceError"]

@@ -1,0 +1,184 @@
+"""The one way to run a program: `run(RunRequest) -> RunOutcome`.
+
+Build the text, let the executor admit it (gpu-cuda's capability profile, SPEC-02P.1
+10.5 para 11), run the entry (in a child process, `isolated.py`, whenever the executor
+is native or the caller asks for a time limit or a way to cancel), and, for `check`,
+run it again on a second executor and compare the two at every boundary (`compare.py`).
+The CLI's `cint run` and the server's Run and Compare call this and nothing below it.
+
+An outcome is exactly one of: translation errors (`diagnostics`, nothing ran), a refusal
+by the executor (`diagnostics` holds its E_UNSUPPORTED error, nothing ran), no result
+(`error`, one line: no C compiler, no device, a crash, a time-out, a cancel), or a
+result (which may hold a fault or a host status).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import PurePath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..ir.build import Build, build
+from ..syntax import Diagnostic, SourceText
+from .compare import Comparison, compare
+from .executors import Executor, ExecutorUnavailable, get
+from .isolated import IsolatedRunError, Request, run_isolated
+from .report import render, summary
+from .runtime import RunResult
+
+REFERENCE = "cpu-sir-interp"
+
+
+@dataclass
+class RunRequest:
+    path: str
+    text: str
+    executor: str = REFERENCE
+    fuel: int | None = None
+    # Options by executor name (gpu-cuda: device, block_size, order, seed, ...).
+    options: dict[str, dict] = field(default_factory=dict)
+    check: str | None = None  # also run on this executor and compare
+    trace: bool = False  # ask for the boundaries of a comparison (implied by `check`)
+    time_limit: float | None = None  # seconds; implies a child process
+    isolate: bool | None = None  # None: a child process when needed (see the module's doc)
+    cancel: Callable[[], bool] | None = None  # polled; True stops the run (implies a child process)
+    write: Callable[[str], object] | None = None  # the program's output (streamed when in process)
+
+    def options_for(self, executor: str) -> dict:
+        options = dict(self.options.get(executor) or {})
+        if self.trace or self.check is not None:
+            options["trace"] = True
+        return options
+
+
+@dataclass
+class RunOutcome:
+    executor: str
+    source: SourceText
+    result: RunResult | None = None
+    error: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    refused: bool = False  # the diagnostics are the executor's refusal, not translation errors
+    seconds: float = 0.0
+    fuel_budget: int | None = None
+    checked: RunOutcome | None = None  # the run on `check`'s executor
+    comparison: Comparison | None = None
+
+    @property
+    def ran(self) -> bool:
+        return self.result is not None
+
+    @property
+    def report(self) -> str | None:
+        """The fault or host status as `cint run` prints it; None without one."""
+        if self.result is None or self.result.fault is None:
+            return None
+        return render(self.source, self.result.fault)
+
+    @property
+    def summary(self) -> str:
+        """One line: `cpu-sir-interp: E_OVERFLOW at heat_e1.ci:13:33: mul.checked.i64
+        (work-item 20, step 22); fuel 65; 0.41 s`."""
+        head = f"{self.executor}: "
+        if self.result is None:
+            if self.diagnostics:
+                first = self.diagnostics[0]
+                return head + f"{first.code} at {first.span.line}:{first.span.column}: {first.message}"
+            return head + (self.error or "no result")
+        if self.result.fault is not None:
+            what = summary(self.result.fault, path=PurePath(self.source.path).name)
+        else:
+            what = "finished"
+        return head + f"{what}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s"
+
+
+class Refused(ExecutorUnavailable):
+    """The executor does not build this program (its capability profile refuses it)."""
+
+
+def _admission(executor: Executor, built: Build) -> Diagnostic | None:
+    admit = executor.options.get("admit")
+    return admit(built) if admit is not None else None
+
+
+def refusal(built: Build, executor_name: str) -> Diagnostic | None:
+    """The executor's build error for the program (gpu-cuda: the first construct its
+    capability profile refuses), or None. Raises ExecutorUnavailable for an unknown name."""
+    return _admission(get(executor_name), built)
+
+
+def emitted(built: Build, executor_name: str) -> str:
+    """The code the executor builds from the program (cpu-c17: C17, gpu-cuda: PTX).
+    Raises ExecutorUnavailable (Refused when the executor refuses the program)."""
+    executor = get(executor_name)
+    emit = executor.options.get("emit")
+    if emit is None:
+        raise ExecutorUnavailable(f"{executor_name} emits no code")
+    found = _admission(executor, built)
+    if found is not None:
+        raise Refused(found.message)
+    return emit(built.program)
+
+
+def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
+              write: Callable[[str], object] | None = None) -> RunResult:
+    """Run a built program in this process (the child of an isolated run calls this).
+    Raises ExecutorUnavailable (Refused for a program the executor refuses)."""
+    executor = get(executor_name)
+    refusal = _admission(executor, built)
+    if refusal is not None:
+        raise Refused(refusal.message)
+    return executor.run(built.program, fuel, write, options)
+
+
+def _one(request: RunRequest, executor_name: str, source: SourceText, built: Build,
+         write: Callable[[str], object] | None) -> RunOutcome:
+    outcome = RunOutcome(executor_name, source, fuel_budget=request.fuel)
+    try:
+        executor = get(executor_name)
+    except ExecutorUnavailable as error:
+        outcome.error = str(error)
+        return outcome
+    refusal = _admission(executor, built)
+    if refusal is not None:
+        outcome.diagnostics, outcome.refused = [refusal], True
+        return outcome
+    isolate = request.isolate
+    if isolate is None:
+        isolate = executor.native or request.time_limit is not None or request.cancel is not None
+    options = request.options_for(executor_name)
+    started = time.monotonic()
+    try:
+        if isolate:
+            outcome.result = run_isolated(Request(executor_name, source.path, source.text, request.fuel, options),
+                                          time_limit=request.time_limit, cancel=request.cancel)
+            if write is not None and outcome.result.output:
+                write(outcome.result.output)
+        else:
+            outcome.result = executor.run(built.program, request.fuel, write, options)
+    except (IsolatedRunError, ExecutorUnavailable) as error:
+        outcome.error = str(error)
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def run(request: RunRequest) -> RunOutcome:
+    """Build, admit, run, and compare when asked. Never raises for a property of the
+    program or of this machine: those are outcomes."""
+    source = SourceText(request.text, request.path)
+    built = build(request.text, request.path)
+    if built.program is None:
+        return RunOutcome(request.executor, source, diagnostics=list(built.checked.errors),
+                          fuel_budget=request.fuel)
+    outcome = _one(request, request.executor, source, built, request.write)
+    if request.check is None or request.check == request.executor or outcome.result is None:
+        return outcome
+    outcome.checked = _one(request, request.check, source, built, None)
+    if outcome.checked.result is not None:
+        # The reference is named first, as `check: cpu-sir-interp and cpu-c17 agree ...`.
+        first, second = outcome, outcome.checked
+        if second.executor == REFERENCE:
+            first, second = second, first
+        outcome.comparison = compare(first.result, second.result)  # type: ignore[arg-type]
+    return outcome
