@@ -234,6 +234,16 @@ local function scenario()
     results.current_buffer_after_run = vim.api.nvim_get_current_buf() == heat
   end
 
+  section('server results printed', function()
+    local file = assert(io.open(vim.env.CINT_TEST_RESULTS, 'r'))
+    local decoded = vim.json.decode(file:read('*a'))
+    file:close()
+    results.server_result_lines = {}
+    for _, result in ipairs(decoded) do
+      table.insert(results.server_result_lines, cint.run_lines(result))
+    end
+  end)
+
   section(':CintRun', function()
     cint.last_result = nil
     vim.cmd('CintRun cpu-sir-interp')

@@ -61,10 +61,13 @@ def scenario(tmp_path_factory) -> dict:
         shutil.copyfile(CONFORMANCE / name, work / name)
     out = tmp / "results.json"
     server_log = tmp / "cint-ls.log"
+    server_results = tmp / "server_results.json"
+    server_results.write_text(json.dumps(server_run_results()))
     env = {
         **os.environ,
         "CINT_TEST_DIR": str(work),
         "CINT_TEST_OUT": str(out),
+        "CINT_TEST_RESULTS": str(server_results),
         "CINT_LS_CMD": json.dumps(server_command(server_log)),
         # Nothing of the machine's Neovim setup, and nothing left behind.
         "XDG_CONFIG_HOME": str(tmp / "config"),
@@ -92,6 +95,31 @@ def scenario(tmp_path_factory) -> dict:
     results = json.loads(out.read_text())
     results["_logs"] = _show(logs)
     return results
+
+
+def server_run_results() -> list[dict]:
+    """Real `cint/runResult`s the plugin must print as the server wrote them: an
+    entry-phase fault (no work-item: JSON null, vim.NIL in Lua) and a host status of
+    gpu-cuda (a simulated device whose second launch fails, run in this process)."""
+    import dataclasses
+    from unittest import mock
+
+    import cint_ls.exec.cuda as cuda
+    from cint_ls.exec import run as facade
+    from cint_ls.exec.cuda.simulator import SimulatedDevice
+    from cint_ls.server.runs import run_program, run_result_json
+    from cint_ls.server.settings import Settings
+
+    shape = (CONFORMANCE / "shape_rt.ci").read_text()
+    entry_fault = run_result_json(run_program("cpu-sir-interp", "shape_rt.ci", shape, Settings()),
+                                  "file:///shape_rt.ci", 1)
+    spot = (CONFORMANCE / "heat_spot.ci").read_text()
+    with mock.patch.object(cuda, "SimulatedDevice", lambda order, seed: SimulatedDevice(fail_launch=1)):
+        outcome = facade.run(facade.RunRequest("heat_spot.ci", spot, "gpu-cuda", isolate=False,
+                                               options={"gpu-cuda": {"device": "sim"}}))
+    host_status = run_result_json(outcome, "file:///heat_spot.ci", 1)
+    assert entry_fault["fault"]["address"][3] is None and host_status["fault"]["code"] == "CINT_RESOURCE"
+    return [entry_fault, host_status]
 
 
 def _tail(path: Path, lines: int = 60) -> str:
@@ -160,7 +188,25 @@ def test_code_lens_run_shows_the_fault(scenario):
     _check(scenario, (diags[0]["lnum"], diags[0]["col"]) == (12, 32), f"fault diagnostic at {diags[0]}")
     output = scenario.get("output_lines") or []
     _check(scenario, any("E_OVERFLOW" in line for line in output), f"output window: {output}")
+    # The server's report, stack lines included, exactly as `cint run` prints it.
+    _check(scenario, any(line.strip().startswith("= stack: heat_e1.diffuse at ") for line in output),
+           f"no stack line in the output window: {output}")
+    _check(scenario, not [line for line in output if re.search(r"\b(nil|None|vim\.NIL)\b", line)],
+           f"a missing field printed as nil/None: {output}")
     _check(scenario, scenario.get("current_buffer_after_run") is True, "the output window took the focus")
+
+
+def test_server_texts_are_printed_not_re_rendered(scenario):
+    """An entry-phase fault and a host status print the server's report and summary, and
+    never `vim.NIL`, `nil` or `None`."""
+    printed = scenario.get("server_result_lines") or []
+    _check(scenario, len(printed) == 2, f"server results printed: {printed}")
+    for expected, lines in zip(server_run_results(), printed):
+        for line in expected["report"].splitlines():
+            _check(scenario, line in lines, f"report line {line!r} missing from {lines}")
+        _check(scenario, expected["summary"] in lines, f"summary missing from {lines}")
+        _check(scenario, not [x for x in lines if re.search(r"\b(nil|None|vim\.NIL)\b", x)],
+               f"a missing field printed as nil/None: {lines}")
 
 
 def test_cintrun_command(scenario):

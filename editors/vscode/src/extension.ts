@@ -3,6 +3,7 @@
 // the language server's; this file only wires it up.
 
 import * as vscode from "vscode";
+import { runResultLines } from "./runResult";
 import {
   ExecuteCommandRequest,
   LanguageClient,
@@ -188,50 +189,32 @@ function field<T>(object: Json | undefined, ...names: string[]): T | undefined {
   return undefined;
 }
 
-/** `cint/runResult`: the program's output, the fault record or none, fuel consumed, executor
- * and time (cint_ls/server/runs.py). Output goes to the channel; a fault's summary to a
- * notification. */
+/** `cint/runResult` (schema: cint_ls/server/schema/run-result.schema.json): the program's
+ * output, then the server's own texts, never a record formatted here: `report` (the fault or
+ * host status exactly as `cint run` prints it), `error` (why there is no result), the
+ * executor's `notes`, and `summary` for the notification. */
 export function showRunResult(result: Json): void {
   const executor = field<string>(result, "executor") ?? "?";
   const uri = field<string>(result, "uri");
   const name = uri ? decodeURIComponent(uri.replace(/^.*\//, "")) : "";
   const output = field<string>(result, "output") ?? "";
-  const fuel = field<number | string>(result, "fuelConsumed", "fuel_consumed");
-  const time = field<number>(result, "time", "seconds", "elapsed", "duration");
-  const fault = field<Json | string>(result, "fault");
+  const report = field<string>(result, "report");
   const error = field<string>(result, "error");
+  const summary = field<string>(result, "summary") ?? executor;
 
   runOutput.appendLine(`── cint run ${name} on ${executor}`.replace(/  +/g, " "));
-  if (output) {
-    runOutput.append(output.endsWith("\n") ? output : output + "\n");
+  for (const line of runResultLines(output, report, error, field<string[]>(result, "notes") ?? [])) {
+    runOutput.appendLine(line);
   }
-  if (fault !== undefined) {
-    for (const line of faultLines(fault)) {
-      runOutput.appendLine(line);
-    }
-  }
-  if (error) {
-    runOutput.appendLine(`error: ${error}`);
-  }
-  const facts: string[] = [];
-  if (fuel !== undefined) {
-    facts.push(`fuel consumed: ${fuel}`);
-  }
-  if (typeof time === "number") {
-    facts.push(`time: ${time < 1 ? `${(time * 1000).toFixed(1)} ms` : `${time.toFixed(2)} s`}`);
-  }
-  if (facts.length) {
-    runOutput.appendLine(facts.join(", "));
-  }
+  runOutput.appendLine(summary);
   runOutput.show(true);
 
-  if (fault !== undefined) {
-    const summary = field<string>(result, "summary") ?? `${executor}: ${faultSummary(fault)}`;
+  if (report) {
     void vscode.window
       .showErrorMessage(`cint run ${summary}`, "Show output")
       .then((choice) => choice && runOutput.show());
   } else if (error) {
-    void vscode.window.showErrorMessage(`cint run ${executor}: ${error}`);
+    void vscode.window.showErrorMessage(`cint run ${summary}`);
   }
 }
 
@@ -249,55 +232,4 @@ function showCompareResult(result: Json): void {
   } else {
     void vscode.window.showInformationMessage(`cint compare: ${message}`);
   }
-}
-
-/** The fault record (FaultRecord.to_json of the server) as report-like lines. */
-export function faultLines(fault: Json | string): string[] {
-  if (typeof fault === "string") {
-    return fault.replace(/\n$/, "").split("\n");
-  }
-  const report = field<string>(fault, "report", "rendered", "text");
-  if (report) {
-    return report.replace(/\n$/, "").split("\n");
-  }
-  const where = position(fault);
-  const lines = [`fault[${field<string>(fault, "code") ?? "?"}]${where ? ` at ${where}` : ""}: ${field<string>(fault, "operation") ?? ""}`];
-  for (const operand of field<unknown[][]>(fault, "operands") ?? []) {
-    lines.push(`  operand: ${operand[0]} ${operand[1]}`);
-  }
-  const exact = field<unknown>(fault, "exact");
-  if (exact !== undefined) {
-    lines.push(`  exact:   ${Array.isArray(exact) ? `${exact[0]}/${exact[1]}` : exact}`);
-  }
-  const limit = field<unknown[]>(fault, "limit");
-  if (Array.isArray(limit)) {
-    lines.push(`  limit:   ${limit[0]} ${limit[1]}`);
-  }
-  const address = field<unknown[]>(fault, "address");
-  if (Array.isArray(address) && address.length >= 5) {
-    const [kernel, dispatch, phase, item, step] = address;
-    lines.push(`  address: ${kernel}, dispatch ${dispatch}, phase ${phase}, work-item ${item}, step ${step}`);
-  }
-  return lines;
-}
-
-/** One line: `E_OVERFLOW (mul.checked.i64 at 13:33)`. */
-export function faultSummary(fault: Json | string): string {
-  if (typeof fault === "string") {
-    const first = fault.split("\n").find((line) => line.trim()) ?? fault;
-    return first.replace(/^fault\[([A-Z_]+)\]:\s*/, "$1: ");
-  }
-  const code = field<string>(fault, "code") ?? "fault";
-  const operation = field<string>(fault, "operation");
-  const where = position(fault);
-  const detail = [operation, where && `at ${where}`].filter(Boolean).join(" ");
-  return `${code}${detail ? ` (${detail})` : ""}`;
-}
-
-function position(fault: Json): string | undefined {
-  const span = field<unknown>(fault, "span");
-  if (Array.isArray(span) && span.length >= 4) {
-    return `${span[2]}:${span[3]}`; // [start byte, end byte, line, column, end line, end column]
-  }
-  return undefined;
 }

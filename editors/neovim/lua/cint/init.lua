@@ -183,93 +183,29 @@ local function field(t, ...)
   return nil
 end
 
---- One line: `E_OVERFLOW: the exact result is outside the type's range (mul.checked.i64 at 13:33)`.
-function M.fault_summary(fault)
-  if type(fault) == 'string' then
-    local first = vim.split(vim.trim(fault), '\n')[1] or fault
-    return (first:gsub('^fault%[([%u_]+)%]:%s*', '%1: '))
-  end
-  local code = field(fault, 'code') or 'fault'
-  local message = field(fault, 'message', 'summary')
-  local operation = field(fault, 'operation')
-  local where
-  local line, column = field(fault, 'line'), field(fault, 'column')
-  local span = field(fault, 'span', 'range', 'position')
-  if line then
-    where = column and (line .. ':' .. column) or tostring(line)
-  elseif type(span) == 'table' and span[4] then
-    where = span[3] .. ':' .. span[4]
-  elseif type(span) == 'table' and type(span.start) == 'table' then
-    where = (span.start.line + 1) .. ':' .. (span.start.character + 1)
-  end
-  local detail = table.concat(vim.tbl_filter(function(x)
-    return x ~= nil
-  end, { operation, where and ('at ' .. where) or nil }), ' ')
-  return code .. (message and (': ' .. message) or '') .. (detail ~= '' and (' (' .. detail .. ')') or '')
-end
-
---- The fault record of a run (FaultRecord.to_json of the server) as report-like lines.
-function M.fault_lines(fault)
-  if type(fault) == 'string' then
-    return vim.split(fault, '\n')
-  end
-  local report = field(fault, 'report', 'rendered', 'text')
-  if type(report) == 'string' then
-    return vim.split(report:gsub('\n$', ''), '\n')
-  end
-  local span = field(fault, 'span')
-  local where = type(span) == 'table' and span[4] and (' at %s:%s'):format(span[3], span[4]) or ''
-  local lines = { ('fault[%s]%s: %s'):format(field(fault, 'code') or '?', where, field(fault, 'operation') or '') }
-  for _, operand in ipairs(field(fault, 'operands') or {}) do
-    table.insert(lines, ('  operand: %s %s'):format(operand[1], operand[2]))
-  end
-  local exact = field(fault, 'exact')
-  if type(exact) == 'table' then
-    exact = exact[1] .. '/' .. exact[2]
-  end
-  if exact then
-    table.insert(lines, '  exact:   ' .. tostring(exact))
-  end
-  local limit = field(fault, 'limit')
-  if type(limit) == 'table' then
-    table.insert(lines, ('  limit:   %s %s'):format(limit[1], limit[2]))
-  end
-  local address = field(fault, 'address')
-  if type(address) == 'table' and #address >= 5 then
-    table.insert(lines, ('  address: %s, dispatch %s, phase %s, work-item %s, step %s'):format(unpack(address)))
-  end
-  return lines
-end
-
-local function run_lines(result)
+--- The lines of a `cint/runResult` (schema: cint_ls/server/schema/run-result.schema.json):
+--- the output, then the server's own texts, never a record formatted here: `report` (the
+--- fault or host status exactly as `cint run` prints it), `error`, the executor's notes,
+--- and the one-line `summary`.
+function M.run_lines(result)
   local lines = {}
   local uri = field(result, 'uri')
   local name = uri and vim.fs.basename(vim.uri_to_fname(uri)) or ''
   table.insert(lines, ('── cint run %s on %s'):format(name, field(result, 'executor') or '?'))
-  local output = field(result, 'output')
-  if type(output) == 'string' and output ~= '' then
-    vim.list_extend(lines, vim.split(output:gsub('\n$', ''), '\n'))
-  end
-  local fault = field(result, 'fault')
-  if fault then
-    vim.list_extend(lines, M.fault_lines(fault))
+  for _, key in ipairs({ 'output', 'report' }) do
+    local text = field(result, key)
+    if type(text) == 'string' and text ~= '' then
+      vim.list_extend(lines, vim.split(text:gsub('\n$', ''), '\n'))
+    end
   end
   local err = field(result, 'error')
   if err then
     table.insert(lines, 'error: ' .. tostring(err))
   end
-  local facts = {}
-  local fuel = field(result, 'fuelConsumed', 'fuel_consumed')
-  if fuel then
-    table.insert(facts, 'fuel consumed: ' .. tostring(fuel))
+  for _, note in ipairs(field(result, 'notes') or {}) do
+    table.insert(lines, 'note: ' .. tostring(note))
   end
-  local time = field(result, 'time', 'seconds', 'elapsed', 'duration')
-  if type(time) == 'number' then
-    table.insert(facts, time < 1 and ('time: %.1f ms'):format(time * 1000) or ('time: %.2f s'):format(time))
-  end
-  if #facts > 0 then
-    table.insert(lines, table.concat(facts, ', '))
-  end
+  table.insert(lines, field(result, 'summary') or (field(result, 'executor') or '?'))
   return lines
 end
 
@@ -301,19 +237,14 @@ end
 function M.on_run_result(_, result, ctx)
   M.last_result = result
   vim.schedule(function()
-    local lines = run_lines(result)
+    local lines = M.run_lines(result)
     if M.config.output == 'split' then
       append_output(lines)
     elseif M.config.output == 'notify' then
       vim.notify(table.concat(lines, '\n'))
     end
-    local fault = field(result, 'fault')
-    if fault then
-      local summary = field(result, 'summary')
-        or ('%s: %s'):format(field(result, 'executor') or '?', M.fault_summary(fault))
-      vim.notify('cint run ' .. summary, vim.log.levels.ERROR)
-    elseif field(result, 'error') then
-      vim.notify('cint run: ' .. tostring(field(result, 'error')), vim.log.levels.ERROR)
+    if field(result, 'report') or field(result, 'error') then
+      vim.notify('cint run ' .. tostring(field(result, 'summary') or field(result, 'error')), vim.log.levels.ERROR)
     end
     api.nvim_exec_autocmds('User', { pattern = 'CintRunResult', data = { result = result, client_id = ctx and ctx.client_id } })
   end)
