@@ -10,6 +10,7 @@ executors differ.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 from .. import __version__
@@ -26,6 +27,17 @@ def _units(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of units") from None
     if value < 0:
         raise argparse.ArgumentTypeError("the fuel budget is 0 units or more")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError("the time limit is a number of seconds above 0")
     return value
 
 
@@ -50,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"the executor (default {commands.INTERP})")
     p.add_argument("--fuel", type=_units, default=None, metavar="N",
                    help="the entry's fuel budget in units (default: unlimited)")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
                    help="run in a child process and stop it after SECONDS (default: no limit)")
     p.add_argument("--check", default=None, metavar="EXECUTOR", choices=commands.EXECUTORS,
                    help="also run the entry on EXECUTOR and compare the outcomes (output, fault record, fuel)")

@@ -130,3 +130,18 @@ def test_negative_fuel_is_a_usage_error(capsys):
         main(["run", "--fuel", "-1", str(CONFORMANCE / "scale.ci")])
     assert exit_.value.code == 2
     assert "the fuel budget is 0 units or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "soon"])
+def test_a_time_limit_is_a_positive_number_of_seconds(capsys, value):
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--time-limit", value, str(CONFORMANCE / "scale.ci")])
+    assert stopped.value.code == 2 and "--time-limit" in capsys.readouterr().err
+
+
+def test_the_time_limit_stops_the_reference_too(capsys, tmp_path):
+    """--time-limit runs cpu-sir-interp in a child process too, and stops it (exit 3)."""
+    spin = tmp_path / "spin.ci"
+    spin.write_text("while (true) { }\n")
+    code, out, err = run(capsys, "run", "--time-limit", "0.5", str(spin))
+    assert code == 3 and err == "cint: error: the run took longer than 0.5 s and was stopped\n"
