@@ -1,13 +1,50 @@
-"""Shared fixtures: the programs of the conformance suite (tests/conformance)."""
+"""Shared fixtures: the programs of the conformance suite (tests/conformance); the
+markers `slow` and `needs_cc`."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
 from pathlib import Path
 
 import pytest
 
 TESTS = Path(__file__).parent
 CONFORMANCE = TESTS / "conformance"
+
+
+# ---- markers. `pytest -m "not slow"` is the inner loop; plain `pytest` (CI) runs everything.
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a test that takes seconds (C compilation of many programs, "
+                                       "hypothesis against the C run-time, time limits, editor end-to-end); "
+                                       "leave them out with -m 'not slow'")
+    config.addinivalue_line("markers", "needs_cc: needs a C compiler (cpu-c17); skipped when there is none")
+
+
+def c_compiler() -> str | None:
+    """The C compiler cpu-c17 would use, as cint_ls/exec/c17/build.py find_compiler picks
+    it: `$CC` (its first word) when set, and then no other; else cc, gcc or clang."""
+    env = os.environ.get("CC", "").strip()
+    if env:
+        try:
+            argv = shlex.split(env)
+        except ValueError:
+            return None
+        return shutil.which(argv[0]) if argv else None
+    return next((path for path in map(shutil.which, ("cc", "gcc", "clang")) if path), None)
+
+
+def pytest_collection_modifyitems(config, items):
+    if c_compiler() is not None:
+        return
+    why = (f"no C compiler: CC={os.environ['CC'].strip()} does not name a program" if os.environ.get("CC", "").strip()
+           else "no C compiler (cc, gcc or clang, or set CC)")
+    skip = pytest.mark.skip(reason=why)
+    for item in items:
+        if item.get_closest_marker("needs_cc") is not None:
+            item.add_marker(skip)
 
 
 def conformance_programs() -> list[Path]:

@@ -3,7 +3,6 @@ compared at every boundary (each published dispatch and the end of the entry).""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 
 import pytest
@@ -15,8 +14,7 @@ from cint_ls.exec.runtime import Boundary
 from cint_ls.ir.build import build
 from conftest import CONFORMANCE
 
-pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("cc", "gcc", "clang")),
-                                reason="cpu-c17 needs a C compiler")
+pytestmark = pytest.mark.needs_cc
 
 
 def run(capsys, monkeypatch, *args):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import shutil
 
 import pytest
 
@@ -26,8 +25,7 @@ from cint_ls.ir.build import build
 from conftest import conformance_programs
 from test_c17_programs import PROGRAMS
 
-pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("cc", "gcc", "clang")),
-                                reason="cpu-c17 needs a C compiler")
+pytestmark = pytest.mark.needs_cc
 
 MAX_ITEMS = 2000  # the faulting work-item of a case is at most this
 

@@ -6,7 +6,6 @@ and the folds restored for the counting re-run, faults in called functions."""
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
@@ -14,8 +13,7 @@ from cint_ls.exec.executors import get
 from cint_ls.exec.interp import run_program
 from cint_ls.ir.build import build
 
-pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("cc", "gcc", "clang")),
-                                reason="cpu-c17 needs a C compiler")
+pytestmark = pytest.mark.needs_cc
 
 PROGRAMS = {
     "unguarded_neighbour": """

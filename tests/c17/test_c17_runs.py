@@ -4,7 +4,6 @@ error, a crash of the child, a time-out -- each one line that names the cause.""
 
 from __future__ import annotations
 
-import shutil
 import stat
 
 import pytest
@@ -17,8 +16,7 @@ from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
 from cint_ls.ir.build import build
 from conftest import CONFORMANCE
 
-pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("cc", "gcc", "clang")),
-                                reason="cpu-c17 needs a C compiler")
+pytestmark = pytest.mark.needs_cc
 
 
 def test_the_executor_is_registered_as_native():

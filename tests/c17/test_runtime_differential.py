@@ -14,7 +14,6 @@ fault of a kernel's fast path (`fast` mode), and the generic run-time for wide t
 from __future__ import annotations
 
 import json
-import shutil
 from itertools import product
 
 import pytest
@@ -31,8 +30,7 @@ from cint_ls.exec.arith import (  # noqa: E402
     OperationFault, binary, convert, div_round, format_value, make_reducer, unary,
 )
 
-pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("cc", "gcc", "clang")),
-                                reason="the differential test needs a C compiler")
+pytestmark = pytest.mark.needs_cc
 
 CASES = operation_cases()
 REDUCTIONS = reduction_cases()

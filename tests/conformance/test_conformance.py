@@ -96,13 +96,7 @@ def test_gpu_cuda_named_refusals_are_in_the_suite():
 # compiles the emitted C with the system's compiler and runs it in a child process.
 
 
-def _c_compiler() -> bool:
-    import shutil
-
-    return any(shutil.which(name) for name in ("cc", "gcc", "clang"))
-
-
-@pytest.mark.skipif(not _c_compiler(), reason="cpu-c17 needs a C compiler (gcc or clang)")
+@pytest.mark.needs_cc
 @pytest.mark.parametrize("path", conformance_programs(), ids=lambda p: p.stem)
 def test_cpu_c17(capsys, monkeypatch, path):
     code, actual, expected = run_cli(capsys, monkeypatch, path, ["--executor", "cpu-c17"])

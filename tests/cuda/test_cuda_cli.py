@@ -181,12 +181,9 @@ def test_gpu_cuda_runs_in_a_child_process(monkeypatch):
     assert outcome.result is not None and outcome.error is None
 
 
+@pytest.mark.needs_cc
 def test_check_names_the_executors_it_compared(capsys, monkeypatch):
     """`--executor cpu-c17 --check gpu-cuda` compares those two, not the reference."""
-    import shutil
-
-    if not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
-        pytest.skip("cpu-c17 needs a C compiler")
     monkeypatch.chdir(CONFORMANCE)
     code, out, err = cli(capsys, "run", "--executor", "cpu-c17", "--check", "gpu-cuda", "--device", "sim",
                          "heat_spot.ci")

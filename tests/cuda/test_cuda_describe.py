@@ -7,7 +7,6 @@ host.divergence; without a C compiler the interpreter describes, and the note sa
 from __future__ import annotations
 
 import copy
-import shutil
 
 import pytest
 
@@ -23,8 +22,7 @@ from cint_ls.ir.build import build
 from conftest import CONFORMANCE, conformance_programs
 from cuda_support import outcome, program_of
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None
-                                and shutil.which("clang") is None, reason="no C compiler")
+pytestmark = pytest.mark.needs_cc
 
 
 def _fuel(path) -> int | None:
