@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..syntax import ast
 from ..syntax.source import Span
+from ..vocabulary.operators import BINARY_OPERATORS, CONVERSION_OPERATORS, UNARY_OPERATORS, Operator
 from .builtins import VIEW_BUILTINS
 from .result import CheckedModule, KernelInfo
 from .symbols import SymbolKind
@@ -96,7 +97,8 @@ STORE_ELEMENTS: dict[str, Entry] = {
     "int64": _native("a store into an output of 64-bit elements"),
 }
 
-# ---- Table 3, "Native operations", and the refusal list: construct -> entry.
+# ---- Table 3, "Native operations", and the refusal list: construct -> entry. An
+# operator's construct is the family of the operation it names (cint_ls.vocabulary.operators).
 CONSTRUCTS: dict[str, Entry] = {
     # checked and wrapping +, - and *
     "add.checked": _native("checked addition `+`"),
@@ -116,7 +118,7 @@ CONSTRUCTS: dict[str, Entry] = {
     "or": Entry("bits", "bitwise `|`"),
     "xor": Entry("bits", "bitwise `^`"),
     "not": Entry("bits", "bitwise `~`"),
-    "neg": Entry("neg", "unary minus"),
+    "neg.checked": Entry("neg", "unary minus"),
     # comparisons; &&, || and ! on Bool
     "compare": _native("a comparison"),
     "logic": _native("`&&`, `||` or `!`"),
@@ -153,17 +155,6 @@ CONSTRUCTS: dict[str, Entry] = {
     "params": Entry("params", "more than 61 parameters, or more than 4,096 bytes of them"),
 }
 
-# `+` -> construct; LANGUAGE.md "Expressions".
-BINARY_CONSTRUCTS = {
-    "+": "add.checked", "-": "sub.checked", "*": "mul.checked", "/": "div.checked", "%": "rem.checked",
-    "+%": "add.wrap", "-%": "sub.wrap", "*%": "mul.wrap", "+|": "add.sat", "-|": "sub.sat", "*|": "mul.sat",
-    "<<": "shl.checked", ">>": "shr.checked", "&": "and", "|": "or", "^": "xor",
-    "==": "compare", "!=": "compare", "<": "compare", "<=": "compare", ">": "compare", ">=": "compare",
-    "&&": "logic", "||": "logic",
-}
-UNARY_CONSTRUCTS = {"-": "neg", "~": "not", "!": "logic"}
-CAST_CONSTRUCTS = {"as": "as.checked", "as%": "as.wrap", "as?": "as.result"}
-
 # The `params` limits, and what a parameter needs in the launch's parameter buffer: a
 # scalar or a size symbol 8 bytes, a view its address, origin and an extent and a stride
 # for each dimension (8 bytes each).
@@ -182,6 +173,12 @@ def type_class(t: Type) -> str | None:
     if isinstance(t, FixedType):
         return "fixed"
     return None
+
+
+def _construct(operators: dict[str, Operator], op: str) -> str:
+    """The construct of a source operator; `node` for one the tables do not know."""
+    operator = operators.get(op)
+    return operator.family if operator is not None else "node"
 
 
 def param_bytes(t: Type) -> int:
@@ -381,14 +378,14 @@ class _KernelWalk:
             self.expr(e.expr)
         elif isinstance(e, ast.Unary):
             self.expr(e.operand)
-            self.operation(UNARY_CONSTRUCTS.get(e.op, "node"), e, e.op_span, [e.operand])
+            self.operation(_construct(UNARY_OPERATORS, e.op), e, e.op_span, [e.operand])
         elif isinstance(e, ast.Binary):
             self.expr(e.left)
             self.expr(e.right)
-            self.operation(BINARY_CONSTRUCTS.get(e.op, "node"), e, e.op_span, [e.left, e.right])
+            self.operation(_construct(BINARY_OPERATORS, e.op), e, e.op_span, [e.left, e.right])
         elif isinstance(e, ast.Cast):
             self.expr(e.value)
-            self.operation(CAST_CONSTRUCTS.get(e.op, "node"), e, e.op_span, [e.value])
+            self.operation(_construct(CONVERSION_OPERATORS, e.op), e, e.op_span, [e.value])
         elif isinstance(e, ast.Index):
             self.expr_base(e.value)
             for index in e.indices:

@@ -1,7 +1,7 @@
 """The operations of the AST as the hover describes them: operation identifier, operand
 and result types, and the faults each can raise (LANGUAGE.md "Expressions", the arith
-run-time of `cint_ls.exec.arith`). Identifiers are formed by the same functions the IR
-lowering uses, so they match the IR and fault records.
+run-time of `cint_ls.exec.arith`). Identifiers are formed by the vocabulary's functions,
+as the IR lowering forms them, so they match the IR and fault records.
 """
 
 from __future__ import annotations
@@ -10,12 +10,10 @@ from dataclasses import dataclass
 
 from ..analysis.result import CheckedModule
 from ..analysis.types import BOOL, I64, ArrayType, Type
-from ..exec.arith import conversion_id, div_round_id, op_id, reduction_id
-from ..ir.lower import BINARY
 from ..syntax import ast
 from ..syntax.source import Span
-
-UNCOUNTED_BINARY = {"==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "|", "^"}
+from ..vocabulary.operations import conversion_id, div_round_id, op_id, reduction_id
+from ..vocabulary.operators import BINARY_OPERATORS
 
 
 @dataclass(frozen=True)
@@ -84,11 +82,14 @@ def operation_of(checked: CheckedModule, node: ast.Node, parent: ast.Node | None
     Index on the left of an Assign) from a read."""
     if isinstance(node, ast.Binary):
         t, lt, rt = _t(checked, node), _t(checked, node.left), _t(checked, node.right)
-        if node.op in UNCOUNTED_BINARY:
-            return Operation(node, "uncounted", f"`{node.op}`", None, node.op_span, _types(lt, rt), t, ())
-        if node.op not in BINARY or not _valid(t):
+        operator = BINARY_OPERATORS.get(node.op)
+        if operator is None:
             return None
-        name, form = BINARY[node.op]
+        if not operator.counted:
+            return Operation(node, "uncounted", f"`{node.op}`", None, node.op_span, _types(lt, rt), t, ())
+        if not _valid(t):
+            return None
+        name, form = operator.operation, operator.form
         ident = op_id(name, form, t)
         return Operation(node, "arith", f"`{node.op}`", ident, node.op_span, _types(lt, rt), t,
                          faults_of(ident, "arith"))

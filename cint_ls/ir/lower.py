@@ -10,20 +10,12 @@ from __future__ import annotations
 from ..analysis import CheckedModule
 from ..analysis.symbols import Symbol
 from ..analysis.types import BOOL, I64, ArrayType, Type
-from ..exec.arith import conversion_id, div_round_id, op_id, reduction_id
 from ..syntax import ast
 from ..syntax.source import Span
+from ..vocabulary.operations import INDEX_ID, STORE_ID, conversion_id, div_round_id, op_id, reduction_id
+from ..vocabulary.operators import BINARY_OPERATORS, CONVERSION_OPERATORS, UNARY_OPERATORS
 from . import nodes as ir
 from .steps import assign_steps
-
-# `+` -> (operation, form); LANGUAGE.md "Expressions".
-BINARY = {
-    "+": ("add", "checked"), "-": ("sub", "checked"), "*": ("mul", "checked"),
-    "/": ("div", "checked"), "%": ("rem", "checked"),
-    "+%": ("add", "wrap"), "-%": ("sub", "wrap"), "*%": ("mul", "wrap"),
-    "+|": ("add", "sat"), "-|": ("sub", "sat"), "*|": ("mul", "sat"),
-    "<<": ("shl", "checked"), ">>": ("shr", "checked"),
-}
 
 
 class UnitLowerer:
@@ -86,7 +78,7 @@ class UnitLowerer:
         assert isinstance(target, ast.Index)
         array = self.view(target.value)
         indices = [self.expr(i) for i in target.indices]  # type: ignore[arg-type]
-        place = self.counted_node(ir.Counted, BOOL, "store.checked", target.bracket_span)
+        place = self.counted_node(ir.Counted, BOOL, STORE_ID, target.bracket_span)
         return [ir.Store(s.span, array, indices, self.expr(s.value), place)]
 
     def stmt_ExprStmt(self, s: ast.ExprStmt) -> list[ir.Stmt]:
@@ -202,36 +194,41 @@ class UnitLowerer:
     def expr_Unary(self, e: ast.Unary) -> ir.Expr:
         t = self.type_of(e)
         operand = self.expr(e.operand)
-        if e.op == "!":
-            return ir.Logic(BOOL, "!", [operand])
-        if e.op == "~":
-            return ir.Bitwise(t, "~", [operand])
-        return self.counted_node(ir.Arith, t, op_id("neg", "checked", t), e.op_span, op="neg", form="checked",
-                                 args=[operand])
+        operator = UNARY_OPERATORS[e.op]
+        if operator.operation == "logic":
+            return ir.Logic(BOOL, e.op, [operand])
+        if not operator.counted:
+            return ir.Bitwise(t, e.op, [operand])
+        name, form = operator.operation, operator.form
+        return self.counted_node(ir.Arith, t, op_id(name, form, t), e.op_span, op=name, form=form, args=[operand])
 
     def expr_Binary(self, e: ast.Binary) -> ir.Expr:
         left, right = self.expr(e.left), self.expr(e.right)
         t = self.type_of(e)
-        if e.op in ("&&", "||"):
+        operator = BINARY_OPERATORS[e.op]
+        if operator.operation == "logic":
             return ir.Logic(BOOL, e.op, [left, right])
-        if e.op in ("==", "!=", "<", "<=", ">", ">="):
+        if operator.operation == "compare":
             return ir.Compare(BOOL, e.op, left, right)
-        if e.op in ("&", "|", "^"):
+        if not operator.counted:
             return ir.Bitwise(t, e.op, [left, right])
-        op, form = BINARY[e.op]
-        return self.counted_node(ir.Arith, t, op_id(op, form, t), e.op_span, op=op, form=form, args=[left, right])
+        name, form = operator.operation, operator.form
+        return self.counted_node(ir.Arith, t, op_id(name, form, t), e.op_span, op=name, form=form,
+                                 args=[left, right])
 
     def expr_Cast(self, e: ast.Cast) -> ir.Expr:
         value = self.expr(e.value)
         source, target = self.type_of(e.value), self.type_of(e)
-        form = "wrap" if e.op == "as%" else "checked"
+        form = CONVERSION_OPERATORS[e.op].form
+        if form == "result":  # `as?`: refused by the checker (C9003), it has no identifier
+            raise ValueError("the result form `as?` is not lowered")
         return self.counted_node(ir.Convert, target, conversion_id(form, source, target), e.op_span, form=form,
                                  source=source, value=value)
 
     def expr_Index(self, e: ast.Index) -> ir.Expr:
         array = self.view(e.value)
         indices = [self.expr(i) for i in e.indices]  # type: ignore[arg-type]
-        return self.counted_node(ir.Load, self.type_of(e), "index.checked", e.bracket_span, array=array,
+        return self.counted_node(ir.Load, self.type_of(e), INDEX_ID, e.bracket_span, array=array,
                                  indices=indices)
 
     def expr_Call(self, e: ast.Call) -> ir.Expr:

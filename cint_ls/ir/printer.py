@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..analysis.types import I64, Type
-from ..exec.arith.text import format_value
+from ..vocabulary.values import format_value
 from . import nodes as ir
 from .walk import walk
 

@@ -35,39 +35,38 @@ from cint_ls.analysis.types import (
     FixedType,
     IntType,
 )
+from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal
 from cint_ls.exec.arith import (
     DIV_ROUND_MODES,
-    E_DIV_ZERO,
-    E_EMPTY,
-    E_NARROW,
-    E_OVERFLOW,
-    E_SHIFT,
     OperationFault,
     FoldChecked,
     binary,
     binary_fn,
-    conversion_id,
     convert,
     div_round,
-    div_round_id,
-    fixed_literal_to_stored,
     fold_checked_add,
-    format_exact,
-    format_typed,
-    format_value,
     make_reducer,
-    op_id,
-    parse_integer_literal,
     reduce_count,
     reduce_max,
     reduce_min,
     reduce_sum,
     reduce_sum_sat,
     reduce_sum_wrap,
-    reduction_id,
     sum_accumulator_bits,
     unary,
 )
+from cint_ls.vocabulary.operations import (
+    E_DIV_ZERO,
+    E_EMPTY,
+    E_NARROW,
+    E_OVERFLOW,
+    E_SHIFT,
+    conversion_id,
+    div_round_id,
+    op_id,
+    reduction_id,
+)
+from cint_ls.vocabulary.values import format_exact, format_typed, format_value
 
 Q16_16 = FixedType(16, 16)
 Q8_8 = FixedType(8, 8)

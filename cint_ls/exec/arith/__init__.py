@@ -1,13 +1,14 @@
 """The exact-arithmetic run-time of the reference executor (cpu-sir-interp).
 
-Pure Python on Python ints; no import beyond the standard library and
-`cint_ls.analysis.types`. Values are ints; a fixed-point Qm.n value is its stored
-integer value * 2**n. Faults are raised as `OperationFault` (code, operation, operands,
-exact, limit); the executor adds the position and address.
+Pure Python on Python ints. It imports the standard library, the types
+(`cint_ls.analysis.types`), the vocabulary (`cint_ls.vocabulary`: operation
+identifiers, fault codes, value text) and the fault record (`cint_ls.exec.faults`).
+Values are ints; a fixed-point Qm.n value is its stored integer value * 2**n. Faults
+are raised as `OperationFault` (code, operation, operands, exact, limit); the executor
+adds the position and address.
 
-Modules: `fault` (records, identifiers, bounds), `scalar` (operators), `rounding`
-(div_round), `convert` (`as`, `as%`), `text` (value text, literals), `reduce`
-(reductions).
+Modules: `fault` (records, bounds), `scalar` (operators), `rounding` (div_round),
+`convert` (`as`, `as%`), `reduce` (reductions).
 
 Decisions where LANGUAGE.md and SPEC-02P.1 are silent (each one is tested):
 
@@ -30,30 +31,19 @@ Decisions where LANGUAGE.md and SPEC-02P.1 are silent (each one is tested):
   limit is the destination bound crossed, or None for a value in range that is not a
   multiple of the destination's resolution (a fraction into an integer type or into
   fewer fractional bits), which is E_NARROW. `as%` exists between integer types only.
-- `format_exact`: a Fraction (fixed-point exact) prints with at least one fractional
-  digit like fixed value text, or `p/q` when its decimal is infinite; an int prints in
-  decimal; None prints `none`.
+- `format_exact` (`cint_ls.vocabulary.values`): a Fraction (fixed-point exact) prints
+  with at least one fractional digit like fixed value text, or `p/q` when its decimal is
+  infinite; an int prints in decimal; None prints `none`.
 - Reductions: see `reduce` (min/max of nothing: operands [(I64, 0)]; count:
   `count.checked.<target>`; the fold's index is the caller's, else the position).
 """
 
-from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal
+# Value text is the vocabulary's; re-exported for exec/report.py, server/convert.py and
+# tests/c17/test_runtime_differential.py (TODO, issue 10: import cint_ls.vocabulary.values there).
+from cint_ls.vocabulary.values import format_exact, format_typed, format_value
 
-from ..faults import FAULT_MESSAGES
 from .convert import convert, convert_fn
-from .fault import (
-    E_DIV_ZERO,
-    E_EMPTY,
-    E_NARROW,
-    E_OVERFLOW,
-    E_SHIFT,
-    OperationFault,
-    bounds,
-    conversion_id,
-    div_round_id,
-    op_id,
-    real,
-)
+from .fault import OperationFault, bounds, real
 from .reduce import (
     REDUCTIONS,
     Count,
@@ -71,7 +61,6 @@ from .reduce import (
     reduce_sum,
     reduce_sum_sat,
     reduce_sum_wrap,
-    reduction_id,
     sum_accumulator_bits,
 )
 from .rounding import DIV_ROUND_MODES, div_round, div_round_fn, rounded_quotient
@@ -87,23 +76,11 @@ from .scalar import (
     unary_fn,
     wrap,
 )
-from .text import (
-    format_exact,
-    format_fixed,
-    format_typed,
-    format_value,
-)
 
 __all__ = [
     "ARITH_FORMS",
     "ARITH_OPS",
     "DIV_ROUND_MODES",
-    "E_DIV_ZERO",
-    "E_EMPTY",
-    "E_NARROW",
-    "E_OVERFLOW",
-    "E_SHIFT",
-    "FAULT_MESSAGES",
     "REDUCTIONS",
     "OperationFault",
     "Count",
@@ -116,21 +93,15 @@ __all__ = [
     "binary",
     "binary_fn",
     "bounds",
-    "conversion_id",
     "convert",
     "convert_fn",
     "div_round",
     "div_round_fn",
-    "div_round_id",
-    "fixed_literal_to_stored",
     "fold_checked_add",
     "format_exact",
-    "format_fixed",
     "format_typed",
     "format_value",
     "make_reducer",
-    "op_id",
-    "parse_integer_literal",
     "real",
     "reduce_count",
     "reduce_max",
@@ -138,7 +109,6 @@ __all__ = [
     "reduce_sum",
     "reduce_sum_sat",
     "reduce_sum_wrap",
-    "reduction_id",
     "rounded_quotient",
     "saturate",
     "sum_accumulator_bits",

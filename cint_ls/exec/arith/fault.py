@@ -1,4 +1,4 @@
-"""Fault records of the arithmetic run-time, operation identifiers and type bounds.
+"""Fault records of the arithmetic run-time and type bounds.
 
 A fault record here carries what SPEC-02P.1 7.1 and LANGUAGE.md "Expressions" put
 in a record apart from the position and the address, which the executor adds:
@@ -13,6 +13,7 @@ from functools import cache
 from typing import TypeAlias
 
 from cint_ls.analysis.types import FixedType, IntType, Type
+from cint_ls.vocabulary.operations import E_OVERFLOW
 
 from ..faults import OperationFault
 
@@ -25,31 +26,6 @@ Typed: TypeAlias = tuple[Type, int]
 Exact: TypeAlias = int | Fraction | None
 """An exact result: an int for integer results, the real value as a Fraction for
 fixed-point results, None where there is none (a division by 0)."""
-
-E_OVERFLOW = "E_OVERFLOW"
-E_DIV_ZERO = "E_DIV_ZERO"
-E_NARROW = "E_NARROW"
-E_SHIFT = "E_SHIFT"
-E_EMPTY = "E_EMPTY"
-
-# --- operation identifiers (LANGUAGE.md "Expressions") ---------------------------------
-
-
-def op_id(op: str, form: str | None, t: Type) -> str:
-    """`add.checked.i64`, `add.wrap.u8`, `add.sat.q16.16`; `min.i64` when form is None."""
-    suffix = t.suffix  # type: ignore[attr-defined]
-    return f"{op}.{suffix}" if form is None else f"{op}.{form}.{suffix}"
-
-
-def conversion_id(form: str, src: Type, dst: Type) -> str:
-    """`as.checked.i64.i32`, `as.wrap.i64.i32`: the source, then the destination."""
-    return f"as.{form}.{src.suffix}.{dst.suffix}"  # type: ignore[attr-defined]
-
-
-def div_round_id(t: Type, mode: str) -> str:
-    """`div_round.checked.i64.half_even`."""
-    return f"div_round.checked.{t.suffix}.{mode}"  # type: ignore[attr-defined]
-
 
 # --- bounds -------------------------------------------------------------------------------
 

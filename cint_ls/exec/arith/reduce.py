@@ -30,8 +30,9 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from cint_ls.analysis.types import BOOL, I64, FixedType, IntType, Type
+from cint_ls.vocabulary.operations import E_EMPTY, reduction_id
 
-from .fault import E_EMPTY, OperationFault, Exact, NumType, bounds, overflow, real, storage_bits
+from .fault import OperationFault, Exact, NumType, bounds, overflow, real, storage_bits
 from .scalar import wrap
 
 REDUCTIONS = ("sum", "sum_wrap", "sum_sat", "min", "max", "count", "fold_checked")
@@ -48,21 +49,6 @@ def sum_accumulator_bits(contrib: NumType) -> int:
     if width <= 512:
         return 2 * width
     return width + 64
-
-
-def reduction_id(kind: str, contrib: Type, target: Type) -> str:
-    """The operation identifier of a reduction: `sum.checked.i32.i64`, `sum_wrap.i8`,
-    `sum_sat.i8`, `min.i64`, `max.q16.16`, `count.checked.i64`, `fold_checked.add.i64`."""
-    c, t = contrib.suffix, target.suffix  # type: ignore[attr-defined]
-    if kind == "sum":
-        return f"sum.checked.{c}.{t}"
-    if kind in ("sum_wrap", "sum_sat", "min", "max"):
-        return f"{kind}.{t}"
-    if kind == "count":
-        return f"count.checked.{t}"
-    if kind == "fold_checked":
-        return f"fold_checked.add.{t}"
-    raise ValueError(f"unknown reduction {kind!r}")
 
 
 class Reducer(Protocol):

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from functools import cache
 
 from cint_ls.analysis.types import IntType
+from cint_ls.vocabulary.operations import E_DIV_ZERO, div_round_id
 
-from .fault import E_DIV_ZERO, OperationFault, bounds, div_round_id, overflow
+from .fault import OperationFault, bounds, overflow
 
 DIV_ROUND_MODES = ("floor", "ceil", "trunc", "away", "half_even", "half_away", "half_trunc")
 """The rounding modes of div_round; `half_trunc` sends ties toward zero."""

@@ -14,15 +14,13 @@ from fractions import Fraction
 from functools import cache
 
 from cint_ls.analysis.types import FixedType, IntType
+from cint_ls.vocabulary.operations import E_DIV_ZERO, E_SHIFT, op_id
 
 from .fault import (
-    E_DIV_ZERO,
-    E_SHIFT,
     OperationFault,
     Exact,
     NumType,
     bounds,
-    op_id,
     overflow,
     real,
     storage_bits,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ...analysis.types import BOOL, I64
 from ...ir import nodes as ir
-from ..arith import OperationFault, binary_fn, convert_fn, div_round_fn, format_value, make_reducer, unary_fn
+from ...vocabulary.values import format_value
+from ..arith import OperationFault, binary_fn, convert_fn, div_round_fn, make_reducer, unary_fn
 from ..runtime import CintFault
 from ..views import SliceSpec, Storage, View
 

@@ -1,17 +1,16 @@
-"""Value text and literal values (LANGUAGE.md "Lexical" and "Statements", value text).
+"""Value text (LANGUAGE.md "Statements", value text; "Reports").
 
-Value text: integers in decimal; Bool `true`/`false`; fixed point as the exact decimal
-with at least one fractional digit (`2.0`, `2.75`, `-0.75`). A fixed value is a finite
-binary fraction, so its decimal is finite and exact.
+Integers in decimal; Bool `true`/`false`; fixed point as the exact decimal with at
+least one fractional digit (`2.0`, `2.75`, `-0.75`). A fixed value is a finite binary
+fraction, so its decimal is finite and exact. A fixed value is given by its stored
+integer (value * 2**n).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from cint_ls.analysis.types import BoolType, FixedType, IntType, Type
-
-from .fault import Exact
+from .operations import Spelled
 
 
 def _decimal(negative: bool, whole: int, frac: int, digits: int) -> str:
@@ -28,18 +27,20 @@ def format_fixed(stored: int, n: int) -> str:
     return _decimal(stored < 0, whole, frac, n)
 
 
-def format_value(t: Type, v: int | bool) -> str:
-    """The text of a value of type `t` (a fixed value given by its stored integer)."""
-    if isinstance(t, FixedType):
-        return format_fixed(int(v), t.n)
-    if isinstance(t, BoolType):
+def format_value(t: Spelled, v: int | bool) -> str:
+    """The text of a value of type `t`, told apart by its suffix (`bool`, `i64`/`u8`,
+    `q16.16` whose n is after the dot)."""
+    spelled = getattr(t, "suffix", "")
+    if spelled == "bool":
         return "true" if v else "false"
-    if isinstance(t, IntType):
+    if spelled.startswith("q"):
+        return format_fixed(int(v), int(spelled.split(".")[1]))
+    if spelled[:1] in ("i", "u"):
         return str(int(v))
     raise TypeError(f"no value text for {t}")
 
 
-def format_typed(t: Type, v: int | bool) -> str:
+def format_typed(t: Spelled, v: int | bool) -> str:
     """An operand or limit as a fault record shows it: `I64 1`, `Q16.16 -0.75`."""
     return f"{t.name} {format_value(t, v)}"
 
@@ -55,9 +56,9 @@ def _power_of_two_scale(q: int) -> int | None:
     return max(twos, fives) if rest == 1 else None
 
 
-def format_exact(x: Exact) -> str:
-    """The `exact` field: `none`; an int in decimal; a Fraction (a fixed-point real) as its
-    exact decimal with at least one fractional digit, or `p/q` when that is not finite."""
+def format_exact(x: int | Fraction | None) -> str:
+    """A fault record's `exact`: `none`; an int in decimal; a Fraction (a fixed-point real)
+    as its exact decimal with at least one fractional digit, or `p/q` when that is not finite."""
     if x is None:
         return "none"
     if isinstance(x, Fraction):
@@ -68,7 +69,3 @@ def format_exact(x: Exact) -> str:
         whole, frac = divmod(scaled, 10**digits)
         return _decimal(x < 0, whole, frac, digits)
     return str(x)
-
-
-# --- literals ------------------------------------------------------------------------------
-
