@@ -26,6 +26,8 @@ from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
 from cint_ls.ir.build import build
 
+pytestmark = [pytest.mark.needs_cc, pytest.mark.slow]  # each test compiles the run-time afresh
+
 PROGRAM = 'I64 sq(I64 x) { return x * x; }\n"{sq(7)}\\n";\n'
 OTHER = 'I64 cube(I64 x) { return x * x * x; }\n"{cube(3)}\\n";\n'
 
@@ -59,7 +61,7 @@ def _plant(tmp_path: Path, marker: Path, kind: str) -> Path:
     source.write_text(PLANTED_C)
     out = tmp_path / f"planted.{kind}"
     mode = ["-shared"] if kind == "so" else ["-c"]
-    subprocess.run(["cc", *mode, "-fPIC", f'-DMARKER="{marker}"', "-o", str(out), str(source)], check=True)
+    subprocess.run([*_compiler().argv, *mode, "-fPIC", f'-DMARKER="{marker}"', "-o", str(out), str(source)], check=True)
     return out
 
 

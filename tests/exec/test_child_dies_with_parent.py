@@ -82,6 +82,7 @@ def warm_library(tmp_path_factory):
     assert result.fault is not None and result.fault.code == "E_FUEL"
 
 
+@pytest.mark.needs_cc
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL],
                          ids=["SIGINT", "SIGTERM", "SIGKILL"])
 def test_the_child_of_an_interrupted_cpu_c17_run_dies(signum, tmp_path, warm_library):
@@ -117,6 +118,7 @@ def test_the_child_of_an_interrupted_cpu_c17_run_dies(signum, tmp_path, warm_lib
         assert cli.returncode == -signum
 
 
+@pytest.mark.needs_cc
 def test_a_child_whose_parent_is_gone_ends_itself(tmp_path, warm_library):
     """The child's own backstop (no death signal involved): an intermediate process starts
     `python -m cint_ls.exec.isolated` as run_isolated would, minus the death signal, hands
