@@ -11,7 +11,7 @@ from ..ir.printer import format_steps
 from ..syntax import ast
 from .find import total, walk
 from .hover import steps_text
-from .ops import operation_of
+from .ops import counted_by_anchor, operation_of
 from .types import InlayHint
 
 
@@ -37,13 +37,13 @@ def inlay_hints(doc, start: int, end: int) -> list[InlayHint]:
         kernel = doc.kernel_ir(name)
         if kernel is None:
             continue
-        counted = {c.span.start_byte: c for c in kernel.counted}
+        counted = counted_by_anchor(kernel)
         stores = {id(n.target): n for n in walk(info.node.body) if isinstance(n, ast.Assign)}
         for node in walk(info.node.body):
             if isinstance(node, ast.Assign):
                 continue  # its place is the Index target, met on its own
             op = operation_of(checked, node, stores.get(id(node)))
-            if op is None or op.op_id is None:
+            if op is None or op.kind == "uncounted":
                 continue
             c = counted.get(op.anchor.start_byte)
             if c is None:

@@ -1,10 +1,10 @@
 """Hover, in Markdown.
 
 - On a counted operation of a kernel (an operator, an element read, the place of a
-  store, a reduce): its step ordinal(s) from the IR (SPEC-02P.1 5.4), operation
-  identifier, operand and result types, the faults it can raise, and whether it is
-  uniform or varying (8.2). In a function the step depends on the caller; in the
-  entry there is none.
+  store, a reduce): what its IR node says, its step ordinal(s) (SPEC-02P.1 5.4),
+  operation identifier, operand and result types and the faults it can raise; and
+  whether it is uniform or varying (8.2). In a function the step depends on the
+  caller; in the entry there is none.
 - On a kernel's name: signature, iteration space, the work-item index formula and the
   fuel of a dispatch; where gpu-cuda refuses the kernel, the first refusal.
 - On the kernel's name in a dispatch: the parameters with their modes and arguments,
@@ -18,12 +18,12 @@ from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MO
 from ..analysis.capabilities import kernel_refusals
 from ..analysis.result import CheckedModule, KernelInfo
 from ..analysis.symbols import Symbol, SymbolKind
-from ..analysis.types import ArrayType, BoolType, FixedType, IntType, scalar_type_named
+from ..analysis.types import ArrayType, BoolType, FixedType, IntType, Type, scalar_type_named
 from ..ir import nodes as ir
 from ..syntax import ast
 from . import describe
 from .find import clamp, contains, kernel_at, path_at, total
-from .ops import Operation, operation_of, type_text
+from .ops import Operation, counted_of, operation_of
 from .types import HoverResult
 from .uniform import Uniformity
 
@@ -42,12 +42,6 @@ def steps_text(steps: tuple[int, ...] | None, in_loop: bool = True) -> str:
         return f"step {ordered[0]}"
     others = ", ".join(str(s) for s in sorted(ordered[1:]))
     return f"step {ordered[0]} (or {others}, by path)"
-
-
-def counted_by_anchor(kernel: ir.Kernel | None) -> dict[int, ir.Counted]:
-    if kernel is None:
-        return {}
-    return {c.span.start_byte: c for c in kernel.counted}
 
 
 # ------------------------------------------------------------------ the request
@@ -78,13 +72,13 @@ def hover(doc, offset: int) -> HoverResult | None:
                 return _result(dispatch_markdown(doc, parent, info), node) if info is not None else None
             if call is not None and call.kind == "builtin":
                 op = operation_of(checked, parent)
-                if op is not None:
-                    return _result(operation_markdown(doc, op, kernel if in_kernel_body else None, path), node)
-                return _result(_builtin_markdown(call.name), node)
+                markdown = operation_markdown(doc, op, kernel if in_kernel_body else None, path) if op else None
+                return _result(markdown or _builtin_markdown(call.name), node)
         if isinstance(parent, ast.Reduce) and parent.op is node:
             op = operation_of(checked, parent)
-            if op is not None:
-                return _result(operation_markdown(doc, op, kernel if in_kernel_body else None, path), node)
+            markdown = operation_markdown(doc, op, kernel if in_kernel_body else None, path) if op else None
+            if markdown is not None:
+                return _result(markdown, node)
             doc_text = REDUCE_OPERATORS.get(node.text)
             return _result(f"reduction `{node.text}`: {doc_text}", node) if doc_text else None
         if isinstance(node, ast.Ident) and node.name in ROUNDING_MODES and node not in checked.symbols:
@@ -105,13 +99,11 @@ def hover(doc, offset: int) -> HoverResult | None:
 
     # Operations: the innermost node that is one, the cursor not inside an operand.
     op = operation_of(checked, node, parent)
-    if op is None and isinstance(node, ast.Slice):
+    markdown = operation_markdown(doc, op, kernel if in_kernel_body else None, path) if op else None
+    if op is None or markdown is None:
         return None
-    if op is not None:
-        on_token = op.kind in ("arith", "uncounted") or isinstance(op.node, (ast.Assign, ast.Reduce))
-        return _result(operation_markdown(doc, op, kernel if in_kernel_body else None, path), op.node,
-                       op.anchor if on_token else None)
-    return None
+    on_token = op.kind in ("arith", "uncounted") or isinstance(op.node, (ast.Assign, ast.Reduce))
+    return _result(markdown, op.node, op.anchor if on_token else None)
 
 
 def _result(markdown: str, node: ast.Node, span=None) -> HoverResult:
@@ -120,42 +112,53 @@ def _result(markdown: str, node: ast.Node, span=None) -> HoverResult:
 
 # ------------------------------------------------------------------ operations
 
-def operation_markdown(doc, op: Operation, kernel: KernelInfo | None, path: list[ast.Node]) -> str:
-    checked = doc.checked
-    lines: list[str] = []
-    if op.op_id is None:
-        lines.append(f"{op.label}: not counted (no step ordinal)")
-    elif kernel is not None:
-        kernel_ir = doc.kernel_ir(kernel.symbol.name)
-        counted = counted_by_anchor(kernel_ir).get(op.anchor.start_byte)
-        in_loop = any(isinstance(n, (ast.For, ast.While)) for n in path)
-        if counted is not None:
-            lines.append(f"**{steps_text(counted.steps, in_loop)}** · `{counted.op_id}`")
+def operation_markdown(doc, op: Operation, kernel: KernelInfo | None, path: list[ast.Node]) -> str | None:
+    """What the IR says of a counted operation (None when it has no IR node), or the
+    checker's types of an uncounted one."""
+    if op.kind == "uncounted":
+        lines = [f"{op.label}: not counted (no step ordinal)", "", _what(op), _uncounted_types(doc.checked, op)]
+    else:
+        counted, own = counted_of(doc, op, kernel)
+        if counted is None:
+            return None
+        if own:
+            in_loop = any(isinstance(n, (ast.For, ast.While)) for n in path)
+            where = f"**{steps_text(counted.steps, in_loop)}**"
+        elif kernel is not None:
+            where = "**step unknown** (the kernel has errors)"
+        elif any(isinstance(n, ast.FunctionDef) for n in path):
+            where = "**step depends on the caller: a call's operations join the work-item's sequence**"
         else:
-            lines.append(f"**step unknown** (the kernel has errors) · `{op.op_id}`")
-    else:
-        function = next((n for n in path if isinstance(n, ast.FunctionDef)), None)
-        where = ("step depends on the caller: a call's operations join the work-item's sequence"
-                 if function is not None else "no step ordinal: outside any kernel")
-        lines.append(f"**{where}** · `{op.op_id}`")
-    lines.append("")
-    lines.append(f"{_what(op)}")
-    operands = ", ".join(f"`{type_text(t)}`" for t in op.operands) or "none"
-    result = f"`{type_text(op.result)}`" if op.result is not None else "none"
-    if op.kind == "store":
-        lines.append(f"- operands: {operands} (the array, then each index); value: {result}")
-    elif op.kind == "read":
-        lines.append(f"- operands: {operands} (the array, then each index); result: {result}")
-    elif op.kind == "reduce":
-        lines.append(f"- contribution: {operands}; target: {result}")
-    else:
-        lines.append(f"- operands: {operands}; result: {result}")
-    if op.op_id is not None:
-        lines.append(f"- faults: {', '.join(op.faults) if op.faults else 'none'}")
+            where = "**no step ordinal: outside any kernel**"
+        lines = [f"{where} · `{counted.op_id}`", "", _what(op), _counted_types(op, counted),
+                 f"- faults: {', '.join(map(str, counted.faults)) or 'none'}"]
     if kernel is not None:
-        uniformity = Uniformity(checked, kernel)
-        lines.append(f"- {_uniform_text(uniformity, op)}")
+        lines.append(f"- {_uniform_text(Uniformity(doc.checked, kernel), op)}")
     return "\n".join(lines)
+
+
+def _type_text(t: Type | None) -> str:
+    return f"`{t.name}`" if t is not None else "none"
+
+
+def _counted_types(op: Operation, counted: ir.Counted) -> str:
+    operands = ", ".join(map(_type_text, counted.operands)) or "none"
+    result = _type_text(counted.type)
+    if op.kind == "store":
+        return f"- operands: {operands} (the array, then each index); value: {result}"
+    if op.kind == "read":
+        return f"- operands: {operands} (the array, then each index); result: {result}"
+    if op.kind == "reduce":
+        return f"- contribution: {operands}; target: {result}"
+    return f"- operands: {operands}; result: {result}"
+
+
+def _uncounted_types(checked: CheckedModule, op: Operation) -> str:
+    node = op.node
+    operands = [node.left, node.right] if isinstance(node, ast.Binary) else [node.operand]  # type: ignore[attr-defined]
+    types = [checked.types.get(o) for o in operands]
+    return (f"- operands: {', '.join(_type_text(t) for t in types if t is not None) or 'none'}; "
+            f"result: {_type_text(checked.types.get(node))}")
 
 
 def _what(op: Operation) -> str:

@@ -1,165 +1,83 @@
-"""The operations of the AST as the hover describes them: operation identifier, operand
-and result types, and the faults each can raise (LANGUAGE.md "Expressions", the arith
-run-time of `cint_ls.exec.arith`). Identifiers are formed by the vocabulary's functions,
-as the IR lowering forms them, so they match the IR and fault records.
+"""The operations of the source as the editor finds them: which node is an operation,
+what the source calls it and where its counted IR node is anchored (the operator, the
+bracket, the callee, the reduce operator).
+
+What an operation is (identifier, operand and result types, faults, step ordinals) is
+the IR's: `counted_of` finds its `ir.Counted` node, the kernel's own where the kernel
+lowers (step ordinals come from ir/steps.py), else the operation lowered alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.result import CheckedModule
-from ..analysis.types import BOOL, I64, ArrayType, Type
+from ..analysis.result import CheckedModule, KernelInfo
+from ..analysis.types import ArrayType
+from ..ir import nodes as ir
+from ..ir.lower import lower_operation
 from ..syntax import ast
 from ..syntax.source import Span
-from ..vocabulary.operations import conversion_id, div_round_id, op_id, reduction_id
-from ..vocabulary.operators import BINARY_OPERATORS
+from ..vocabulary.operators import BINARY_OPERATORS, UNARY_OPERATORS
 
 
 @dataclass(frozen=True)
 class Operation:
     node: ast.Node  # the expression, the Assign of a store, or the Reduce
     kind: str  # "arith", "convert", "div_round", "builtin", "read", "store", "reduce", "uncounted"
-    label: str  # what the source says: "`*`", "read `u[...]`", "reduce (sum)"
-    op_id: str | None  # None for an operation that is not counted
-    anchor: Span  # the span the IR's Counted node has (operator, bracket, callee, reduce operator)
-    operands: tuple[Type, ...]
-    result: Type | None
-    faults: tuple[str, ...]
-
-
-def faults_of(op: str | None, kind: str) -> tuple[str, ...]:
-    """The fault codes an operation can raise, from its identifier."""
-    if op is None:
-        return ()
-    head = op.split(".")
-    name, form = head[0], head[1] if len(head) > 1 else ""
-    if kind == "reduce":
-        if name == "sum":
-            return ("E_OVERFLOW (in the epilogue)",)
-        if name in ("min", "max"):
-            return ("E_EMPTY (in the epilogue, when no work-item contributes)",)
-        if name == "count":
-            return ("E_OVERFLOW (in the epilogue)",)
-        if name == "fold_checked":
-            return ("E_OVERFLOW (at the work-item whose contribution overflows the fold)",)
-        return ()
-    if kind in ("read", "store"):
-        return ("E_BOUNDS",)
-    if name == "div_round":
-        return ("E_DIV_ZERO", "E_OVERFLOW")
-    if name == "as":
-        return ("E_NARROW",) if form == "checked" else ()
-    if form in ("wrap", "sat") or name in ("min", "max"):
-        return ()
-    if name == "div":
-        return ("E_DIV_ZERO", "E_OVERFLOW")
-    if name == "rem":
-        return ("E_DIV_ZERO",)
-    if name == "shl":
-        return ("E_SHIFT", "E_OVERFLOW")
-    if name == "shr":
-        return ("E_SHIFT",)
-    if form == "checked":
-        return ("E_OVERFLOW",)
-    return ()
-
-
-def _t(checked: CheckedModule, node: ast.Node | None) -> Type | None:
-    return checked.types.get(node) if node is not None else None
-
-
-def _types(*types: Type | None) -> tuple[Type, ...]:
-    return tuple(t for t in types if t is not None)
-
-
-def _valid(*types: Type | None) -> bool:
-    return all(t is not None and hasattr(t, "suffix") for t in types)
+    label: str  # what the source says: "`*`", "unary `-`", "`as I64`", "reduce (sum)"
+    anchor: Span  # the span of its counted IR node; for an uncounted one, the operator
 
 
 def operation_of(checked: CheckedModule, node: ast.Node, parent: ast.Node | None = None) -> Operation | None:
     """The operation `node` stands for, or None. `parent` tells a store target (the
     Index on the left of an Assign) from a read."""
     if isinstance(node, ast.Binary):
-        t, lt, rt = _t(checked, node), _t(checked, node.left), _t(checked, node.right)
         operator = BINARY_OPERATORS.get(node.op)
         if operator is None:
             return None
-        if not operator.counted:
-            return Operation(node, "uncounted", f"`{node.op}`", None, node.op_span, _types(lt, rt), t, ())
-        if not _valid(t):
-            return None
-        name, form = operator.operation, operator.form
-        ident = op_id(name, form, t)
-        return Operation(node, "arith", f"`{node.op}`", ident, node.op_span, _types(lt, rt), t,
-                         faults_of(ident, "arith"))
+        return Operation(node, "arith" if operator.counted else "uncounted", f"`{node.op}`", node.op_span)
     if isinstance(node, ast.Unary):
-        t, ot = _t(checked, node), _t(checked, node.operand)
-        if node.op != "-":
-            return Operation(node, "uncounted", f"`{node.op}`", None, node.op_span, _types(ot), t, ())
-        if not _valid(t):
+        operator = UNARY_OPERATORS.get(node.op)
+        if operator is None:
             return None
-        ident = op_id("neg", "checked", t)
-        return Operation(node, "arith", "unary `-`", ident, node.op_span, _types(ot), t, faults_of(ident, "arith"))
+        if operator.counted:
+            return Operation(node, "arith", f"unary `{node.op}`", node.op_span)
+        return Operation(node, "uncounted", f"`{node.op}`", node.op_span)
     if isinstance(node, ast.Cast):
-        t, st = _t(checked, node), _t(checked, node.value)
-        if node.op == "as?" or not _valid(t, st):
-            return None
-        form = "wrap" if node.op == "as%" else "checked"
-        ident = conversion_id(form, st, t)
-        return Operation(node, "convert", f"`{node.op} {t.name}`", ident, node.op_span, (st,), t,
-                         faults_of(ident, "convert"))
+        target = checked.types.get(node)
+        return Operation(node, "convert", f"`{node.op} {target.name if target else '?'}`", node.op_span)
     if isinstance(node, ast.Index):
-        if any(isinstance(i, ast.Slice) for i in node.indices):
-            return None
-        t = _t(checked, node)
-        base = _t(checked, node.value)
-        if t is None or isinstance(t, ArrayType):
-            return None
-        store = isinstance(parent, ast.Assign) and parent.target is node
-        operands = (base,) + (I64,) * len(node.indices) if base is not None else (I64,) * len(node.indices)
-        if store:
-            value = _t(checked, parent.value)
-            return Operation(parent, "store", "the place of a store", "store.checked", node.bracket_span,
-                             operands, value, faults_of("store.checked", "store"))
-        return Operation(node, "read", "an element read", "index.checked", node.bracket_span, operands, t,
-                         faults_of("index.checked", "read"))
+        if any(isinstance(i, ast.Slice) for i in node.indices) or isinstance(checked.types.get(node), ArrayType):
+            return None  # a view, not an element
+        if isinstance(parent, ast.Assign) and parent.target is node:
+            return Operation(parent, "store", "the place of a store", node.bracket_span)
+        return Operation(node, "read", "an element read", node.bracket_span)
     if isinstance(node, ast.Assign) and isinstance(node.target, ast.Index):
         return operation_of(checked, node.target, node)
     if isinstance(node, ast.Call):
         info = checked.calls.get(node)
-        if info is None or info.kind != "builtin":
+        if info is None or info.kind != "builtin" or info.name not in ("div_round", "min", "max", "abs"):
             return None
-        t = _t(checked, node)
-        if not _valid(t):
-            return None
-        if info.name == "div_round":
-            ident = div_round_id(t, info.mode)
-            args = node.args[:2]
-            kind = "div_round"
-        elif info.name in ("min", "max"):
-            ident, args, kind = op_id(info.name, None, t), node.args, "builtin"
-        elif info.name == "abs":
-            ident, args, kind = op_id("abs", "checked", t), node.args, "builtin"
-        else:
-            return None
-        return Operation(node, kind, f"`{info.name}`", ident, node.callee.span,
-                         _types(*(_t(checked, a) for a in args)), t, faults_of(ident, kind))
+        kind = "div_round" if info.name == "div_round" else "builtin"
+        return Operation(node, kind, f"`{info.name}`", node.callee.span)
     if isinstance(node, ast.Reduce):
-        target_symbol = checked.symbols.get(node.target)
-        target = target_symbol.type if target_symbol is not None else None
-        contribution = node.args[-1] if node.args else None
-        ct = BOOL if node.op.text == "count" else _t(checked, contribution)
-        if not _valid(target, ct):
-            return None
-        try:
-            ident = reduction_id(node.op.text, ct, target)
-        except ValueError:
-            return None
-        return Operation(node, "reduce", f"reduce ({node.op.text})", ident, node.op.span, (ct,), target,
-                         faults_of(ident, "reduce"))
+        return Operation(node, "reduce", f"reduce ({node.op.text})", node.op.span)
     return None
 
 
-def type_text(t: Type | None) -> str:
-    return t.name if t is not None else "?"
+def counted_by_anchor(kernel: ir.Kernel | None) -> dict[int, ir.Counted]:
+    """A kernel's counted nodes by the first byte of their anchor."""
+    return {c.span.start_byte: c for c in kernel.counted} if kernel is not None else {}
+
+
+def counted_of(doc, op: Operation, kernel: KernelInfo | None) -> tuple[ir.Counted | None, bool]:
+    """The IR node of a counted operation, and whether it is the kernel's own (with its
+    step ordinals): `kernel` is the kernel whose body holds the operation. Otherwise (a
+    function, the entry, a kernel with errors) the operation lowered alone, without
+    steps; None when it does not lower (its own types have errors)."""
+    name = kernel.symbol.name if kernel is not None else None
+    if name is not None:
+        counted = counted_by_anchor(doc.kernel_ir(name)).get(op.anchor.start_byte)
+        if counted is not None:
+            return counted, True
+    return lower_operation(doc.checked, op.node, name), False

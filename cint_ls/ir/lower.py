@@ -2,7 +2,8 @@
 
 Counted operations are created in evaluation order (operands first, a store's place
 before its value), which numbers them (`index`); `steps.py` then assigns the static step
-ordinals.
+ordinals. Each carries its identifier, operand types and faults from the vocabulary.
+`lower_operation` lowers one operation alone, for an editor.
 """
 
 from __future__ import annotations
@@ -12,17 +13,31 @@ from ..analysis.symbols import Symbol
 from ..analysis.types import BOOL, I64, ArrayType, Type
 from ..syntax import ast
 from ..syntax.source import Span
-from ..vocabulary.operations import INDEX_ID, STORE_ID, conversion_id, div_round_id, op_id, reduction_id
+from ..vocabulary.operations import (
+    INDEX_ID,
+    STORE_ID,
+    Fault,
+    conversion_id,
+    div_round_id,
+    op_id,
+    operation_faults,
+    reduction_faults,
+    reduction_id,
+)
 from ..vocabulary.operators import BINARY_OPERATORS, CONVERSION_OPERATORS, UNARY_OPERATORS
 from . import nodes as ir
 from .steps import assign_steps
 
 
 class UnitLowerer:
-    """Lowers one function, kernel or the entry: owns its slots and counted ops."""
+    """Lowers one function, kernel or the entry: owns its slots and counted ops.
 
-    def __init__(self, checked: CheckedModule) -> None:
+    With `only`, it lowers that one operation (`lower_operation`): every other
+    expression it meets, an operand, becomes a constant of its type."""
+
+    def __init__(self, checked: CheckedModule, only: ast.Node | None = None) -> None:
         self.checked = checked
+        self.only = only
         self.slots: dict[Symbol, int] = {}
         self.counted: list[ir.Counted] = []
 
@@ -39,8 +54,10 @@ class UnitLowerer:
     def type_of(self, e: ast.Expr) -> Type:
         return self.checked.types[e]
 
-    def counted_node(self, cls, *args, **kwargs) -> ir.Counted:
-        node = cls(*args, index=len(self.counted), steps=None, **kwargs)
+    def counted_node(self, cls, t: Type, ident: str, span: Span, operands: list[Type],
+                     faults: tuple[Fault, ...] | None = None, **fields) -> ir.Counted:
+        node = cls(t, ident, span, index=len(self.counted), steps=None, operands=tuple(operands),
+                   faults=operation_faults(ident) if faults is None else faults, **fields)
         self.counted.append(node)
         return node
 
@@ -78,7 +95,8 @@ class UnitLowerer:
         assert isinstance(target, ast.Index)
         array = self.view(target.value)
         indices = [self.expr(i) for i in target.indices]  # type: ignore[arg-type]
-        place = self.counted_node(ir.Counted, BOOL, STORE_ID, target.bracket_span)
+        place = self.counted_node(ir.Counted, self.type_of(s.value), STORE_ID, target.bracket_span,
+                                  [self.type_of(target.value), *map(self.type_of, target.indices)])
         return [ir.Store(s.span, array, indices, self.expr(s.value), place)]
 
     def stmt_ExprStmt(self, s: ast.ExprStmt) -> list[ir.Stmt]:
@@ -177,6 +195,8 @@ class UnitLowerer:
     # ---- expressions
 
     def expr(self, e: ast.Expr) -> ir.Expr:
+        if self.only is not None and e is not self.only:
+            return ir.Const(self.type_of(e), 0)  # an operand of the one operation lowered
         return getattr(self, "expr_" + type(e).__name__)(e)
 
     def expr_Paren(self, e: ast.Paren) -> ir.Expr:
@@ -200,7 +220,8 @@ class UnitLowerer:
         if not operator.counted:
             return ir.Bitwise(t, e.op, [operand])
         name, form = operator.operation, operator.form
-        return self.counted_node(ir.Arith, t, op_id(name, form, t), e.op_span, op=name, form=form, args=[operand])
+        return self.counted_node(ir.Arith, t, op_id(name, form, t), e.op_span, [self.type_of(e.operand)],
+                                 op=name, form=form, args=[operand])
 
     def expr_Binary(self, e: ast.Binary) -> ir.Expr:
         left, right = self.expr(e.left), self.expr(e.right)
@@ -213,7 +234,8 @@ class UnitLowerer:
         if not operator.counted:
             return ir.Bitwise(t, e.op, [left, right])
         name, form = operator.operation, operator.form
-        return self.counted_node(ir.Arith, t, op_id(name, form, t), e.op_span, op=name, form=form,
+        return self.counted_node(ir.Arith, t, op_id(name, form, t), e.op_span,
+                                 [self.type_of(e.left), self.type_of(e.right)], op=name, form=form,
                                  args=[left, right])
 
     def expr_Cast(self, e: ast.Cast) -> ir.Expr:
@@ -222,13 +244,14 @@ class UnitLowerer:
         form = CONVERSION_OPERATORS[e.op].form
         if form == "result":  # `as?`: refused by the checker (C9003), it has no identifier
             raise ValueError("the result form `as?` is not lowered")
-        return self.counted_node(ir.Convert, target, conversion_id(form, source, target), e.op_span, form=form,
-                                 source=source, value=value)
+        return self.counted_node(ir.Convert, target, conversion_id(form, source, target), e.op_span, [source],
+                                 form=form, source=source, value=value)
 
     def expr_Index(self, e: ast.Index) -> ir.Expr:
         array = self.view(e.value)
         indices = [self.expr(i) for i in e.indices]  # type: ignore[arg-type]
-        return self.counted_node(ir.Load, self.type_of(e), INDEX_ID, e.bracket_span, array=array,
+        return self.counted_node(ir.Load, self.type_of(e), INDEX_ID, e.bracket_span,
+                                 [self.type_of(e.value), *map(self.type_of, e.indices)], array=array,
                                  indices=indices)
 
     def expr_Call(self, e: ast.Call) -> ir.Expr:
@@ -238,19 +261,21 @@ class UnitLowerer:
             return ir.Call(t, info.name, [self.expr(a) for a in e.args], e.callee.span)
         if info.name == "div_round":
             left, right = self.expr(e.args[0]), self.expr(e.args[1])
-            return self.counted_node(ir.DivRound, t, div_round_id(t, info.mode), e.callee.span, mode=info.mode,
+            return self.counted_node(ir.DivRound, t, div_round_id(t, info.mode), e.callee.span,
+                                     [self.type_of(e.args[0]), self.type_of(e.args[1])], mode=info.mode,
                                      left=left, right=right)
         args = [self.expr(a) for a in e.args]
+        operands = [self.type_of(a) for a in e.args]
         if info.name == "abs":
-            return self.counted_node(ir.Arith, t, op_id("abs", "checked", t), e.callee.span, op="abs",
+            return self.counted_node(ir.Arith, t, op_id("abs", "checked", t), e.callee.span, operands, op="abs",
                                      form="checked", args=args)
-        return self.counted_node(ir.Arith, t, op_id(info.name, None, t), e.callee.span, op=info.name, form=None,
-                                 args=args)
+        return self.counted_node(ir.Arith, t, op_id(info.name, None, t), e.callee.span, operands, op=info.name,
+                                 form=None, args=args)
 
 
 class KernelLowerer(UnitLowerer):
-    def __init__(self, checked: CheckedModule, name: str) -> None:
-        super().__init__(checked)
+    def __init__(self, checked: CheckedModule, name: str, only: ast.Node | None = None) -> None:
+        super().__init__(checked, only)
         self.info = checked.kernels[name]
         self.reductions: list[ir.Reduction] = []
 
@@ -260,8 +285,8 @@ class KernelLowerer(UnitLowerer):
         contribution_node = s.args[-1]
         contribution = self.expr(contribution_node)
         contribution_type = BOOL if s.op.text == "count" else self.type_of(contribution_node)
-        op = self.counted_node(ir.Counted, symbol.type,
-                               reduction_id(s.op.text, contribution_type, symbol.type), s.op.span)
+        op = self.counted_node(ir.Counted, symbol.type, reduction_id(s.op.text, contribution_type, symbol.type),
+                               s.op.span, [contribution_type], faults=reduction_faults(s.op.text))
         init_value = int(_constant(self.checked, s.args[1])) if s.op.text == "fold_checked" else 0
         self.reductions.append(ir.Reduction(position, s.op.text, contribution_type, symbol.type, op, init_value))
         return [ir.Reduce(s.span, position, s.op.text, contribution, op)]
@@ -322,6 +347,25 @@ def lower_program(checked: CheckedModule) -> ir.Program:
     return ir.Program(checked.name, checked.source.path, functions, kernels, entry)
 
 
+def lower_operation(checked: CheckedModule, node: ast.Node, kernel: str | None = None) -> ir.Counted | None:
+    """The counted node of one operation lowered alone, its operands left out and no
+    step ordinals: what an editor shows of an operation whose unit has no IR (a
+    function, the entry, a kernel with errors). `node` is the operation's expression,
+    the Assign of an element store or a Reduce; `kernel` names the kernel around it.
+    None when `node` is no counted operation, or its own types have errors."""
+    lowerer = KernelLowerer(checked, kernel, only=node) if kernel is not None else UnitLowerer(checked, only=node)
+    try:
+        if isinstance(node, ast.Reduce):  # only a kernel reduces (elsewhere it is an error)
+            return lowerer.stmt_Reduce(node)[0].op if isinstance(lowerer, KernelLowerer) else None
+        if isinstance(node, ast.Assign):
+            lowered = lowerer.stmt_Assign(node)[0]
+            return lowered.place if isinstance(lowered, ir.Store) else None
+        lowered = lowerer.expr(node)  # type: ignore[arg-type]
+    except (KeyError, ValueError, AssertionError):
+        return None  # a type, symbol or value the checker could not give (an error there)
+    return lowered if isinstance(lowered, ir.Counted) else None
+
+
 def _constant(checked: CheckedModule, e: ast.Expr) -> int:
     """The value of a constant expression the checker accepted (a literal, `-` a
     literal, `T.min`/`T.max`, in parentheses)."""
@@ -342,4 +386,4 @@ def _zero(t: Type) -> int | bool:
     return False if t == BOOL else 0
 
 
-__all__ = ["lower_program", "Span"]
+__all__ = ["lower_operation", "lower_program", "Span"]

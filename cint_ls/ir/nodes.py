@@ -1,21 +1,24 @@
 """The intermediate representation: typed, explicit, lowered from the checked AST.
 
 Every counted operation (LANGUAGE.md "Counted operations", SPEC-02P.1 5.4) is a
-`Counted` node with its operation identifier, its span and, in a kernel, the static
-step ordinals it can take (`steps`; None where a loop makes the ordinal depend on the
-iteration). Every fuel charge point is explicit: `Charge` before a loop iteration and
-the `charge` span of a `Call`. The IR is the single source of step ordinals: hovers read
-`steps`, and every executor counts the same `Counted` nodes at run time.
+`Counted` node with its operation identifier, its span, its operand and result types,
+the faults it can raise and, in a kernel, the static step ordinals it can take
+(`steps`; None where a loop makes the ordinal depend on the iteration). Every fuel
+charge point is explicit: `Charge` before a loop iteration and the `charge` span of a
+`Call`. The IR is the single source of step ordinals and of what an editor says of an
+operation: hovers and inlay hints read `Counted` nodes, and every executor counts the
+same nodes at run time.
 
 Variables live in numbered slots of their function's or kernel's frame.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..analysis.types import Type
 from ..syntax.source import Span
+from ..vocabulary.operations import Fault
 
 # ------------------------------------------------------------------ expressions
 
@@ -40,12 +43,18 @@ class Var(Expr):
 
 @dataclass(eq=False, slots=True)
 class Counted(Expr):
-    """Base of the counted operations."""
+    """Base of the counted operations; a store's place and a reduce are Counted
+    themselves. `type` is the result's: for a place the element stored, for a reduce
+    its target."""
 
     op_id: str
     span: Span
     index: int  # position among the counted operations of its body, in source order
     steps: tuple[int, ...] | None  # set by steps.py
+    # The operand types (a read's or a place's array, then each index; a reduce's
+    # contribution) and the faults the operation can raise (cint_ls.vocabulary).
+    operands: tuple[Type, ...] = field(default=(), kw_only=True)
+    faults: tuple[Fault, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(eq=False, slots=True)
@@ -184,7 +193,7 @@ class Store(Stmt):
     array: ViewExpr
     indices: list[Expr]
     value: Expr
-    place: Counted  # op_id 'store.checked', the place's span and steps
+    place: Counted  # op_id 'store.checked', the place's span, types and steps
 
 
 @dataclass(eq=False, slots=True)

@@ -9,7 +9,8 @@ from . import nodes as ir
 
 _NODE_TYPES = (ir.Expr, ir.Stmt, ir.ViewExpr, ir.SliceSpec, ir.DispatchArg)
 # Fields that hold data, not child nodes.
-_DATA_FIELDS = {"type", "span", "steps", "index", "op_id", "source", "element", "place", "op"}
+_DATA_FIELDS = {"type", "span", "steps", "index", "op_id", "operands", "faults", "source", "element", "place",
+                "op"}
 
 
 @cache
