@@ -27,8 +27,9 @@ from c17lib import (
 
 from cint_ls.analysis.types import BOOL, I64, FixedType  # noqa: E402
 from cint_ls.exec.arith import (  # noqa: E402
-    OperationFault, binary, convert, div_round, format_value, make_reducer, unary,
+    OperationFault, binary, convert, div_round, make_reducer, unary,
 )
+from cint_ls.vocabulary.values import format_value  # noqa: E402
 
 pytestmark = pytest.mark.needs_cc
 

@@ -38,9 +38,9 @@ Decisions where LANGUAGE.md and SPEC-02P.1 are silent (each one is tested):
   `count.checked.<target>`; the fold's index is the caller's, else the position).
 """
 
-# Value text is the vocabulary's; re-exported for exec/report.py, server/convert.py and
-# tests/c17/test_runtime_differential.py (TODO, issue 10: import cint_ls.vocabulary.values there).
-from cint_ls.vocabulary.values import format_exact, format_typed, format_value
+# Value text is the vocabulary's; re-exported for exec/report.py and server/convert.py
+# (TODO, issue 10: they should import cint_ls.vocabulary.values).
+from cint_ls.vocabulary.values import format_exact, format_typed
 
 from .convert import convert, convert_fn
 from .fault import OperationFault, bounds, real
@@ -100,7 +100,6 @@ __all__ = [
     "fold_checked_add",
     "format_exact",
     "format_typed",
-    "format_value",
     "make_reducer",
     "real",
     "reduce_count",
