@@ -8,6 +8,12 @@
     cint.c17.compiler            null                     the C compiler of cpu-c17 ($CC of its runs;
                                                           null: the server's own $CC, else cc, gcc, clang)
 
+`cint.c17.compiler` names one program, which runs on every Run: an absolute path (`~`
+expanded) or a bare command name found on PATH (`clang`, `gcc-13`), never arguments or
+shell words (`ccache gcc`, `sh -c ...`: refused with a warning; a compiler with arguments
+goes in the server's own $CC). A relative path is refused too: it would name a file
+of the workspace.
+
 A settings object may nest (`{"run": {"timeLimit": 5}}`), use dotted keys
 (`{"run.timeLimit": 5}`) or sit under a `cint` key; a value of the wrong type is
 ignored with a warning and the previous value stays.
@@ -15,6 +21,9 @@ ignored with a warning and the previous value stays.
 
 from __future__ import annotations
 
+import os
+import re
+import shlex
 from dataclasses import dataclass, replace
 
 from ..exec.executors import EXECUTOR_NAMES
@@ -28,12 +37,32 @@ class Settings:
     fuel: int | None = None
     time_limit: float = 10.0
     step_ordinals: bool = True
-    c17_compiler: str | None = None
+    c17_compiler: str | None = None  # as $CC holds it: one program, quoted (compiler_setting)
 
     def run_options(self, executor: str) -> dict:
         """The options of an executor's run (`Request.options`). (The C compiler does
         not travel here: cpu-c17 reads `$CC`, which the server sets for its runs.)"""
         return {}
+
+
+_COMMAND_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9_.+-]*")
+
+
+def compiler_setting(value: str) -> tuple[str | None, str | None]:
+    """`cint.c17.compiler` as the value of $CC for cpu-c17's runs (build.py splits $CC
+    with shlex, so a path is quoted to stay one word), and a warning. A value that is not
+    one program is refused: (None, why)."""
+    text = value.strip()
+    if _COMMAND_NAME.fullmatch(text):
+        return text, None  # found on PATH by the run, as cc is
+    path = os.path.expanduser(text)
+    if not os.path.isabs(path):
+        return None, (f"cint.c17.compiler: expected the absolute path of a C compiler or a command name on PATH, "
+                      f"without arguments, got {value!r} (ignored; a compiler with arguments goes in the server's $CC)")
+    path = os.path.normpath(path)
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return shlex.quote(path), f"cint.c17.compiler: {path} is not an executable file (cpu-c17 runs will fail)"
+    return shlex.quote(path), None
 
 
 def _flatten(value: object, prefix: str = "") -> dict[str, object]:
@@ -113,7 +142,10 @@ def parse_settings(value: object, base: Settings | None = None) -> tuple[Setting
         if compiler is None or compiler == "":
             changes["c17_compiler"] = None
         elif isinstance(compiler, str):
-            changes["c17_compiler"] = compiler
+            accepted, warning = compiler_setting(compiler)
+            changes["c17_compiler"] = accepted
+            if warning is not None:
+                warnings.append(warning)
         else:
             warnings.append(f"cint.c17.compiler: expected a command name or path, got {compiler!r}")
 
