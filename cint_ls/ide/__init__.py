@@ -1,7 +1,7 @@
 """Editor features as plain functions that know nothing of LSP (issue 4).
 
 Every function takes a `Document` (and a byte offset into `doc.source.data` where it
-asks about a place), returns the plain results of `types.py`, and is total: any offset,
+asks about a place), returns the plain results of `results.py`, and is total: any offset,
 any half-typed text gives None or [] rather than an exception. The language server
 (`cint_ls.server`) converts spans to LSP ranges and results to LSP shapes.
 """
@@ -19,7 +19,7 @@ from .navigation import definition, prepare_rename, references, rename
 from .signature import signature_help
 from .symbols import document_symbols
 from .tokens import semantic_tokens
-from .types import (
+from .results import (
     SEMANTIC_TOKEN_KINDS,
     SEMANTIC_TOKEN_MODIFIERS,
     CodeLens,

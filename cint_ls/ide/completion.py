@@ -14,9 +14,9 @@ import re
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MODES
 from ..analysis.symbols import SymbolKind
 from ..syntax import ast
-from . import describe
+from . import declaration_text
 from .find import clamp, contains, top_level, total
-from .types import CompletionItem
+from .results import CompletionItem
 
 STATEMENT_KEYWORDS = ("if", "else", "for", "while", "break", "continue", "switch", "case", "default", "return",
                       "assert", "reduce", "in")
@@ -134,22 +134,23 @@ def _visible(doc, offset: int) -> list[CompletionItem]:
             add(node.variable.text, "variable", "loop variable: I64")
         if isinstance(node, ast.KernelDef):
             for b in node.space:
-                add(b.name.text, "variable", f"over variable: 0 ≤ {b.name.text} < {describe.text(checked, b.extent.span)}")
+                extent = declaration_text.text(checked, b.extent.span)
+                add(b.name.text, "variable", f"over variable: 0 ≤ {b.name.text} < {extent}")
             for p in node.params:
-                add(p.name.text, "parameter", describe.param_text(checked, p, True))
+                add(p.name.text, "parameter", declaration_text.param_text(checked, p, True))
             for s in node.sizes:
                 add(s.text, "variable", "size symbol: I64")
         if isinstance(node, ast.FunctionDef):
             for p in node.params:
-                add(p.name.text, "parameter", describe.param_text(checked, p, False))
+                add(p.name.text, "parameter", declaration_text.param_text(checked, p, False))
     if item is None or not isinstance(item, (ast.KernelDef, ast.FunctionDef)):
         for s in module.statements:  # the entry's variables, declared before the cursor
             if isinstance(s, ast.VarDecl) and s.span.end_byte <= offset:
                 add(s.name.text, "variable", _local_detail(checked, s))
     for name, info in checked.kernels.items():
-        add(name, "kernel", describe.kernel_signature(checked, info))
+        add(name, "kernel", declaration_text.kernel_signature(checked, info))
     for name, info in checked.functions.items():
-        add(name, "function", describe.function_signature(checked, info))
+        add(name, "function", declaration_text.function_signature(checked, info))
     for k in module.items:
         if isinstance(k, ast.KernelDef):
             add(k.name.text, "kernel", "kernel")
@@ -167,7 +168,7 @@ def _children(node: ast.Node) -> list[ast.Node]:
 def _local_detail(checked, s: ast.VarDecl) -> str:
     symbol = checked.symbols.get(s.name)
     kind = "variable" if symbol is None or symbol.kind is not SymbolKind.ENTRY_LOCAL else "top-level variable"
-    return f"{kind}: {describe.type_ref_text(checked, s.type)}"
+    return f"{kind}: {declaration_text.type_ref_text(checked, s.type)}"
 
 
 def _keywords(words) -> list[CompletionItem]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..syntax.queries import captures
 from .find import total
-from .types import FoldingRange
+from .results import FoldingRange
 
 
 @total(list)

@@ -12,7 +12,7 @@ from ..syntax import ast
 from .find import total, walk
 from .hover import steps_text
 from .ops import counted_by_anchor, operation_of
-from .types import InlayHint
+from .results import InlayHint
 
 
 def _hint_offset(op) -> int:

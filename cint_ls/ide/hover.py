@@ -21,10 +21,10 @@ from ..analysis.symbols import Symbol, SymbolKind
 from ..analysis.types import ArrayType, BoolType, FixedType, IntType, Type, scalar_type_named
 from ..ir import nodes as ir
 from ..syntax import ast
-from . import describe
+from . import declaration_text
 from .find import clamp, contains, kernel_at, path_at, total
 from .ops import Operation, counted_of, operation_of
-from .types import HoverResult
+from .results import HoverResult
 from .uniform import Uniformity
 
 
@@ -191,13 +191,13 @@ def kernel_markdown(doc, info: KernelInfo) -> str:
     checked = doc.checked
     lines = [
         "```cint",
-        describe.kernel_signature(checked, info),
-        describe.over_text(checked, info) + (f" where {describe.where_text(checked, info)}"
+        declaration_text.kernel_signature(checked, info),
+        declaration_text.over_text(checked, info) + (f" where {declaration_text.where_text(checked, info)}"
                                              if info.node.where else ""),
         "```",
-        f"- work-item index: `{describe.index_formula(checked, info)}` (row-major; "
-        f"`{describe.decomposition(checked, info)}`)",
-        f"- fuel: {describe.fuel_text(checked, info)}",
+        f"- work-item index: `{declaration_text.index_formula(checked, info)}` (row-major; "
+        f"`{declaration_text.decomposition(checked, info)}`)",
+        f"- fuel: {declaration_text.fuel_text(checked, info)}",
     ]
     kernel_ir = doc.kernel_ir(info.symbol.name)
     if kernel_ir is not None:
@@ -224,7 +224,7 @@ def _bare_size(checked: CheckedModule, e: ast.Expr) -> Symbol | None:
 
 
 def _arg_text(checked: CheckedModule, e: ast.Expr) -> str:
-    return describe.text(checked, e.span)
+    return declaration_text.text(checked, e.span)
 
 
 def _static_extents(checked: CheckedModule, arg: ast.Expr) -> list[int] | None:
@@ -270,12 +270,13 @@ def _evaluate(checked: CheckedModule, e: ast.Expr, sizes: dict[str, int]) -> int
 def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
     checked = doc.checked
     node = info.node
-    lines = ["```cint", describe.kernel_signature(checked, info), describe.over_text(checked, info), "```",
+    lines = ["```cint", declaration_text.kernel_signature(checked, info),
+             declaration_text.over_text(checked, info), "```",
              f"dispatch of `{node.name.text}`", "", "| # | parameter | mode | argument |", "|---|---|---|---|"]
     args = call.args
     for k, (param, symbol) in enumerate(zip(node.params, info.params)):
         arg = f"`{_arg_text(checked, args[k])}`" if k < len(args) else "(missing)"
-        lines.append(f"| {k} | `{describe.type_ref_text(checked, param.type)} {param.name.text}` | "
+        lines.append(f"| {k} | `{declaration_text.type_ref_text(checked, param.type)} {param.name.text}` | "
                      f"{param.effective_mode} | {arg} |")
     lines += ["", "entry checks (SPEC-02P.1 Table 1), in order:"]
     arrays = [(k, s) for k, s in enumerate(info.params) if isinstance(s.type, ArrayType)]
@@ -304,10 +305,11 @@ def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
             elif size is not None:
                 compared.append(f"{where} (`{symbol.name}`) must equal `{size.name}`")
             else:
-                computed.append(f"{where} (`{symbol.name}`) must equal `{describe.text(checked, extent.span)}`")
+                required = declaration_text.text(checked, extent.span)
+                computed.append(f"{where} (`{symbol.name}`) must equal `{required}`")
     check5 = [f"   - binds {b}" for b in bound.values()] + [f"   - {c}" for c in compared + computed]
     for j, constraint in enumerate(node.where):
-        check5.append(f"   - where constraint {j}: `{describe.text(checked, constraint.span)}` (bind.where)")
+        check5.append(f"   - where constraint {j}: `{declaration_text.text(checked, constraint.span)}` (bind.where)")
     if check5:
         lines.append("5. sizes and extents (bind.shape), two passes:")
         lines += check5
@@ -321,7 +323,7 @@ def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
                     pairs.append(f"(`{s.name}`, `{other.name}`)")
         if pairs:
             lines.append("7. alias test (6.3) of the pairs " + ", ".join(pairs) + " (bind.alias)")
-    n = describe.work_items(checked, info)
+    n = declaration_text.work_items(checked, info)
     values = [_evaluate(checked, b.extent, sizes) for b in node.space]
     if values and all(v is not None for v in values):
         total_items = 1
@@ -330,7 +332,7 @@ def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
         n = f"{n} = {total_items}" if n != str(total_items) else n
     lines.append("8. within the executor's limits (bind.limit)")
     lines.append(f"9. fuel: charges N = `{n}` units (fuel.charge)")
-    if describe.body_has_loops_or_calls(checked, info):
+    if declaration_text.body_has_loops_or_calls(checked, info):
         lines.append("   then every work-item charges its loop iterations and calls")
     return "\n".join(lines)
 
@@ -359,12 +361,14 @@ def symbol_markdown(doc, symbol: Symbol, kernel: KernelInfo | None) -> str:
         info = checked.functions.get(symbol.name)
         if info is None:
             return f"function `{symbol.name}`"
-        return "```cint\n" + describe.function_signature(checked, info) + "\n```\nfunction (each call charges 1 unit of fuel)"
+        return ("```cint\n" + declaration_text.function_signature(checked, info)
+                + "\n```\nfunction (each call charges 1 unit of fuel)")
     label = _KIND_LABEL.get(symbol.kind, symbol.kind.value)
     t = symbol.type
     type_name = t.name if t is not None else "?"
     if symbol.array_extents and isinstance(t, ArrayType):
-        type_name = f"{t.element.name}[{', '.join(describe.text(checked, e.span) for e in symbol.array_extents)}]"
+        extents = ", ".join(declaration_text.text(checked, e.span) for e in symbol.array_extents)
+        type_name = f"{t.element.name}[{extents}]"
     mode = f", {symbol.mode}" if symbol.kind is SymbolKind.PARAM and symbol.owner in checked.kernels else ""
     lines = [f"({label}{mode}) `{symbol.name}`: `{type_name}`"]
     owner_kernel = checked.kernels.get(symbol.owner) if symbol.owner else None
@@ -372,7 +376,8 @@ def symbol_markdown(doc, symbol: Symbol, kernel: KernelInfo | None) -> str:
         if symbol.kind is SymbolKind.OVER:
             binding = next((b for b in owner_kernel.node.space if b.name.text == symbol.name), None)
             if binding is not None:
-                lines.append(f"- ranges over 0 ≤ {symbol.name} < {describe.text(checked, binding.extent.span)}")
+                extent = declaration_text.text(checked, binding.extent.span)
+                lines.append(f"- ranges over 0 ≤ {symbol.name} < {extent}")
         u = Uniformity(checked, owner_kernel)
         if symbol.kind in (SymbolKind.SIZE,) or (symbol.kind is SymbolKind.PARAM and symbol.mode == "in"):
             lines.append("- uniform (8.2): the same for every work-item")

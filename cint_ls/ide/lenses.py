@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..syntax import ast
 from .find import total
-from .types import CodeLens
+from .results import CodeLens
 
 RUN = "cint.run"
 COMPARE = "cint.compareExecutors"

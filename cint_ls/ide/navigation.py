@@ -17,7 +17,7 @@ from ..syntax import parse_source
 from ..syntax.source import Span
 from .find import clamp, name_at, total
 from .tokens import KEYWORDS
-from .types import Location, RenameResult, TextChange
+from .results import Location, RenameResult, TextChange
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Spellings the grammar reads as a type, whether or not the type exists (`I24`).

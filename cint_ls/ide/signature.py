@@ -7,10 +7,10 @@ from __future__ import annotations
 import re
 
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS
-from . import describe
+from . import declaration_text
 from .completion import _in_comment_or_string, _open_call
 from .find import clamp, total
-from .types import SignatureHelp
+from .results import SignatureHelp
 
 BUILTIN_SIGNATURES = {
     "div_round": ("div_round", ("a", "b", "mode")),
@@ -50,14 +50,14 @@ def signature_help(doc, offset: int) -> SignatureHelp | None:
         return _help(name, params, active, f"reduction `{name}`: {REDUCE_OPERATORS[name]}")
     if name in checked.kernels:
         info = checked.kernels[name]
-        params = describe.kernel_params(checked, info)
-        doc_text = (f"dispatch over `{describe.over_text(checked, info)}`; fuel: "
-                    f"{describe.fuel_text(checked, info)}")
+        params = declaration_text.kernel_params(checked, info)
+        doc_text = (f"dispatch over `{declaration_text.over_text(checked, info)}`; fuel: "
+                    f"{declaration_text.fuel_text(checked, info)}")
         return _help(name, params, active, doc_text)
     if name in checked.functions:
         info = checked.functions[name]
-        params = describe.function_params(checked, info)
-        prefix = f"{describe.type_ref_text(checked, info.node.return_type)} {name}"
+        params = declaration_text.function_params(checked, info)
+        prefix = f"{declaration_text.type_ref_text(checked, info.node.return_type)} {name}"
         return _help(prefix, params, active, "function call (charges 1 unit of fuel)")
     if name in BUILTIN_SIGNATURES:
         prefix, params = BUILTIN_SIGNATURES[name]

@@ -13,7 +13,7 @@ from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MO
 from ..analysis.symbols import Symbol, SymbolKind
 from ..analysis.types import ArrayType
 from .find import total
-from .types import SemanticToken
+from .results import SemanticToken
 from .uniform import Uniformity
 
 KEYWORDS = {

@@ -1,5 +1,6 @@
-"""Text that several features share: signatures, the iteration space, the work-item index
-formula and the fuel of a dispatch (SPEC-02P.1 3.2, 8.2, 8.4, 11.2)."""
+"""The text of declarations that several features show: signatures and parameters, a
+kernel's iteration space and where clause, and what its declaration implies, the
+work-item index formula and the fuel of a dispatch (SPEC-02P.1 3.2, 8.2, 8.4, 11.2)."""
 
 from __future__ import annotations
 
