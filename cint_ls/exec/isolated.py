@@ -173,7 +173,8 @@ def _start_child(request: Request) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, PARENT_ENV: str(parent)},
-        preexec_fn=_limit_memory(request.memory_limit, parent),
+        # Between fork and exec: only calls looked up before the fork (no imports, no locks).
+        preexec_fn=_limit_memory(request.memory_limit, parent),  # noqa: PLW1509
     )
 
 

@@ -18,9 +18,19 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.c17.build import (MANIFEST, CacheError, build_library, cache_directory, cache_root, file_digest,
-                                    find_compiler, library_directory, read_manifest, runtime_directory,
-                                    runtime_objects)
+from cint_ls.exec.c17.build import (
+    MANIFEST,
+    CacheError,
+    build_library,
+    cache_directory,
+    cache_root,
+    file_digest,
+    find_compiler,
+    library_directory,
+    read_manifest,
+    runtime_directory,
+    runtime_objects,
+)
 from cint_ls.exec.c17.host import emit
 from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated

@@ -13,10 +13,11 @@ import stat
 import uuid
 
 import pytest
+from lsp_support import conformance, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 
 from cint_ls.server.settings import Settings, compiler_setting, parse_settings
-from lsp_support import conformance, open_document, server_fixture, uri_of
+
 
 def _compiler(value):
     settings, warnings = parse_settings({"c17": {"compiler": value}})
@@ -59,9 +60,8 @@ def test_anything_else_is_refused(value):
 
 def test_a_home_relative_path_is_expanded(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert compiler_setting("~/cc") == (str(tmp_path / "cc"),
-                                        f"cint.c17.compiler: {tmp_path / 'cc'} is not an executable file "
-                                        "(cpu-c17 runs will fail)")
+    warning = f"cint.c17.compiler: {tmp_path / 'cc'} is not an executable file (cpu-c17 runs will fail)"
+    assert compiler_setting("~/cc") == (str(tmp_path / "cc"), warning)
 
 
 client = server_fixture(settings={})
