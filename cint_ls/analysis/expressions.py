@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 
 from ..syntax import ast
+from ..vocabulary.operators import BINARY_OPERATORS
 from .builtins import BUILTIN_FUNCTIONS, ROUNDING_MODES, TYPE_PROPERTIES
 from .literals import fixed_literal_to_stored, parse_integer_literal
 from .result import CallInfo
@@ -33,11 +34,18 @@ class ErrorType(Type):
 
 ERROR = ErrorType()
 
-ARITHMETIC = {"+", "-", "*", "/", "%", "+|", "-|", "*|", "+%", "-%", "*%"}
-SHIFTS = {"<<", ">>"}
-BITWISE = {"&", "|", "^"}
-COMPARISONS = {"==", "!=", "<", "<=", ">", ">="}
-LOGICAL = {"&&", "||"}
+
+def _spellings(*operations: str) -> frozenset[str]:
+    """The binary operators that name one of `operations` (the vocabulary's table)."""
+    return frozenset(op for op, operator in BINARY_OPERATORS.items() if operator.operation in operations)
+
+
+# The binary operators by the operand types they take (LANGUAGE.md "Expressions").
+ARITHMETIC = _spellings("add", "sub", "mul", "div", "rem")  # integer and fixed types
+SHIFTS = _spellings("shl", "shr")  # integer types
+BITWISE = _spellings("and", "or", "xor")  # integer types
+COMPARISONS = _spellings("compare")
+LOGICAL = _spellings("logic")  # Bool
 
 
 def is_literalish(e: ast.Expr) -> bool:

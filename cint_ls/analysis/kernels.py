@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..syntax import ast
 from ..syntax.diagnostics import Related
 from .builtins import REDUCE_OPERATORS
-from .expressions import ERROR, ErrorType
+from .expressions import COMPARISONS, ERROR, ErrorType
 from .result import CallInfo, KernelInfo
 from .symbols import Scope, Symbol, SymbolKind
 from .types import BOOL, I64, VOID, ArrayType, FixedType, IntType, Type
@@ -136,7 +136,7 @@ class KernelRules:
             self.error("C5017", f"a where constraint compares size symbols; `{ident.name}` is a "
                        f"{symbol.kind.value}", ident.span)
             return
-        if not (isinstance(e, ast.Binary) and e.op in ("==", "!=", "<", "<=", ">", ">=")):
+        if not (isinstance(e, ast.Binary) and e.op in COMPARISONS):
             self.error("C5017", "a where constraint is a comparison of size expressions (`n >= 2`)", e.span)
             self.expr(e, None)
             return
