@@ -55,6 +55,7 @@ def _compile(compiler: str, source, out_dir, name: str) -> str | None:
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["gcc", "clang"])
 def test_every_conformance_program_compiles_without_a_warning(compiler, tmp_path):
     cc = _compiler(compiler)
@@ -69,6 +70,7 @@ def test_every_conformance_program_compiles_without_a_warning(compiler, tmp_path
     assert len(sources) >= 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiler", ["gcc", "clang"])
 def test_the_run_time_compiles_without_a_warning(compiler, tmp_path):
     cc = _compiler(compiler)

@@ -110,6 +110,7 @@ def test_a_crash_of_the_child_is_one_line():
     assert run_isolated(Request("cpu-c17", "deep.ci", DEEP)).output == f"{sum(range(901))}\n"
 
 
+@pytest.mark.slow
 def test_a_time_out_is_one_line(capsys, tmp_path, monkeypatch):
     source = tmp_path / "loop.ci"
     source.write_text("void f() { while (true) { } }\nf();\n")

@@ -213,6 +213,7 @@ def _case_and_values(draw, kind):
     return case, values
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(BY_KIND))
 def test_hypothesis(library, kind):
     @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -241,6 +242,7 @@ def test_reduction_edges(library, case):
         assert got == want, f"{case.key}{values}: C {got} but Python {want}"
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(st.data())
 def test_reduction_hypothesis(library, data):

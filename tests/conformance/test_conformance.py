@@ -52,6 +52,7 @@ _GPU_REFUSED = [(path, refusal) for path, refusal in _GPU if refusal is not None
 _NAMED_REFUSALS = {"ops_kernel": ("neg", "3:13"), "narrow_out": ("div", "2:17"), "wide_kernel": ("wide", None)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", ["ascending", "descending", "shuffled"])
 @pytest.mark.parametrize("block", [32, 256])
 @pytest.mark.parametrize("path", _GPU_ADMITTED, ids=lambda p: p.stem)
@@ -96,6 +97,7 @@ def test_gpu_cuda_named_refusals_are_in_the_suite():
 # compiles the emitted C with the system's compiler and runs it in a child process.
 
 
+@pytest.mark.slow
 @pytest.mark.needs_cc
 @pytest.mark.parametrize("path", conformance_programs(), ids=lambda p: p.stem)
 def test_cpu_c17(capsys, monkeypatch, path):

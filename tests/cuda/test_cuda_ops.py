@@ -45,12 +45,14 @@ def check_binary(expression: str, t: IntType, result: IntType, values):
         assert ref == got, (expression, t, x, y)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", NATIVE, ids=str)
 @pytest.mark.parametrize("op", ["+", "-", "*", "+%", "-%", "*%"])
 def test_arithmetic(op, t):
     check_binary(f"a[i] {op} b[i]", t, t, pairs(t))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", NATIVE, ids=str)
 @pytest.mark.parametrize("mode", ["floor", "ceil", "trunc", "away", "half_even", "half_away", "half_trunc"])
 def test_div_round(mode, t):

@@ -100,6 +100,7 @@ def _ptxas():
     return ptxas
 
 
+@pytest.mark.slow
 def test_ptxas_assembles_every_module(tmp_path):
     ptxas = _ptxas()
     for path in ADMITTED:

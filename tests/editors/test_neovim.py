@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # Neovim and the server end to end; a broken server waits its time-out
+
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
 PLUGIN = REPO / "editors" / "neovim"

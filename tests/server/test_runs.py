@@ -108,6 +108,7 @@ async def test_program_output(client):
     assert any("19 35 39" in m.message for m in client.log_messages)
 
 
+@pytest.mark.slow
 async def test_endless_loop_stops_at_time_limit_while_hover_answers(client):
     uri = uri_of("spin")
     await open_document(client, uri, LOOP)
