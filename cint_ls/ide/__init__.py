@@ -16,9 +16,6 @@ from .hints import inlay_hints
 from .hover import hover
 from .lenses import code_lenses
 from .navigation import definition, prepare_rename, references, rename
-from .signature import signature_help
-from .symbols import document_symbols
-from .tokens import semantic_tokens
 from .results import (
     SEMANTIC_TOKEN_KINDS,
     SEMANTIC_TOKEN_MODIFIERS,
@@ -35,6 +32,9 @@ from .results import (
     SignatureHelp,
     TextChange,
 )
+from .signature import signature_help
+from .symbols import document_symbols
+from .tokens import semantic_tokens
 
 __all__ = [
     "DEFAULT_TARGETS", "REFUSAL_CODE", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeLens",

@@ -16,8 +16,8 @@ from ..analysis.types import scalar_type_named
 from ..syntax import parse_source
 from ..syntax.source import Span
 from .find import clamp, name_at, total
-from .tokens import KEYWORDS
 from .results import Location, RenameResult, TextChange
+from .tokens import KEYWORDS
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Spellings the grammar reads as a type, whether or not the type exists (`I24`).
