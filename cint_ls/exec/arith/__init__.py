@@ -38,8 +38,8 @@ Decisions where LANGUAGE.md and SPEC-02P.1 are silent (each one is tested):
   `count.checked.<target>`; the fold's index is the caller's, else the position).
 """
 
-# Value text is the vocabulary's; re-exported for exec/report.py and server/convert.py
-# (TODO, issue 10: they should import cint_ls.vocabulary.values).
+# Value text is the vocabulary's; re-exported for exec/report.py (TODO, issue 10: it
+# should import cint_ls.vocabulary.values).
 from cint_ls.vocabulary.values import format_exact, format_typed
 
 from .convert import convert, convert_fn
