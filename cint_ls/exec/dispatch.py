@@ -1,9 +1,12 @@
 """The dispatch protocol, written once for every executor (SPEC-02P.1 clauses 5 to 9).
 
-`run_dispatch` makes the entry checks of Table 1 in order, stages the outputs, asks
-the executor's `WorkItemRunner` to run the work-items, completes the reductions in the
-epilogue and publishes by copy-out. An executor supplies only the runner: how
-work-items run and how the canonical work-item fault is found and described.
+`Dispatcher` numbers the dispatches of an entry [F-1] and gives a work-item or epilogue
+fault the dispatch as its innermost frame [F-8]; `run_dispatch` makes the entry checks
+of Table 1 in order (binding the sizes once, check 5), stages the outputs, asks the
+executor's `WorkItemRunner` to run the work-items, completes the reductions in the
+epilogue and publishes by copy-out. An executor supplies only the runner: its limits
+(check 8), how work-items run and how the canonical work-item fault is found and
+described.
 """
 
 from __future__ import annotations
@@ -11,14 +14,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from ..analysis.types import I64, U64
 from ..ir import nodes as ir
 from .alias import first_alias_pair, first_injective_failure, first_unwritable_output, alias_fault, \
     injective_fault, permission_fault
 from .arith import OperationFault, binary, make_reducer
-from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address
+from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address, StackFrame
 from .runtime import CintFault, Fuel
 from .views import View, copy_elements, staging_for, store_elements
 
@@ -40,6 +42,7 @@ class DispatchPlan:
     writes: list[View | None]  # per parameter: the staging of an out or inout array
     scalars: list  # per parameter: the value of a scalar in parameter
     fuel: Fuel
+    span: object = None  # the dispatch statement's kernel name: where a host status is reported
 
 
 @dataclass
@@ -52,8 +55,17 @@ class WorkPhase:
     contributions: list[list[tuple[int, int | bool]]] = field(default_factory=list)
 
 
-class WorkItemRunner(Protocol):
-    def run(self, plan: DispatchPlan) -> WorkPhase: ...
+class WorkItemRunner:
+    """What an executor supplies to the protocol."""
+
+    def limits(self, kernel: ir.Kernel, space: list[int]) -> OperationFault | None:
+        """Check 8: the refusal (E_UNSUPPORTED bind.limit) of a dispatch over `space`
+        (the over extents, bound at check 5) beyond the executor's limits, else None."""
+        return None
+
+    def run(self, plan: DispatchPlan) -> WorkPhase:
+        """The work-item phase: run the work-items of `plan`, find the canonical fault."""
+        raise NotImplementedError
 
 
 def _entry_fault(fault: OperationFault, kernel: ir.Kernel, number: int, span) -> CintFault:
@@ -102,10 +114,11 @@ def bind_sizes(kernel: ir.Kernel, views: Sequence[View | None]) -> list[int]:
 
 
 def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, fuel: Fuel,
-                 limits: Callable[[ir.Kernel, Sequence], OperationFault | None] | None = None
+                 limits: Callable[[ir.Kernel, list[int]], OperationFault | None] | None = None
                  ) -> tuple[list[int], list[int], int]:
     """Table 1, in order [F-5]. Returns (sizes, over extents, N) or raises the
-    OperationFault of the first check that fails; the last check charges N."""
+    OperationFault of the first check that fails; the last check charges N. The sizes
+    and over extents are bound once, at check 5; check 8 is `limits(kernel, extents)`."""
     modes = [p.mode for p in kernel.params]
     views = [a if isinstance(a, View) else None for a in args]
     for p, view in enumerate(views):  # check 1: stale storage
@@ -123,10 +136,10 @@ def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, 
         if view.rank != len(param.extents):
             raise OperationFault("E_SHAPE", "bind.type", [(I64, p), (I64, view.rank)], None,
                                  (I64, len(param.extents)))
-    # Check 4 (placement): every storage of this process is host memory, where the CPU
-    # executors run; gpu-cuda's runner checks its own placements through `limits`.
+    # Check 4 (placement): every storage of this process is host memory, which every
+    # executor admits (gpu-cuda: Table 3, Placements; its runner copies what it reads).
     sizes = bind_sizes(kernel, views)  # check 5
-    frame = _size_frame(kernel, sizes)
+    frame = size_frame(kernel, sizes)
     space = []
     for d, (_, _, extent) in enumerate(kernel.over):
         value = evaluate(extent, frame)
@@ -144,7 +157,7 @@ def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, 
     if pair is not None:
         raise alias_fault(*pair)
     if limits is not None:  # check 8: the executor's own limits
-        refusal = limits(kernel, args)
+        refusal = limits(kernel, space)
         if refusal is not None:
             raise refusal
     count = math.prod(space)
@@ -154,7 +167,9 @@ def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, 
     return sizes, space, count
 
 
-def _size_frame(kernel: ir.Kernel, sizes: list[int]) -> list:
+def size_frame(kernel: ir.Kernel, sizes: list[int]) -> list:
+    """A frame of the kernel's slots with the size symbols bound, the rest None: where
+    the uniform expressions are evaluated, and the start of a work-item's frame."""
     frame: list = [None] * kernel.slot_count
     for slot, value in zip(kernel.size_slots, sizes):
         frame[slot] = value
@@ -165,13 +180,37 @@ def _compare(op: str, a: int, b: int) -> bool:
     return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
+class Dispatcher:
+    """The dispatches of one entry. Each takes the next number, from 0 in program order,
+    whether it succeeds or faults [F-1]; the stack of a work-item or epilogue fault has
+    the dispatch as its innermost entry, that of an entry-phase fault is the caller's
+    [F-8]."""
+
+    def __init__(self) -> None:
+        self.count = 0  # the dispatches of the entry so far
+
+    def dispatch(self, kernel: ir.Kernel, args: Sequence, span, fuel: Fuel, runner: WorkItemRunner,
+                 evaluate: UniformEvaluator) -> list:
+        """`run_dispatch` under the next number (see there)."""
+        number = self.count
+        self.count += 1  # every dispatch takes a number, faulting or not [F-1]
+        try:
+            return run_dispatch(kernel, args, number, span, fuel, runner, evaluate)
+        except CintFault as error:
+            if error.address is not None and error.address.phase != PHASE_ENTRY:
+                # A work-item or epilogue fault has the dispatch as innermost frame [F-8].
+                error.frames.append(StackFrame(kernel.qualified, span))
+            raise
+
+
 def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fuel, runner: WorkItemRunner,
-                 evaluate: UniformEvaluator, limits=None) -> list:
-    """Carry out one dispatch. `args` holds, per parameter, a View (arrays), a value
-    (scalar in) or None (scalar out). Returns the results of the scalar out
-    parameters, per parameter (None elsewhere), after publishing; raises CintFault."""
+                 evaluate: UniformEvaluator) -> list:
+    """Carry out dispatch `number` (`Dispatcher` numbers them and adds the frame). `args`
+    holds, per parameter, a View (arrays), a value (scalar in) or None (scalar out).
+    Returns the results of the scalar out parameters, per parameter (None elsewhere),
+    after publishing; raises CintFault."""
     try:
-        sizes, space, count = entry_checks(kernel, args, evaluate, fuel, limits)
+        sizes, space, count = entry_checks(kernel, args, evaluate, fuel, runner.limits)
     except OperationFault as fault:
         error = _entry_fault(fault, kernel, number, span)
         if fault.operation == "bind.alias":
@@ -184,7 +223,7 @@ def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fue
     writes = [staging_for(a, copy_in=True) if isinstance(a, View) and p.mode in ("out", "inout") else None
               for a, p in zip(args, kernel.params)]
     scalars = [a if not isinstance(a, View) else None for a in args]
-    plan = DispatchPlan(kernel, number, sizes, space, count, reads, writes, scalars, fuel)
+    plan = DispatchPlan(kernel, number, sizes, space, count, reads, writes, scalars, fuel, span)
     phase = runner.run(plan)
     if phase.fault is not None:
         raise phase.fault

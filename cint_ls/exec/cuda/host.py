@@ -1,8 +1,9 @@
 """The host protocol of gpu-cuda (SPEC-02P.1 10.5 paragraphs 4 to 9, 10.6).
 
 The host runs the program's sequential code: here the reference interpreter's machine,
-whose dispatches go through the shared `run_dispatch` (the entry checks of Table 1, the
-epilogue and publication, written once for every executor). gpu-cuda supplies the
+whose dispatches go through the shared protocol (`exec/dispatch.py`: the numbering, the
+entry checks of Table 1, the epilogue, publication and the dispatch frame, written once
+for every executor). gpu-cuda supplies the
 `WorkItemRunner`, `CudaRunner`, which runs the work-item phase on a device:
 
 1. the PTX module of the program is loaded at the first dispatch of one of its kernels;
@@ -25,6 +26,8 @@ epilogue and publication, written once for every executor). gpu-cuda supplies th
    entry's total, and `run_dispatch` completes the reductions (sum exact, sum_sat as the
    left fold, ...) and publishes by copy-out;
 6. a driver error anywhere ends the entry with CINT_RESOURCE and host.resource [B-16e].
+
+A host status is reported at the dispatch: its kernel, number and position.
 """
 
 from __future__ import annotations
@@ -42,11 +45,8 @@ from dataclasses import dataclass, field
 from ...analysis.types import I64, U64, BoolType, IntType, Type
 from ...ir import nodes as ir
 from ..arith import OperationFault, make_reducer
-from ..dispatch import DispatchPlan, WorkPhase, bind_sizes, run_dispatch
-from ..faults import PHASE_ENTRY, StackFrame
+from ..dispatch import DispatchPlan, WorkItemRunner, WorkPhase
 from ..interp.machine import Machine
-from ..runtime import CintFault
-from ..views import View
 from .describe import describe_work_item
 from .device import Device, DeviceError
 from .ptx import M64, Param, PtxModule, canonical, element_bytes
@@ -113,7 +113,7 @@ class Stats:
     launch_seconds: float = 0.0  # wall time of the launches (start to completion)
 
 
-class CudaRunner:
+class CudaRunner(WorkItemRunner):
     """The WorkItemRunner of gpu-cuda (see the module's docstring)."""
 
     def __init__(self, machine: Machine, device: Device, ptx: PtxModule, *, block_size: int = DEFAULT_BLOCK,
@@ -132,19 +132,10 @@ class CudaRunner:
 
     # ---- check 8: the executor's limits
 
-    def limits(self, kernel: ir.Kernel, args: Sequence) -> OperationFault | None:
+    def limits(self, kernel: ir.Kernel, space: list[int]) -> OperationFault | None:
         """Work-items per dispatch: up to MAX(I64) (Table 3). A larger iteration space is
         refused at check 8, E_UNSUPPORTED bind.limit, naming the first array parameter."""
-        views = [a if isinstance(a, View) else None for a in args]
-        try:
-            sizes = bind_sizes(kernel, views)
-        except OperationFault:
-            return None  # check 5 faults first; this is never reached then
-        frame: list = [None] * kernel.slot_count
-        for slot, value in zip(kernel.size_slots, sizes):
-            frame[slot] = value
-        extents = [self.m.uniform(extent, frame) for _, _, extent in kernel.over]
-        if math.prod(extents) > MAX_I64:
+        if math.prod(space) > MAX_I64:
             first = next((p for p, param in enumerate(kernel.params) if param.extents is not None), 0)
             return OperationFault("E_UNSUPPORTED", "bind.limit", [(I64, first)], None, None)
         return None
@@ -160,8 +151,13 @@ class CudaRunner:
         allocations: list[int] = []
         try:
             return self._run(plan, contributions, allocations)
-        except DeviceError as error:
-            raise HostStatus(HOST_RESOURCE, [str(error), f"on {self.device.description}"]) from None
+        except DeviceError as error:  # [B-16e]
+            status = HostStatus(HOST_RESOURCE, [str(error), f"on {self.device.description}"])
+            status.locate(kernel.qualified, plan.number, plan.span)
+            raise status from None
+        except HostStatus as status:
+            status.locate(kernel.qualified, plan.number, plan.span)
+            raise
         finally:
             for address in allocations:
                 try:
@@ -352,27 +348,12 @@ class CudaRunner:
 
 
 class CudaMachine(Machine):
-    """The host: the interpreter's machine with gpu-cuda's runner and limits."""
+    """The host: the interpreter's machine, whose dispatches go through the shared
+    protocol, with gpu-cuda's runner."""
 
     def __init__(self, program: ir.Program, fuel, write, device: Device, ptx: PtxModule, **runner) -> None:
         super().__init__(program, fuel, write)
         self.runner = CudaRunner(self, device, ptx, **runner)  # type: ignore[assignment]
-
-    def dispatch(self, name: str, args: list, span) -> list:
-        kernel = self.program.kernels[name]
-        number = self.dispatches
-        self.dispatches += 1  # every dispatch takes a number, faulting or not [F-1]
-        runner = self.runner
-        try:
-            return run_dispatch(kernel, args, number, span, self.fuel, runner, self.uniform,
-                                runner.limits)  # type: ignore[attr-defined]
-        except CintFault as error:
-            if error.address is not None and error.address.phase != PHASE_ENTRY:
-                error.frames.append(StackFrame(kernel.qualified, span))  # [F-8]
-            raise
-        except HostStatus as status:
-            status.locate(kernel.qualified, number, span)
-            raise
 
 
 __all__ = ["CudaMachine", "CudaRunner", "DEFAULT_BLOCK", "DEFAULT_MAX_LAUNCH", "Stats", "pack", "registers", "unpack"]

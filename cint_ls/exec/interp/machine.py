@@ -9,8 +9,8 @@ from collections.abc import Callable
 from ...analysis.types import I64
 from ...ir import nodes as ir
 from ..arith import OperationFault
-from ..dispatch import DispatchPlan, WorkPhase, run_dispatch, work_item_address
-from ..faults import PHASE_ENTRY, StackFrame
+from ..dispatch import DispatchPlan, Dispatcher, WorkItemRunner, WorkPhase, size_frame, work_item_address
+from ..faults import StackFrame
 from ..runtime import CintFault, Fuel, RunResult
 from .compiler import ArrayBinding, Compiler, Returned, new_fold
 
@@ -19,7 +19,8 @@ MAX_CALL_DEPTH = 1000  # deeper recursion is refused: E_UNSUPPORTED call.depth
 
 
 class Machine:
-    """The state of one entry: fuel, output, the dispatch count, the step counter."""
+    """The state of one entry: fuel, output, its dispatches, the step counter. The
+    work-item phase of each dispatch is `runner`'s (an executor replaces it)."""
 
     def __init__(self, program: ir.Program, fuel: int | None = None,
                  write: Callable[[str], object] | None = None) -> None:
@@ -28,12 +29,17 @@ class Machine:
         self.output: list[str] = []
         self._stream = write
         self.step = 0
-        self.dispatches = 0
+        self.dispatcher = Dispatcher()
         self.depth = 0
         self.compiler = Compiler(self)
         self._bodies: dict[str, Callable] = {}
         self._uniform: dict[int, Callable] = {}
         self.runner = InterpRunner(self)
+
+    @property
+    def dispatches(self) -> int:
+        """The dispatches of the entry so far (each numbered by the dispatcher [F-1])."""
+        return self.dispatcher.count
 
     def write(self, text: str) -> None:
         self.output.append(text)
@@ -85,16 +91,10 @@ class Machine:
         return signal.value if isinstance(signal, Returned) else None
 
     def dispatch(self, name: str, args: list, span) -> list:
-        kernel = self.program.kernels[name]
-        number = self.dispatches
-        self.dispatches += 1  # every dispatch takes a number, faulting or not [F-1]
-        try:
-            return run_dispatch(kernel, args, number, span, self.fuel, self.runner, self.uniform)
-        except CintFault as error:
-            if error.address is not None and error.address.phase != PHASE_ENTRY:
-                # A work-item or epilogue fault has the dispatch as innermost frame [F-8].
-                error.frames.append(StackFrame(kernel.qualified, span))
-            raise
+        """The protocol numbers the dispatch and frames its faults; `runner` runs its
+        work-items (exec/dispatch.py)."""
+        return self.dispatcher.dispatch(self.program.kernels[name], args, span, self.fuel, self.runner,
+                                        self.uniform)
 
     def uniform(self, expr: ir.Expr, frame: list) -> int:
         """Evaluate an over extent or a where side at the entry checks."""
@@ -110,9 +110,9 @@ class Machine:
         self.runner.contribute(target, value, span, step)
 
 
-class InterpRunner:
+class InterpRunner(WorkItemRunner):
     """Runs the work-items of a dispatch in ascending order and stops at the first
-    fault, which is therefore the canonical one [F-3]."""
+    fault, which is therefore the canonical one [F-3]. No limits of its own (check 8)."""
 
     def __init__(self, machine: Machine) -> None:
         self.m = machine
@@ -124,9 +124,7 @@ class InterpRunner:
     def frame_template(plan: DispatchPlan) -> list:
         """A work-item's frame before its over variables: sizes, scalars, arrays."""
         kernel = plan.kernel
-        template: list = [None] * kernel.slot_count
-        for slot, value in zip(kernel.size_slots, plan.sizes):
-            template[slot] = value
+        template = size_frame(kernel, plan.sizes)
         for param, read, write, scalar in zip(kernel.params, plan.reads, plan.writes, plan.scalars):
             template[param.slot] = ArrayBinding(read, write) if read is not None else scalar
         return template
