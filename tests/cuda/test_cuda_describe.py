@@ -12,7 +12,7 @@ import pytest
 
 from cint_ls.analysis.capabilities import gpu_refusals
 from cint_ls.exec.c17 import describe_work_item as c17_describe
-from cint_ls.exec.cuda import describe as describe_module
+from cint_ls.exec.cuda import fault_replay
 from cint_ls.exec.cuda import host as host_module
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.cuda.simulator import SimulatedDevice
@@ -64,12 +64,12 @@ def compare_with_interpreter(monkeypatch):
     """Every re-run is described by cpu-c17 and, from the same state, by the
     interpreter; the two must agree (record, step, fuel)."""
     seen = []
-    real = describe_module.describe_work_item
+    real = fault_replay.describe_work_item
 
     def both(machine, plan, k, folds, consumed):
-        interpreted = describe_module.interpreter_describe(machine, plan, k, copy.deepcopy(folds), consumed)
+        interpreted = fault_replay.interpreter_describe(machine, plan, k, copy.deepcopy(folds), consumed)
         description = real(machine, plan, k, folds, consumed)
-        assert description.by == describe_module.CPU_C17
+        assert description.by == fault_replay.CPU_C17
         fault, after = interpreted
         assert description.consumed == after
         assert (fault is None) == (description.fault is None)
@@ -145,7 +145,7 @@ def test_describing_a_work_item_that_completes(monkeypatch):
     state before each: those that complete give None and their charges; the others
     their record; always as the interpreter."""
     plans = []
-    real = describe_module.describe_work_item
+    real = fault_replay.describe_work_item
 
     def capture(machine, plan, k, folds, consumed):
         plans.append((machine, plan, copy.deepcopy(folds), consumed))
@@ -161,7 +161,7 @@ def test_describing_a_work_item_that_completes(monkeypatch):
     outcomes = []
     for k in range(plan.count):
         fault, after = c17_describe(program, plan, k, folds, consumed)
-        ref_fault, ref_after = describe_module.interpreter_describe(machine, plan, k, copy.deepcopy(folds), consumed)
+        ref_fault, ref_after = fault_replay.interpreter_describe(machine, plan, k, copy.deepcopy(folds), consumed)
         assert after == ref_after == consumed + [3, 4, 1, 5, 3, 2][k]
         assert (fault is None) == (ref_fault is None)
         if fault is not None:

@@ -20,7 +20,7 @@ for every executor). gpu-cuda supplies the
    fold_checked, by the reduction's own routine, finds k_r, its first overflow
    [R-9, BACK-08]. A launch wholly above a fault already found is not started [B-16a];
 5. k is the least of k_b, k_f and k_r. If it exists, work-item k runs again on the
-   host in the cpu-c17 code of the kernel (`describe.py`), and its first fault, with
+   host in the cpu-c17 code of the kernel (`fault_replay.py`), and its first fault, with
    the fuel consumed before it, is the dispatch's fault; if that run completes, the
    entry ends with host.divergence [F-11]. Otherwise the staging comes back to the host, the fuel consumed becomes the
    entry's total, and `run_dispatch` completes the reductions (sum exact, sum_sat as the
@@ -47,7 +47,7 @@ from ...ir import nodes as ir
 from ..arith import OperationFault, make_reducer
 from ..dispatch import DispatchPlan, WorkItemRunner, WorkPhase
 from ..interp.machine import Machine
-from .describe import describe_work_item
+from .fault_replay import describe_work_item
 from .device import Device, DeviceError
 from .ptx import M64, Param, PtxModule, canonical, element_bytes
 from .status import HOST_DIVERGENCE, HOST_RESOURCE, HostStatus

@@ -1,8 +1,9 @@
-"""Describing the canonical fault: work-item k runs again, alone, on the host
-(SPEC-02P.1 10.6 para 9), with the inputs from before the dispatch, the uniform
-arguments, the partial result of each fold_checked before k and the fuel consumed
-before k. Its first fault is the canonical fault, with its position, operands and step
-ordinal; no fault means the device and the host disagree (host.divergence).
+"""The fault replay: the canonical fault is described by running work-item k again,
+alone, on the host (SPEC-02P.1 10.6 para 9), with the inputs from before the dispatch,
+the uniform arguments, the partial result of each fold_checked before k and the fuel
+consumed before k. Its first fault is the canonical fault, with its position, operands
+and step ordinal; no fault means the device and the host disagree (host.divergence,
+10.6 para 11).
 
 This is the one place that knows how the re-run is done. SPEC-02P.1 asks for the
 cpu-c17 code of the same kernel, and that is what runs:
