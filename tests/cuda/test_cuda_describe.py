@@ -13,7 +13,6 @@ import pytest
 from cint_ls.analysis.capabilities import gpu_refusals
 from cint_ls.exec.c17 import describe_work_item as c17_describe
 from cint_ls.exec.cuda import fault_replay
-from cint_ls.exec.cuda import host as host_module
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.faults import PHASE_WORK_ITEM
@@ -79,7 +78,7 @@ def compare_with_interpreter(monkeypatch):
         seen.append((plan.number, k))
         return description
 
-    monkeypatch.setattr(host_module, "describe_work_item", both)
+    monkeypatch.setattr(fault_replay, "describe_work_item", both)
     return seen
 
 
@@ -151,7 +150,7 @@ def test_describing_a_work_item_that_completes(monkeypatch):
         plans.append((machine, plan, copy.deepcopy(folds), consumed))
         return real(machine, plan, k, folds, consumed)
 
-    monkeypatch.setattr(host_module, "describe_work_item", capture)
+    monkeypatch.setattr(fault_replay, "describe_work_item", capture)
     program = program_of(LOOPS)
     reference = run_program(program, None)
     result = run_cuda(program, None, None, {"device": "sim"})

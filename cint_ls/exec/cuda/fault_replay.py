@@ -22,10 +22,15 @@ result says which described the fault (`Description.by`, a note of the RunResult
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..dispatch import DispatchPlan, work_item_address
 from ..interp.machine import InterpRunner, Machine
 from ..runtime import CintFault, Fuel
+from .status import HOST_DIVERGENCE, HostStatus
+
+if TYPE_CHECKING:
+    from .launches import Scan
 
 
 class _Replay(InterpRunner):
@@ -100,3 +105,23 @@ def interpreter_describe(machine: Machine, plan: DispatchPlan, k: int, folds: di
     fuel.consumed = consumed
     fault = _Replay(machine).replay(plan, k, folds, fuel)
     return fault, fuel.consumed
+
+
+def describe_canonical(machine: Machine, plan: DispatchPlan, scan: Scan) -> Description:
+    """Work-item k, the least of k_b, k_f and k_r [F-11], run again from the partial of
+    each fold_checked before it and the fuel consumed before it (10.6 para 9)."""
+    partials = {plan.kernel.reductions[r].param: fold for r, fold in scan.folds.items()}
+    return describe_work_item(machine, plan, scan.k, partials, scan.total)  # type: ignore[arg-type]
+
+
+def divergence(scan: Scan, description: Description, device: str) -> HostStatus:
+    """The re-run of work-item k completed: the device and the host disagree, and the
+    entry ends with host.divergence, both observations beside it (10.6 para 11)."""
+    k = scan.k
+    seen = ", ".join(f"{name} = {value}" for name, value in (("k_b", scan.k_b), ("k_f", scan.k_f), ("k_r", scan.k_r))
+                     if value is not None)
+    return HostStatus(HOST_DIVERGENCE, [
+        f"the device reported a fault of work-item {k} ({seen})",
+        f"work-item {k} run again on the host ({description.note}) completes without a fault",
+        f"on {device}",
+    ])

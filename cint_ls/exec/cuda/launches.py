@@ -1,0 +1,144 @@
+"""The launch loop of a dispatch and the host's scans after each launch (SPEC-02P.1 10.5
+paragraphs 4, 6 and 7, 10.6 para 8).
+
+The work-items run in launches over ascending ranges of at most `launch` indices, one
+after another, under the dispatch's one number. After each launch the host reads the
+fault word, k_b, and scans the work-items of the launch below it in ascending order:
+
+- fuel: the exact prefix sum of their totals C(i) finds k_f, the first work-item whose
+  charges take the entry past its budget [B-16c];
+- reductions: their contributions and marks, and the fold of each fold_checked, by the
+  reduction's own routine, finds k_r, its first overflow [R-9, BACK-08].
+
+A launch wholly above a fault already found is not started [B-16a]. The scan keeps what
+counts for the epilogue and the description: the contributions and the fold partials of
+the work-items before k, and the fuel consumed by them.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from itertools import accumulate, compress
+from typing import TYPE_CHECKING
+
+from ...analysis.types import U64
+from ...ir import nodes as ir
+from ..arith import OperationFault, make_reducer
+from ..dispatch import DispatchPlan
+from .device import Device, Function
+from .params import ParameterTable
+from .placement import Placement, registers
+from .ptx import KernelCode
+
+if TYPE_CHECKING:
+    from .host import Stats
+
+
+@dataclass
+class Scan:
+    """What the launches of a dispatch found (10.6 para 8)."""
+
+    total: int  # the entry's fuel consumed through the work-items counted (those before k)
+    folds: dict  # reduction index -> its fold_checked accumulator over the work-items counted
+    contributions: list[list[tuple[int, int | bool]]]  # per reduction, ascending
+    k_b: int | None = None  # the fault word, when a work-item faulted on the device
+    k_f: int | None = None  # the first work-item whose fuel prefix passes the budget
+    k_r: int | None = None  # the first work-item at which a fold_checked overflows
+
+    @property
+    def k(self) -> int | None:
+        """The least of k_b, k_f and k_r that exists [F-11]."""
+        found = [k for k in (self.k_b, self.k_f, self.k_r) if k is not None]
+        return min(found) if found else None
+
+
+def run_launches(device: Device, function: Function, code: KernelCode, plan: DispatchPlan, placement: Placement,
+                 table: ParameterTable, block: int, launch: int, stats: Stats) -> Scan:
+    kernel = plan.kernel
+    scan = Scan(plan.fuel.consumed,  # everything before the dispatch, and N
+                {r: make_reducer(red.kind, red.contribution, red.target, red.init)
+                 for r, red in enumerate(kernel.reductions) if red.kind == "fold_checked"},
+                [[] for _ in kernel.reductions])
+    n = plan.count
+    first = 0
+    while first < n:
+        end = min(first + launch, n)
+        count = end - first
+        for r in range(len(kernel.reductions)):
+            device.fill(placement.marks[r], 0, count)
+        params = table.launch(first, end)
+        started = time.perf_counter()
+        device.launch(function, -(-count // block), block, params)
+        stats.launch_seconds += time.perf_counter() - started
+        stats.launches += 1
+        word = int.from_bytes(device.download(placement.fault_word, 8), "little")
+        stop = end
+        if word < end:
+            scan.k_b = stop = word  # every work-item below it completed [F-10]
+        before = None
+        if code.charges and stop > first:
+            stop, before = _scan_fuel(device, placement, plan.fuel.budget, scan, first, stop)
+        if stop > first and kernel.reductions:
+            _scan_reductions(device, placement, kernel, scan, first, stop, before)
+        if scan.k is not None:
+            # Every later launch lies wholly above the fault: none starts [B-16a].
+            stats.skipped += -(-(n - end) // launch)
+            break
+        first = end
+    return scan
+
+
+def _scan_fuel(device: Device, placement: Placement, budget: int | None, scan: Scan, first: int, stop: int
+               ) -> tuple[int, list[int]]:
+    """Fuel: the exact prefix sums of the totals C(i) of the completed work-items
+    [first, stop); k_f is the first whose prefix takes the entry past its budget
+    [B-16c]. Returns the new stop and the fuel consumed before each work-item counted."""
+    charges = registers(U64, device.download(placement.fuel, 8 * (stop - first)))
+    total = scan.total
+    if budget is None:
+        total_here = [total + c for c in accumulate(charges)]
+    else:
+        total_here = list(accumulate(charges, initial=total))[1:]
+        j = bisect_right(total_here, budget)  # the prefix never decreases
+        if j < len(total_here):
+            scan.k_f = stop = first + j
+            total_here = total_here[:j]
+    if total_here:
+        scan.total = total_here[-1]
+    return stop, [total] + total_here[:-1]
+
+
+def _scan_reductions(device: Device, placement: Placement, kernel: ir.Kernel, scan: Scan, first: int, stop: int,
+                     before: list[int] | None) -> None:
+    """Reductions: the contributions of the work-items [first, stop), in ascending order;
+    each fold_checked finds its first overflow by its exact prefix [R-9]: k_r. `before`
+    is the fuel consumed before each work-item (None: the body charges nothing)."""
+    scanned = stop - first
+    streams = []
+    for r, reduction in enumerate(kernel.reductions):
+        marked = device.download(placement.marks[r], scanned)
+        given = registers(reduction.contribution, device.download(placement.contrib[r], 8 * scanned))
+        streams.append(list(compress(zip(range(first, stop), given), marked)))
+    for r, fold in scan.folds.items():  # the least first overflow of every fold
+        trial = copy.copy(fold)
+        for i, value in streams[r]:
+            if scan.k_r is not None and i >= scan.k_r:
+                break
+            try:
+                trial.add(value, index=i)
+            except OperationFault:
+                scan.k_r = i  # (9.2 para 4)
+                break
+    if scan.k_r is not None:  # the work-items from k_r on do not count
+        streams = [stream[:bisect_left(stream, (scan.k_r,))] for stream in streams]
+        if before is not None:
+            scan.total = before[scan.k_r - first]
+    for r, stream in enumerate(streams):
+        fold = scan.folds.get(r)
+        if fold is not None:
+            for i, value in stream:
+                fold.add(value, index=i)  # no overflow below k_r: the partial before it
+        scan.contributions[r].extend(stream)
