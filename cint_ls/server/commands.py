@@ -116,9 +116,9 @@ class CommandHandlers:
         # while the document is the one that ran.
         shown = outcomes[0]
         live = self.documents.get(uri)
-        if live is not None and live.doc.version == version and (shown.result is not None):
-            live.fault = [] if shown.fault is None else [convert.fault_diagnostic(live.doc, shown.fault,
-                                                                                  shown.executor)]
+        if live is not None and live.doc.version == version and shown.result is not None:
+            fault = shown.result.fault
+            live.fault = [] if fault is None else [convert.fault_diagnostic(live.doc, fault, shown.executor)]
             self.publish(uri)
         if not compare_them:
             return run_result_json(outcomes[0], uri, version)
