@@ -39,12 +39,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 
 # Backward imports in files outside this change: (file, imported module) -> the TODO.
-KNOWN: dict[tuple[str, str], str] = {
-    ("cint_ls/exec/executors.py", "cint_ls.exec.interp"):
-        "TODO(issue 10): the registry imports the reference executor; cpu-sir-interp could register "
-        "itself from its package, as cpu-c17 and gpu-cuda do (_load_optional)",
-    ("cint_ls/exec/executors.py", "cint_ls.exec.interp.trace"): "TODO(issue 10): likewise, the traced run",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

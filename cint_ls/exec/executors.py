@@ -40,28 +40,16 @@ def register(executor: Executor) -> None:
     _REGISTRY[executor.name] = executor
 
 
-def _interp(program: ir.Program, fuel, write, options) -> RunResult:
-    """Options: `trace` (the boundaries of a comparison in RunResult.trace)."""
-    if (options or {}).get("trace"):
-        from .interp.trace import run_traced
-
-        return run_traced(program, fuel, write)
-    from .interp import run_program
-
-    return run_program(program, fuel, write)
-
-
-register(Executor("cpu-sir-interp", "the reference interpreter (Python)", _interp))
-
 # Every executor of SPEC-02P.1 clause 10, in the order tools list them.
 EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")
 
 
 def _load_optional() -> None:
-    """Executors in their own packages register themselves when imported."""
+    """Every executor registers itself from its own package when imported, the
+    reference too (the registry sits below the executors: tests/test_layers.py)."""
     import importlib
 
-    for module in ("cint_ls.exec.c17", "cint_ls.exec.cuda"):
+    for module in ("cint_ls.exec.interp", "cint_ls.exec.c17", "cint_ls.exec.cuda"):
         try:
             importlib.import_module(module)
         except ImportError:

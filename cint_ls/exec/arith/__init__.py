@@ -38,10 +38,6 @@ Decisions where LANGUAGE.md and SPEC-02P.1 are silent (each one is tested):
   `count.checked.<target>`; the fold's index is the caller's, else the position).
 """
 
-# Value text is the vocabulary's; re-exported for exec/report.py (TODO, issue 10: it
-# should import cint_ls.vocabulary.values).
-from cint_ls.vocabulary.values import format_exact, format_typed
-
 from .convert import convert, convert_fn
 from .fault import OperationFault, bounds, real
 from .reduce import (
@@ -98,8 +94,6 @@ __all__ = [
     "div_round",
     "div_round_fn",
     "fold_checked_add",
-    "format_exact",
-    "format_typed",
     "make_reducer",
     "real",
     "reduce_count",
