@@ -13,6 +13,7 @@ Options (all optional; JSON values, so an isolated run can pass them):
 - `order`, `seed`: the simulated device's schedule: "ascending", "descending" or
   "shuffled" (by `seed`);
 - `max_launch`: work-items per launch (a dispatch larger than this is split);
+- `trace`: record the boundaries of a comparison (`RunResult.trace`, exec/compare.py);
 - `param_space`: bytes of entry parameters beyond which a kernel takes its parameters
   in an argument block in device memory (4096, the PTX limit; tests lower it).
 
@@ -48,11 +49,12 @@ class CudaOptions:
     seed: int = 0
     max_launch: int = DEFAULT_MAX_LAUNCH
     param_space: int = PARAM_SPACE  # bytes of entry parameters before an argument block (tests lower it)
+    trace: bool = False  # the boundaries of a comparison in RunResult.trace (exec/compare.py)
 
     @classmethod
     def from_dict(cls, options: dict | None) -> CudaOptions:
         options = dict(options or {})
-        known = {"device", "block_size", "order", "seed", "max_launch", "param_space"}
+        known = {"device", "block_size", "order", "seed", "max_launch", "param_space", "trace"}
         out = cls(**{k: v for k, v in options.items() if k in known and v is not None})
         if out.device not in DEVICES:
             raise ExecutorUnavailable(f"gpu-cuda: unknown device {out.device!r} (one of {', '.join(DEVICES)})")
@@ -104,7 +106,7 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     if device is None:
         device, fallback = open_device(opts)
     try:
-        machine = CudaMachine(program, fuel, write, device, ptx, block_size=opts.block_size,
+        machine = CudaMachine(program, fuel, write, device, ptx, trace=opts.trace, block_size=opts.block_size,
                               max_launch=opts.max_launch)
     except ValueError as error:  # a block size the device does not take
         device.close()
@@ -112,8 +114,7 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     try:
         result = machine.run()
     except HostStatus as status:
-        result = RunResult("".join(machine.output), status.record(machine.fuel.consumed), machine.fuel.consumed,
-                           EXECUTOR, machine.dispatches)
+        result = machine.result(status.record(machine.fuel.consumed))
     finally:
         device.close()
     result.executor = EXECUTOR

@@ -146,8 +146,9 @@ class CudaMachine(Machine):
     """The host: the interpreter's machine, whose dispatches go through the shared
     protocol, with gpu-cuda's runner."""
 
-    def __init__(self, program: ir.Program, fuel, write, device: Device, ptx: PtxModule, **runner) -> None:
-        super().__init__(program, fuel, write)
+    def __init__(self, program: ir.Program, fuel, write, device: Device, ptx: PtxModule, trace: bool = False,
+                 **runner) -> None:
+        super().__init__(program, fuel, write, trace)
         self.runner = CudaRunner(self, device, ptx, **runner)  # type: ignore[assignment]
 
 

@@ -9,9 +9,17 @@ from collections.abc import Callable
 from ...analysis.types import I64
 from ...ir import nodes as ir
 from ..arith import OperationFault
-from ..dispatch import DispatchPlan, Dispatcher, WorkItemRunner, WorkPhase, size_frame, work_item_address
+from ..digest import published_digest
+from ..dispatch import (
+    Dispatcher,
+    DispatchPlan,
+    WorkItemRunner,
+    WorkPhase,
+    size_frame,
+    work_item_address,
+)
 from ..faults import StackFrame
-from ..runtime import CintFault, Fuel, RunResult
+from ..runtime import Boundary, CintFault, Fuel, RunResult
 from .compiler import ArrayBinding, Compiler, Returned, new_fold
 
 EXECUTOR = "cpu-sir-interp"
@@ -23,8 +31,11 @@ class Machine:
     work-item phase of each dispatch is `runner`'s (an executor replaces it)."""
 
     def __init__(self, program: ir.Program, fuel: int | None = None,
-                 write: Callable[[str], object] | None = None) -> None:
+                 write: Callable[[str], object] | None = None, trace: bool = False) -> None:
         self.program = program
+        # With `trace`, a boundary after each published dispatch (exec/compare.py).
+        self.boundaries: list[Boundary] | None = [] if trace else None
+        self.output_bytes = 0
         self.fuel = Fuel(fuel)
         self.output: list[str] = []
         self._stream = write
@@ -43,6 +54,8 @@ class Machine:
 
     def write(self, text: str) -> None:
         self.output.append(text)
+        if self.boundaries is not None:
+            self.output_bytes += len(text.encode("utf-8"))
         if self._stream is not None:
             self._stream(text)
 
@@ -65,7 +78,15 @@ class Machine:
             fault = error.record(self.fuel.consumed)
         finally:
             sys.setrecursionlimit(limit)
-        return RunResult("".join(self.output), fault, self.fuel.consumed, EXECUTOR, self.dispatches)
+        return self.result(fault)
+
+    def result(self, fault) -> RunResult:
+        """The entry's result as it stands (a host status ends it early, exec/cuda)."""
+        result = RunResult("".join(self.output), fault, self.fuel.consumed, EXECUTOR, self.dispatches)
+        if self.boundaries is not None:
+            end = Boundary(None, self.output_bytes, self.fuel.consumed, None)
+            result.trace = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in self.boundaries + [end]]
+        return result
 
     # ---- calls and dispatches (called from the compiled code)
 
@@ -93,8 +114,12 @@ class Machine:
     def dispatch(self, name: str, args: list, span) -> list:
         """The protocol numbers the dispatch and frames its faults; `runner` runs its
         work-items (exec/dispatch.py)."""
-        return self.dispatcher.dispatch(self.program.kernels[name], args, span, self.fuel, self.runner,
-                                        self.uniform)
+        kernel = self.program.kernels[name]
+        results = self.dispatcher.dispatch(kernel, args, span, self.fuel, self.runner, self.uniform)
+        if self.boundaries is not None:
+            digest = published_digest(kernel, args, results)
+            self.boundaries.append(Boundary(self.dispatches - 1, self.output_bytes, self.fuel.consumed, digest))
+        return results
 
     def uniform(self, expr: ir.Expr, frame: list) -> int:
         """Evaluate an over extent or a where side at the entry checks."""
