@@ -241,10 +241,12 @@ class _KernelWalk:
             span = param.type.element.span if isinstance(param.type, ast.ArrayTypeRef) else param.type.span
             what = "the {type} elements of `%s`" if isinstance(symbol.type, ArrayType) else "the {type} parameter `%s`"
             self.value_type(symbol.type, span, what % symbol.name)
-        count = len(self.info.params) + len(self.info.sizes)
+        # Table 3 counts parameters; size symbols are not parameters (Table 1, 8.2), though
+        # their values travel in the launch's parameter buffer and count in its bytes.
+        count = len(self.info.params)
         size = sum(param_bytes(s.type) for s in self.info.params) + 8 * len(self.info.sizes)
         if count > MAX_PARAMS or size > MAX_PARAM_BYTES:
-            self.refuse(Entry("params", f"{count} parameters of {size} bytes (at most {MAX_PARAMS} and "
+            self.refuse(Entry("params", f"{count} parameters, {size} bytes with the size symbols (at most {MAX_PARAMS} and "
                               f"{MAX_PARAM_BYTES} bytes)"), node.name.span)
         self.block(node.body.statements)
         return self.out
