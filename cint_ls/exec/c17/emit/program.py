@@ -48,11 +48,14 @@ class ProgramEmitter:
     def function(self, name: str) -> ir.Function:
         return self.program.functions[name]
 
+    # C names carry the length of the cint name (`ck5_a_run` for kernel `a_run`), so that
+    # the names derived from them (`ck1_a_run` for kernel `a`'s run function) cannot
+    # collide: the encoding is injective (issue 13 item 4).
     def function_c_name(self, name: str, counting: bool = False) -> str:
-        return f"{'cfc' if counting else 'cf'}_{name}"
+        return f"{'cfc' if counting else 'cf'}{len(name)}_{name}"
 
     def kernel_c_name(self, kernel: ir.Kernel) -> str:
-        return f"ck_{kernel.name}"
+        return f"ck{len(kernel.name)}_{kernel.name}"
 
     # ------------------------------------------------------------------ analysis of the IR
 
