@@ -48,6 +48,7 @@ class Request:
     fuel: int | None = None
     options: dict | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
+    output_limit: int | None = None  # bytes of output sent back (exec.run.cap_output)
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -283,7 +284,7 @@ def child_main() -> int:
     executor call as an in-process run), write the result."""
     from ..ir.build import build
     from .executors import ExecutorUnavailable
-    from .run import run_built
+    from .run import cap_output, run_built
 
     request = json.loads(sys.stdin.read())
     built = build(request["text"], request["path"])
@@ -293,7 +294,7 @@ def child_main() -> int:
     else:
         try:
             result = run_built(built, request["executor"], request.get("fuel"), request.get("options") or {})
-            reply = result_to_json(result)
+            reply = result_to_json(cap_output(result, request.get("output_limit")))
         except ExecutorUnavailable as error:
             reply = {"error": str(error)}
     sys.stdout.write(json.dumps(reply))

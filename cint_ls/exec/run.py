@@ -44,6 +44,7 @@ class RunRequest:
     isolate: bool | None = None  # None: a child process when needed (see the module's doc)
     cancel: Callable[[], bool] | None = None  # polled; True stops the run (implies a child process)
     write: Callable[[str], object] | None = None  # the program's output (streamed when in process)
+    output_limit: int | None = None  # bytes of output kept (cap_output); None: all of it
 
     def options_for(self, executor: str) -> dict:
         options = dict(self.options.get(executor) or {})
@@ -121,6 +122,20 @@ def emitted(built: Build, executor_name: str) -> str:
     return emit(built.program)
 
 
+def cap_output(result: RunResult, limit: int | None) -> RunResult:
+    """The result with at most `limit` bytes of output (cut at a character boundary) and
+    a note saying so: what a run sends back to an editor is bounded, whatever the
+    program prints."""
+    if limit is None:
+        return result
+    data = result.output.encode("utf-8")
+    if len(data) <= limit:
+        return result
+    result.output = data[:limit].decode("utf-8", "ignore")
+    result.notes.append(f"output truncated after {limit} bytes (the program printed {len(data)})")
+    return result
+
+
 def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
               write: Callable[[str], object] | None = None) -> RunResult:
     """Run a built program in this process (the child of an isolated run calls this).
@@ -151,12 +166,14 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
     started = time.monotonic()
     try:
         if isolate:
-            outcome.result = run_isolated(Request(executor_name, source.path, source.text, request.fuel, options),
+            outcome.result = run_isolated(Request(executor_name, source.path, source.text, request.fuel, options,
+                                                  output_limit=request.output_limit),
                                           time_limit=request.time_limit, cancel=request.cancel)
             if write is not None and outcome.result.output:
                 write(outcome.result.output)
         else:
-            outcome.result = executor.run(built.program, request.fuel, write, options)
+            outcome.result = cap_output(executor.run(built.program, request.fuel, write, options),
+                                        request.output_limit)
     except (IsolatedRunError, ExecutorUnavailable) as error:
         outcome.error = str(error)
     outcome.seconds = time.monotonic() - started

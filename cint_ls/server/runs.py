@@ -25,12 +25,18 @@ def implemented_executors() -> list[str]:
         name for name in registered if name not in EXECUTOR_NAMES)
 
 
+# What a run sends back to the editor: the rest is cut, with a note (issue 13 item 5: a
+# program printing 660 MB took the server past its memory).
+OUTPUT_LIMIT = 1 << 20  # bytes
+
+
 def run_program(executor: str, path: str, text: str, settings: Settings,
                 cancel: Callable[[], bool] | None = None, trace: bool = False) -> RunOutcome:
     """Run `text` on `executor` in a child process, under the settings' fuel and time
     limit. Never raises: a run without a result is an outcome with `error`."""
     request = RunRequest(path, text, executor, settings.fuel, {executor: settings.run_options(executor)},
-                         trace=trace, time_limit=settings.time_limit, isolate=True, cancel=cancel)
+                         trace=trace, time_limit=settings.time_limit, isolate=True, cancel=cancel,
+                         output_limit=OUTPUT_LIMIT)
     try:
         return run(request)
     except Exception as exc:  # noqa: BLE001 - a broken run must not reach the server

@@ -92,3 +92,14 @@ def test_a_host_status_prints_the_same_everywhere(capsys, monkeypatch):
     assert "host.resource (dispatch 1): CUDA_ERROR_LAUNCH_TIMEOUT" in result["summary"]
     for text in (result["report"], result["summary"]):
         assert "None" not in text
+
+
+def test_a_run_that_prints_without_bound_sends_back_a_bounded_output():
+    """Issue 13 item 5: the output a run sends to the editor is capped, with a note."""
+    from cint_ls.server.runs import OUTPUT_LIMIT
+
+    text = 'void go() { I64 i = 0; while (i < 300000) { "0123456789\\n"; i = i + 1; } }\ngo();\n'
+    outcome = run_program("cpu-sir-interp", "loud.ci", text, Settings(time_limit=120))
+    result = validate(run_result_json(outcome, "file:///loud.ci", 1))
+    assert len(result["output"].encode()) == OUTPUT_LIMIT
+    assert result["notes"][-1] == f"output truncated after {OUTPUT_LIMIT} bytes (the program printed 3300000)"
