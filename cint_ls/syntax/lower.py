@@ -15,9 +15,11 @@ from . import ast
 from .diagnostics import Diagnostic, Severity
 from .source import ROOT, Anchor, SourceText, Span
 
-# Deeper expressions are refused (C1003) rather than overflowing every recursive pass
-# after this one; no program a person writes comes near it.
-MAX_EXPRESSION_DEPTH = 256
+# Deeper nesting of statements and expressions together (blocks, `if`/`while`/`for`
+# bodies, calls in calls, string interpolation) is refused (C1003) rather than
+# overflowing the recursive passes after this one (analysis, IR, the executors, the
+# editor features); no program a person writes comes near it (issue 13 item 3).
+MAX_NESTING_DEPTH = 256
 
 
 class _TooDeep(Exception):
@@ -249,20 +251,30 @@ class Lowerer:
         return self.guarded(lower, node, ast.ErrorStmt(self.span(node)))
 
     def guarded(self, lower, node: tree_sitter.Node, fallback):
-        """`lower(self, node)`, or `fallback` with a C1003 diagnostic when an
-        expression inside is nested too deeply."""
-        if self.depth:  # inside an expression already: the outer guard reports
-            return lower(self, node)
+        """`lower(self, node)` one level deeper, or, at the outermost statement, `fallback`
+        with a C1003 diagnostic when something inside is nested too deeply."""
+        if self.depth:  # inside a statement or expression already: the outer guard reports
+            return self.deeper(lower, node)
         try:
-            return lower(self, node)
+            return self.deeper(lower, node)
         except _TooDeep:
             self.depth = 0
             self.diagnostics.append(Diagnostic(
                 "C1003", Severity.ERROR,
-                f"expression nested more than {MAX_EXPRESSION_DEPTH} levels deep; split it with local variables",
+                f"nested more than {MAX_NESTING_DEPTH} levels deep (blocks and expressions together); "
+                "split it into functions or local variables",
                 self.span(node),
             ))
             return fallback
+
+    def deeper(self, lower, node: tree_sitter.Node):
+        self.depth += 1
+        if self.depth > MAX_NESTING_DEPTH:
+            raise _TooDeep
+        try:
+            return lower(self, node)
+        finally:
+            self.depth -= 1
 
     def var_decl(self, node: tree_sitter.Node) -> ast.Stmt:
         value = node.child_by_field_name("value")
@@ -380,13 +392,7 @@ class Lowerer:
         lower = _EXPRESSIONS.get(node.type)
         if lower is None:
             return self.error_at(node)
-        self.depth += 1
-        if self.depth > MAX_EXPRESSION_DEPTH:
-            raise _TooDeep
-        try:
-            return lower(self, node)
-        finally:
-            self.depth -= 1
+        return self.deeper(lower, node)
 
     def operator_span(self, node: tree_sitter.Node) -> tuple[str, Span]:
         op = node.child_by_field_name("operator")
