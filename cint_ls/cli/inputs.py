@@ -2,19 +2,38 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from ..syntax import SourceText
+
+# A source file larger than this is refused rather than read without bound (a device
+# such as /dev/zero, a runaway generator on a pipe).
+MAX_SOURCE_BYTES = 64 << 20
 
 
 class InputError(Exception):
     """Input the toolchain cannot use; the message is one line."""
 
 
+def _read_bounded(file: Path) -> bytes:
+    """The file's bytes: a regular file, or a pipe (`<(...)`, read like `cat` does); a
+    device is refused, and so is anything over MAX_SOURCE_BYTES."""
+    with open(file, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+            raise InputError(f"'{file}' is a device, not a .ci file")
+        data = handle.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise InputError(f"'{file}' is larger than {MAX_SOURCE_BYTES >> 20} MiB; a cint source file is text")
+    return data
+
+
 def read_source(path: str) -> SourceText:
     file = Path(path)
     try:
-        data = file.read_bytes()
+        data = _read_bounded(file)
     except IsADirectoryError:
         raise InputError(f"'{path}' is a directory, not a .ci file") from None
     except FileNotFoundError:

@@ -145,3 +145,19 @@ def test_the_time_limit_stops_the_reference_too(capsys, tmp_path):
     spin.write_text("while (true) { }\n")
     code, out, err = run(capsys, "run", "--time-limit", "0.5", str(spin))
     assert code == 3 and err == "cint: error: the run took longer than 0.5 s and was stopped\n"
+
+
+def test_a_device_is_refused_in_one_line(capsys):
+    """Issue 13 item 10: `cint parse /dev/zero` read without bound."""
+    code, out, err = run(capsys, "parse", "/dev/zero")
+    assert code == 2 and err == "cint: error: '/dev/zero' is a device, not a .ci file\n"
+
+
+def test_a_file_over_the_size_bound_is_refused(capsys, tmp_path, monkeypatch):
+    from cint_ls.cli import inputs
+
+    monkeypatch.setattr(inputs, "MAX_SOURCE_BYTES", 1000)
+    big = tmp_path / "big.ci"
+    big.write_text("// " + "x" * 2000 + "\n")
+    code, out, err = run(capsys, "check", str(big))
+    assert code == 2 and err.startswith(f"cint: error: '{big}' is larger than ")
