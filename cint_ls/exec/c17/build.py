@@ -258,13 +258,19 @@ def runtime_sources_key() -> str:
     return _digest(*((RT_DIR / name).read_bytes() for name in RT_HEADERS + RT_SOURCES))
 
 
-def _run(compiler: Compiler, args: list[str], what: str) -> None:
+def _run(compiler: Compiler, args: list[str], what: str, runtime: bool = False) -> None:
+    """Run the compiler. Our run-time compiles cleanly with GCC and Clang [B-7], so a
+    compiler that fails on it is not a working C17 compiler (NoCompiler: gpu-cuda then
+    describes faults with the interpreter); a failure on the emitted C is our defect."""
     try:
         result = subprocess.run([*compiler.argv, *args], capture_output=True, text=True, timeout=COMPILE_TIME_LIMIT)
     except subprocess.TimeoutExpired:
         raise BuildError(f"the C compiler {compiler.name} took longer than {COMPILE_TIME_LIMIT} s on {what}") from None
     except OSError as error:
         raise NoCompiler(f"the C compiler {compiler.name} cannot run: {error.strerror or error}") from None
+    if result.returncode != 0 and runtime:
+        raise NoCompiler(f"the C compiler {compiler.name} does not work: it failed on {what} "
+                         f"(exit {result.returncode}): {first_error(result.stderr)}; install gcc or clang, or set CC")
     if result.returncode != 0:
         raise BuildError(f"the C compiler {compiler.name} failed on {what} (a defect of cint-ls): "
                          f"{first_error(result.stderr)}")
@@ -285,8 +291,9 @@ def _publish(temporary: Path, final: Path) -> None:
 
 def _compiled_digest(temporary: Path, what: str) -> str:
     digest = file_digest(temporary)
-    if digest is None:
-        raise BuildError(f"the C compiler wrote no file for {what}")
+    if digest is None:  # `CC=/bin/true`: not a compiler at all
+        raise NoCompiler(f"the C compiler wrote no file for {what}: it is not a working C compiler; "
+                         "install gcc or clang, or set CC")
     return digest
 
 
@@ -310,7 +317,7 @@ def runtime_objects(compiler: Compiler) -> list[Path]:
         temporary = _temporary(obj)
         try:
             _run(compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(RT_DIR / name), "-o", str(temporary)],
-                 f"the run-time file rt/{name}")
+                 f"the run-time file rt/{name}", runtime=True)
             digests[obj.name] = _compiled_digest(temporary, f"the run-time file rt/{name}")
             _publish(temporary, obj)
         finally:
