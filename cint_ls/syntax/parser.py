@@ -19,7 +19,7 @@ except ImportError as error:  # pragma: no cover - a source tree without the bui
         "the cint grammar extension (cint_ls.syntax._binding) is not built: install the package "
         "with `pip install .` (or `pip install -e .` for development)"
     ) from error
-from .source import Position, SourceText
+from .source import Position, SourceText, without_lone_surrogates
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +33,7 @@ def _parser() -> tree_sitter.Parser:
 
 def parse(text: str) -> tree_sitter.Tree:
     """A fresh parse of `text`."""
-    return _parser().parse(text.encode("utf-8"))
+    return _parser().parse(without_lone_surrogates(text).encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ class ParsedDocument:
         start, end = old.offset(edit.start), old.offset(edit.end)
         if end < start:
             start, end = end, start
-        inserted = edit.text.encode("utf-8")
+        inserted = without_lone_surrogates(edit.text).encode("utf-8")
         new_data = old.data[:start] + inserted + old.data[end:]
         new_source = SourceText(new_data.decode("utf-8"), old.path)
         new_end = start + len(inserted)

@@ -7,8 +7,19 @@ converts between the three so that every layer above can stay in one unit.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LSP_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def without_lone_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (legal in JSON, not encodable in UTF-8; a Python
+    str holds surrogates only unpaired) replaced by U+FFFD. Both are one UTF-16 unit, so
+    every LSP position of the client's text stays where it was."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 class Anchor:
@@ -118,9 +129,13 @@ class SourceText:
     """Text of one file with a line index over its UTF-8 bytes."""
 
     def __init__(self, text: str, path: str = "<input>") -> None:
+        try:
+            self.data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = without_lone_surrogates(text)
+            self.data = text.encode("utf-8")
         self.text = text
         self.path = path
-        self.data = text.encode("utf-8")
         starts = [0]
         find = self.data.find
         i = find(b"\n")
@@ -128,6 +143,11 @@ class SourceText:
             starts.append(i + 1)
             i = find(b"\n", i + 1)
         self._line_starts = starts
+        # Lines as LSP counts them: `\r\n`, `\n` and a lone `\r` each end a line. The
+        # tree and reports count `\n` only; the two differ only for a lone `\r`.
+        self._lsp_starts = starts
+        if b"\r" in self.data and re.search(rb"\r(?!\n)", self.data):
+            self._lsp_starts = [0] + [m.end() for m in _LSP_LINE_END.finditer(self.data)]
 
     # ---- lines
 
@@ -178,10 +198,24 @@ class SourceText:
         end_line, end_column = self.line_column(end_byte)
         return Span(start_byte, end_byte, line, column, end_line, end_column)
 
+    def _lsp_line(self, line0: int) -> tuple[int, bytes]:
+        """Start and bytes (without the line end) of 0-based LSP line `line0`."""
+        starts = self._lsp_starts
+        start = starts[line0]
+        end = starts[line0 + 1] if line0 + 1 < len(starts) else len(self.data)
+        line = self.data[start:end]
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        return start, line
+
     def position(self, offset: int) -> Position:
         """The LSP position (UTF-16) of a byte offset."""
-        line0, col = self.point_of_byte(offset)
-        start = self._line_starts[line0]
+        offset = max(0, min(offset, len(self.data)))
+        line0 = bisect_right(self._lsp_starts, offset) - 1
+        start, line = self._lsp_line(line0)
+        col = min(offset - start, len(line))
         chunk = self.data[start:start + col]
         if chunk.isascii():
             return Position(line0, col)
@@ -194,10 +228,9 @@ class SourceText:
         asks clients and servers to treat out-of-range positions)."""
         if position.line < 0:
             return 0
-        if position.line >= len(self._line_starts):
+        if position.line >= len(self._lsp_starts):
             return len(self.data)
-        line = self.line_bytes(position.line)
-        start = self._line_starts[position.line]
+        start, line = self._lsp_line(position.line)
         character = max(0, position.character)
         if line.isascii():
             return start + min(character, len(line))
