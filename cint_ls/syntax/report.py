@@ -27,16 +27,41 @@ def display_path(path: str) -> str:
     return str(PurePath(path)) if path else "<input>"
 
 
+# A source line longer than this is shown as an excerpt around the column (issue 13
+# item 8: a fault on a 10,000-character line printed all of it).
+MAX_EXCERPT = 120
+_ELLIPSIS = "..."
+
+
+def excerpt(line: str, column: int) -> tuple[str, int]:
+    """The line as a frame shows it and the 1-based column of the caret in it: the whole
+    line when it is short, else MAX_EXCERPT characters around the column, cut ends
+    marked with `...`."""
+    if len(line) <= MAX_EXCERPT:
+        return line, column
+    half = MAX_EXCERPT // 2
+    start = max(0, min(column - 1 - half, len(line) - MAX_EXCERPT))
+    end = start + MAX_EXCERPT
+    shown = line[start:end]
+    caret = column - start
+    if start > 0:
+        shown, caret = _ELLIPSIS + shown, caret + len(_ELLIPSIS)
+    if end < len(line):
+        shown += _ELLIPSIS
+    return shown, caret
+
+
 def frame(source: SourceText, span: Span, label: str = "") -> list[str]:
     """The `-->` line and the source frame with a caret under `span`'s start."""
     width = gutter_width(span.line)
     pad = " " * width
     caret = "^" + (f" {label}" if label else "")
+    shown, column = excerpt(source.line_text(span.line), span.column)
     return [
         f"{pad}--> {display_path(source.path)}:{span.line}:{span.column}",
         f"{pad} |",
-        f"{span.line:>{width}} | {source.line_text(span.line)}".rstrip(),
-        f"{pad} | {' ' * (span.column - 1)}{caret}",
+        f"{span.line:>{width}} | {shown}".rstrip(),
+        f"{pad} | {' ' * (column - 1)}{caret}",
     ]
 
 

@@ -220,3 +220,18 @@ def test_summary_lines():
     assert summary(outside) == "E_ASSERT at budget.ci:4:19: assert"
     bare = FaultRecord("E_ASSERT", "assert", (), None, None, None)
     assert summary(bare) == "E_ASSERT: assert"
+
+
+def test_a_long_line_is_shown_as_an_excerpt_around_the_column():
+    """Issue 13 item 8: a fault on a 10,000-character line printed the whole line."""
+    from cint_ls.exec.run import RunRequest, run
+    from cint_ls.syntax.report import MAX_EXCERPT
+
+    text = ("void go() { I64 x = 9223372036854775807; I64 y = 0; " + "y = y +% 1; " * 1000
+            + "I64 z = x + 1; }\ngo();\n")
+    outcome = run(RunRequest("long.ci", text))
+    lines = outcome.report.splitlines()
+    shown, caret = lines[3], lines[4]
+    assert len(shown) <= MAX_EXCERPT + 20 and shown.startswith(" 1 | ...")
+    # The caret stands under the faulting `+` of the excerpt.
+    assert shown[caret.index("^")] == "+" and shown[caret.index("^") - 2:caret.index("^") + 3] == "x + 1"
