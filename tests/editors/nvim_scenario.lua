@@ -253,6 +253,45 @@ local function scenario()
     results.cintrun_result = cint.last_result
   end)
 
+  section('lens after inserting lines, without saving', function()
+    local before = vim.lsp.codelens.get(heat)
+    local first = before[1] and before[1].range.start.line or -1
+    results.lens_line_before_insert = first
+    vim.api.nvim_buf_set_lines(heat, 0, 0, false, { '// one', '// two' })
+    vim.api.nvim_exec_autocmds('TextChanged', { buffer = heat })
+    wait('the code lens two lines lower', 10000, function()
+      local now = vim.lsp.codelens.get(heat)
+      return now[1] ~= nil and now[1].range.start.line == first + 2
+    end)
+    results.lens_line_after_insert = vim.lsp.codelens.get(heat)[1].range.start.line
+    vim.api.nvim_buf_set_lines(heat, 0, 2, false, {})
+  end)
+
+  section('checkhealth and help', function()
+    vim.cmd('checkhealth cint')
+    local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+    results.health = text
+    vim.cmd('close')
+    local ok = pcall(vim.cmd, 'help cint')
+    results.help_opens = ok and vim.bo.filetype == 'help'
+    if ok then
+      vim.cmd('close')
+    end
+  end)
+
+  section('settings reach the running server', function()
+    cint.setup({ cmd = cmd, settings = { cint = { fuel = 7 } } })
+    vim.api.nvim_set_current_buf(heat)
+    vim.wait(300)
+    cint.last_result = nil
+    vim.cmd('CintRun cpu-sir-interp')
+    wait('the run with the new fuel budget', TIMEOUT, function()
+      return cint.last_result ~= nil
+    end)
+    results.fuel_after_setup = cint.last_result.fuel or vim.NIL
+    results.code_after_setup = (cint.last_result.fault or {}).code or vim.NIL
+  end)
+
   section('refresh on save', function()
     local before = results.codelens_refreshes
     vim.cmd('silent write')

@@ -27,8 +27,10 @@ M.defaults = {
   parser = nil,
   --- Start tree-sitter highlighting in cint buffers.
   highlight = true,
-  --- Refresh code lenses when the server attaches and after every write.
+  --- Refresh code lenses when the server attaches, after every write, and after edits
+  --- (when typing pauses for `codelens_delay` ms).
   codelens = true,
+  codelens_delay = 500,
   --- Show the server's inlay hints (step ordinals) in cint buffers.
   inlay_hints = false,
   --- The executor of `:CintRun` without an argument.
@@ -103,7 +105,9 @@ function M.parser_path()
   if parser_cache == nil then
     parser_cache = false
     local ok, result = pcall(function()
-      return vim.system({ server_python(), '-c', FIND_BINDING }, { text = true }):wait(10000)
+      -- -P: never the source tree in the working directory (opened from the root of the
+      -- repository, `cint_ls` there has no built extension), always the installed package.
+      return vim.system({ server_python(), '-P', '-c', FIND_BINDING }, { text = true }):wait(10000)
     end)
     local found = ok and result.code == 0 and vim.trim(result.stdout or '') or ''
     if readable(found) then
@@ -352,6 +356,29 @@ local function on_attach(bufnr)
         vim.lsp.codelens.refresh({ bufnr = bufnr })
       end,
     })
+    -- Lenses move with the lines: refresh once typing pauses, so that a lens is found
+    -- where it now is without saving first.
+    local timer = uv.new_timer()
+    api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        timer:stop()
+        timer:start(M.config.codelens_delay, 0, vim.schedule_wrap(function()
+          if api.nvim_buf_is_valid(bufnr) then
+            vim.lsp.codelens.refresh({ bufnr = bufnr })
+          end
+        end))
+      end,
+    })
+    api.nvim_create_autocmd('BufWipeout', {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        timer:stop()
+        timer:close()
+      end,
+    })
   end
   if M.config.inlay_hints and vim.lsp.inlay_hint then
     vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
@@ -359,6 +386,31 @@ local function on_attach(bufnr)
 end
 
 -- ---------------------------------------------------------------- setup
+
+--- The running clients get the new settings: a client keeps the settings it was started
+--- with, so `setup{settings=...}` again would otherwise never reach the server.
+local function push_settings()
+  for _, client in ipairs(vim.lsp.get_clients({ name = SERVER })) do
+    client.settings = M.config.settings
+    if client.config then
+      client.config.settings = M.config.settings
+    end
+    local params = { settings = M.config.settings }
+    if has_011 then
+      client:notify('workspace/didChangeConfiguration', params)
+    else
+      client.notify('workspace/didChangeConfiguration', params)
+    end
+  end
+end
+
+--- `:help cint` works without a plugin manager: the help tags are made when missing.
+local function ensure_helptags()
+  local doc = vim.fs.joinpath(plugin_root, 'doc')
+  if uv.fs_stat(vim.fs.joinpath(doc, 'tags')) == nil and vim.fn.filewritable(doc) == 2 then
+    pcall(vim.cmd.helptags, vim.fn.fnameescape(doc))
+  end
+end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
@@ -372,6 +424,8 @@ function M.setup(opts)
     M.config.cmd = { M.config.cmd }
   end
   parser_cache, parser_state = nil, nil
+  ensure_helptags()
+  push_settings()
 
   vim.filetype.add({ extension = { ci = 'cint' } })
   local group = api.nvim_create_augroup('cint', { clear = true })
