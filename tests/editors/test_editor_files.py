@@ -87,3 +87,26 @@ def test_textmate_grammar_regexes_compile():
 
     walk(grammar)
     assert len(found) > 40
+
+
+def test_vscode_styles_every_semantic_token_of_the_server():
+    """Issue 12 item 9: a token type or modifier VS Code does not know changes nothing on
+    screen; the extension declares every one of the server's legend that is not standard."""
+    from cint_ls.ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS
+
+    standard_types = {"namespace", "class", "enum", "interface", "struct", "typeParameter", "type", "parameter",
+                      "variable", "property", "enumMember", "decorator", "event", "function", "method", "macro",
+                      "label", "comment", "string", "keyword", "number", "regexp", "operator"}
+    standard_modifiers = {"declaration", "definition", "readonly", "static", "deprecated", "abstract", "async",
+                          "modification", "documentation", "defaultLibrary"}
+    manifest = json.loads((VSCODE / "package.json").read_text())["contributes"]
+    types = {t["id"]: t for t in manifest["semanticTokenTypes"]}
+    modifiers = {m["id"] for m in manifest["semanticTokenModifiers"]}
+    for kind in SEMANTIC_TOKEN_KINDS:
+        assert kind in standard_types or kind in types, kind
+    for kind, declared in types.items():
+        assert declared.get("superType") in standard_types, kind  # themes style it like its super type
+    for modifier in SEMANTIC_TOKEN_MODIFIERS:
+        assert modifier in standard_modifiers or modifier in modifiers, modifier
+    scopes = manifest["semanticTokenScopes"][0]["scopes"]
+    assert {"kernel", "sizeSymbol", "overVariable"} <= set(scopes)
