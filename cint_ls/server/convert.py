@@ -13,6 +13,7 @@ from ..exec.report import diagnostic_message
 from ..ide.document import Document
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import Position, SourceText, Span
+from .scheduling import checkpoint
 
 SOURCE = "cint"
 MAX_FRAMES = 32  # related entries of a fault diagnostic, at most
@@ -125,32 +126,73 @@ def fault_diagnostic(doc: Document, record: FaultRecord, executor: str) -> lsp.D
 
 def encode_semantic_tokens(source: SourceText, tokens, kinds: tuple[str, ...],
                            modifiers: tuple[str, ...]) -> list[int]:
-    """LSP's relative encoding (5 integers a token, UTF-16 columns). A token that spans
-    lines is split per line; tokens that overlap an earlier one, are empty or have a
-    kind outside the legend are left out."""
+    """LSP's relative encoding (5 integers a token, UTF-16 columns) of `ide.SemanticToken`s.
+    A token that spans lines is split per line; tokens that overlap an earlier one, are
+    empty or have a kind outside the legend are left out."""
+    return encode_token_items(source, [(t.span.start_byte, t.span.end_byte, t.kind, t.modifiers) for t in tokens],
+                              kinds, modifiers)
+
+
+def encode_token_items(source: SourceText, items: list[tuple[int, int, str, tuple[str, ...]]],
+                       kinds: tuple[str, ...], modifiers: tuple[str, ...]) -> list[int]:
+    """`encode_semantic_tokens` of (start byte, end byte, kind, modifiers) tuples: what
+    the heavy-request worker takes from the ide's tokens while it holds the document,
+    and encodes after. Between chunks of tokens it passes a `checkpoint` (a request no
+    longer wanted stops there, and the loop goes first)."""
     kind_index = {k: i for i, k in enumerate(kinds)}
     modifier_bit = {m: 1 << i for i, m in enumerate(modifiers)}
+    line_info: dict[int, tuple[int, bool]] = {}  # line -> (length in bytes, ASCII)
+
+    def line_of(line: int) -> tuple[int, bool]:
+        info = line_info.get(line)
+        if info is None:
+            text = source.line_bytes(line)
+            info = line_info[line] = (len(text), text.isascii())
+        return info
+
+    def utf16(line: int, column: int) -> int:
+        if line_of(line)[1]:
+            return column
+        prefix = source.line_bytes(line)[:column].decode("utf-8", errors="replace")
+        return len(prefix.encode("utf-16-le")) // 2
+
+    point = source.point_of_byte
     pieces: list[tuple[int, int, int, int, int]] = []  # line, start char, length, kind, modifiers
-    for token in sorted(tokens, key=lambda t: (t.span.start_byte, t.span.end_byte)):
-        kind = kind_index.get(token.kind)
-        if kind is None:
+    ordered = items
+    if any(ordered[i][:2] > ordered[i + 1][:2] for i in range(len(ordered) - 1)):
+        ordered = sorted(ordered, key=lambda x: (x[0], x[1]))
+    line = line_start = -1
+    line_end = -1  # byte offset of the end of `line`'s text
+    length = 0
+    ascii_line = True
+    for n, (start, end, token_kind, token_modifiers) in enumerate(ordered):
+        if n & 4095 == 4095:
+            checkpoint()
+        kind = kind_index.get(token_kind)
+        if kind is None or end <= start:
             continue
         bits = 0
-        for m in token.modifiers:
+        for m in token_modifiers:
             bits |= modifier_bit.get(m, 0)
-        start, end = token.span.start_byte, token.span.end_byte
-        if end <= start:
+        if not line_start <= start <= line_end:
+            line, column = point(start)
+            line_start = start - column
+            length, ascii_line = line_of(line)
+            line_end = line_start + length
+        column = start - line_start
+        if end <= line_end:  # on one line
+            if ascii_line:
+                pieces.append((line, column, end - start, kind, bits))
+            else:
+                first = utf16(line, column)
+                pieces.append((line, first, utf16(line, column + end - start) - first, kind, bits))
             continue
-        a, b = source.position(start), source.position(end)
-        if a.line == b.line:
-            pieces.append((a.line, a.character, b.character - a.character, kind, bits))
-            continue
-        for line in range(a.line, b.line + 1):
-            first = a.character if line == a.line else 0
-            last = b.character if line == b.line else source.position(
-                source.offset(Position(line, 1 << 30))).character
+        last_line, last_column = point(end)
+        for at in range(line, last_line + 1):
+            first = utf16(at, column) if at == line else 0
+            last = utf16(at, last_column) if at == last_line else utf16(at, line_of(at)[0])
             if last > first:
-                pieces.append((line, first, last - first, kind, bits))
+                pieces.append((at, first, last - first, kind, bits))
     data: list[int] = []
     prev_line = prev_char = 0
     prev_end = (-1, -1)  # (line, end character) of the last token kept
@@ -159,10 +201,44 @@ def encode_semantic_tokens(source: SourceText, tokens, kinds: tuple[str, ...],
             continue  # overlaps the previous token
         delta_line = line - prev_line
         delta_char = char - prev_char if delta_line == 0 else char
-        data += [delta_line, delta_char, length, kind, bits]
+        data += (delta_line, delta_char, length, kind, bits)
         prev_line, prev_char = line, char
         prev_end = (line, char + length)
     return data
+
+
+def tokens_edit(old: list[int], new: list[int]) -> tuple[int, int, list[int]] | None:
+    """The one edit that turns the token array `old` into `new`: (start, delete count,
+    data), the part between their common prefix and common suffix, both whole tokens (5
+    integers). None when they are equal."""
+    if old == new:
+        return None
+    limit = min(len(old), len(new))
+    prefix = _common(old, new, limit, forward=True)
+    suffix = _common(old, new, limit - prefix, forward=False)
+    prefix -= prefix % 5
+    suffix -= suffix % 5
+    return prefix, len(old) - prefix - suffix, new[prefix:len(new) - suffix]
+
+
+def _common(a: list[int], b: list[int], limit: int, forward: bool, chunk: int = 512) -> int:
+    """The length of the common prefix (or suffix) of `a` and `b`, at most `limit`;
+    compared a chunk at a time (list slices compare in C)."""
+    n = 0
+    while n < limit:
+        size = min(chunk, limit - n)
+        if forward:
+            same = a[n:n + size] == b[n:n + size]
+        else:
+            same = a[len(a) - n - size:len(a) - n] == b[len(b) - n - size:len(b) - n]
+        if not same:
+            break
+        n += size
+    else:
+        return limit
+    while n < limit and (a[n] == b[n] if forward else a[len(a) - 1 - n] == b[len(b) - 1 - n]):
+        n += 1
+    return n
 
 
 # ---- kinds

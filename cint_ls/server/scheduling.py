@@ -1,0 +1,167 @@
+"""Where requests run: the loop, or the one worker thread of the heavy requests.
+
+Latency-sensitive requests (hover, completion, signature help, definition, ...) are
+answered on the event loop as they arrive. Heavy ones (semantic tokens, inlay hints,
+code lenses, symbols, folding ranges, formatting, rename, references) go to the
+`Worker`: one thread, first come first served, computing on the version of the document
+the request was asked about (what the loop thread pinned for it). So a hover never
+queues behind them, and the loop reads the next message while they compute.
+
+A heavy request is answered:
+- with its result, when its document has not changed meanwhile;
+- with `ContentModified` (-32801) as soon as its document changes or closes (LSP advises
+  it for a result the server knows is out of date): the client asks again;
+- with `RequestCancelled` (-32800) on `$/cancelRequest` (pygls cancels the handler's
+  task; the job is dropped if it has not started, and stops at its next checkpoint if
+  it has).
+
+The worker and the loop share the GIL (and, with `ide.Document.snapshot`, each
+document's lock): a job that computes in pure Python slows the loop down by the switch
+interval at each hand-over. Long jobs work in chunks and call `checkpoint()` between
+them, which stops a job that is no longer wanted, and pauses while the loop answers a
+light request (`loop_busy`), so that the loop has the GIL and the document to itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from pygls.exceptions import JsonRpcContentModified
+
+_current = threading.local()
+_loop_busy = 0  # light requests being answered on the loop (written by the loop thread only)
+YIELD_LIMIT = 0.25  # seconds a checkpoint waits at most for the loop
+
+
+class Stopped(Exception):
+    """A job that nobody waits for any more (superseded or cancelled)."""
+
+
+class Job:
+    __slots__ = ("answer", "future", "stopped", "uri")
+
+    def __init__(self, uri: str, answer: asyncio.Future) -> None:
+        self.uri = uri
+        self.answer = answer
+        self.future: Future | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+        if self.future is not None:
+            self.future.cancel()  # never starts if it has not yet
+
+
+def checkpoint() -> None:
+    """Called by long jobs between chunks of work (holding no document lock): raises
+    `Stopped` when the job's answer is no longer wanted, and lets the loop run first."""
+    job = getattr(_current, "job", None)
+    if job is not None and job.stopped:
+        raise Stopped
+    time.sleep(0)  # releases the GIL: a waiting loop thread takes it
+    if _loop_busy:
+        deadline = time.monotonic() + YIELD_LIMIT
+        while _loop_busy and time.monotonic() < deadline:
+            time.sleep(0.0005)
+
+
+class loop_busy:
+    """`with loop_busy():` around a light request on the loop: the worker pauses at its
+    next checkpoint until the request is answered."""
+
+    def __enter__(self) -> None:
+        global _loop_busy
+        _loop_busy += 1
+
+    def __exit__(self, *exc) -> None:
+        global _loop_busy
+        _loop_busy -= 1
+
+
+def content_modified(uri: str) -> JsonRpcContentModified:
+    return JsonRpcContentModified(f"the document changed before the request was answered: {uri}")
+
+
+class Worker:
+    """The heavy requests' thread, and the jobs in flight by document (loop thread only,
+    except `_call`)."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cint-heavy")
+        self._jobs: dict[str, set[Job]] = {}
+
+    async def run(self, uri: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(*args)` on the worker thread; its result, or the exception it raised.
+        ContentModified if `uri` changes first (`supersede`)."""
+        loop = asyncio.get_running_loop()
+        job = Job(uri, loop.create_future())
+        self._jobs.setdefault(uri, set()).add(job)
+
+        def done(future: Future) -> None:
+            if not future.cancelled():
+                try:
+                    loop.call_soon_threadsafe(self._settle, job, future)
+                except RuntimeError:  # the loop is closed: the server is ending
+                    pass
+
+        try:
+            job.future = self._pool.submit(self._call, job, fn, args)
+            job.future.add_done_callback(done)
+            return await job.answer
+        finally:  # answered, superseded or cancelled: the job is no longer wanted
+            job.stop()
+            jobs = self._jobs.get(uri)
+            if jobs is not None:
+                jobs.discard(job)
+                if not jobs:
+                    del self._jobs[uri]
+
+    @staticmethod
+    def _call(job: Job, fn: Callable[..., Any], args: tuple) -> Any:
+        if job.stopped:
+            raise Stopped
+        _current.job = job
+        try:
+            return fn(*args)
+        finally:
+            _current.job = None
+
+    @staticmethod
+    def _settle(job: Job, future: Future) -> None:
+        if job.answer.done():
+            return
+        error = future.exception()
+        if error is None:
+            job.answer.set_result(future.result())
+        elif not isinstance(error, Stopped):
+            job.answer.set_exception(error)
+
+    def supersede(self, uri: str) -> int:
+        """The document changed or closed: its requests in flight answer ContentModified
+        now. Returns how many there were."""
+        jobs = self._jobs.pop(uri, set())
+        for job in jobs:
+            if not job.answer.done():
+                job.answer.set_exception(content_modified(uri))
+            job.stop()
+        return len(jobs)
+
+    def pending(self, uri: str | None = None) -> int:
+        if uri is not None:
+            return len(self._jobs.get(uri, ()))
+        return sum(len(jobs) for jobs in self._jobs.values())
+
+    def shutdown(self) -> None:
+        for uri in list(self._jobs):
+            for job in self._jobs.pop(uri):
+                job.stop()
+                try:
+                    job.answer.cancel()
+                except RuntimeError:  # its loop is closed
+                    pass
+        self._pool.shutdown(wait=False, cancel_futures=True)
