@@ -35,13 +35,13 @@ def main(argv: list[str] | None = None) -> int:
         # pygls logs every message body at INFO: far too much for a 5,000-line file.
         logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
 
-    from .server import create_server
+    from .protocol import create_server
 
     server = create_server()
     server.start_io()
     # LSP: status 0 after `shutdown` then `exit`, 1 for an `exit` (or the end of the
     # input) without `shutdown`. pygls swallows the status of its own sys.exit.
-    return 0 if server.protocol._shutdown else 1
+    return 0 if server.shut_down_cleanly() else 1
 
 
 if __name__ == "__main__":

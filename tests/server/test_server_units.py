@@ -9,17 +9,17 @@ from lsprotocol import types as lsp
 
 from cint_ls.analysis.types import I64
 from cint_ls.exec.faults import Address, FaultRecord, StackFrame
+from cint_ls.exec.run import RunOutcome
 from cint_ls.exec.runtime import RunResult
 from cint_ls.ide import SemanticToken
 from cint_ls.ide.document import Document
 from cint_ls.server import convert
-from cint_ls.exec.run import RunOutcome
+from cint_ls.server.handlers import Route, serve
+from cint_ls.server.handlers.features import minimal_edit
 from cint_ls.server.runs import compare
-from cint_ls.server.features import minimal_edit
-from cint_ls.server.server import CintLanguageServer
+from cint_ls.server.session import Session
 from cint_ls.server.settings import DEFAULT_TARGETS, Settings, parse_settings
 from cint_ls.syntax.source import SourceText
-
 
 # ---- settings
 
@@ -162,13 +162,13 @@ def test_compare():
 # ---- the guard
 
 def test_a_failing_feature_gives_an_empty_answer_and_a_log_message(monkeypatch):
-    server = CintLanguageServer()
+    session = Session()
     logged: list[str] = []
-    monkeypatch.setattr(server, "_log", lambda kind, message: logged.append(message))
+    monkeypatch.setattr(session, "log", lambda kind, message: logged.append(message))
 
-    def broken(params):
+    def broken(session, params):
         raise RuntimeError("boom")
 
-    guarded = server._guard("textDocument/documentSymbol", broken, list)
-    assert guarded(None) == []
+    route = Route("textDocument/documentSymbol", "notify", broken, empty=list)
+    assert serve(session, route, None) == []
     assert logged and "boom" in logged[0] and "textDocument/documentSymbol" in logged[0]

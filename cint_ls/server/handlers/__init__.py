@@ -1,0 +1,174 @@
+"""The handlers of cint-ls, one module per group of methods, each a plain function of
+(session, params); and `ROUTES`, the table the pygls shim (`protocol.py`) registers:
+
+| kind | runs | methods |
+| --- | --- | --- |
+| `light` | on the loop, as it arrives | hover, completion, signatureHelp, definition, prepareRename |
+| `heavy` | on the worker thread, on the version asked about; ContentModified when the document changes first; `$/cancelRequest` honoured | semanticTokens (full, full/delta, range), inlayHint, codeLens, documentSymbol, foldingRange, formatting, rename, references (on the loop in a small file) |
+| `notify` | on the loop | didOpen, didChange, didClose, didSave, initialized, didChangeConfiguration, exit |
+| `request` | on the loop | initialize, shutdown |
+
+workspace/executeCommand goes to `commands.execute_command` (a coroutine: the run
+itself is a child process, waited for on a thread of the run pool).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from ..pinned import held, hold, keep_kernels, lock_of, pin, pin_light, reading
+from ..scheduling import content_modified, loop_busy
+from ..session import Session
+from . import documents, features, lifecycle, tokens
+from .features import Immediate
+
+logger = logging.getLogger("cint_ls.server")
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    kind: str  # light, heavy, notify, request
+    fn: Callable[..., Any]
+    options: Any = None
+    empty: Any = None  # the answer when the handler fails (a value or a factory)
+    prepare: Callable[..., Any] | None = None  # heavy: (session, entry, params) on the loop
+    finish: Callable[..., Any] | None = None  # heavy: (session, entry, params, result) on the loop
+    on_loop_if: Callable[..., bool] | None = None  # heavy: (entry) -> answer on the loop instead
+
+    def empty_answer(self) -> Any:
+        return self.empty() if callable(self.empty) else self.empty
+
+
+def _light(method, fn, options=None, empty=None) -> Route:
+    return Route(method, "light", fn, options, empty)
+
+
+def _heavy(method, fn, options=None, empty=None, **more) -> Route:
+    return Route(method, "heavy", fn, options, empty, **more)
+
+
+ROUTES: tuple[Route, ...] = (
+    Route(lsp.INITIALIZE, "request", lifecycle.initialize),
+    Route(lsp.INITIALIZED, "notify", lifecycle.initialized),
+    Route(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION, "notify", lifecycle.did_change_configuration),
+    Route(lsp.SHUTDOWN, "request", lifecycle.shutdown),
+    Route(lsp.EXIT, "notify", lifecycle.exit_),
+    Route(lsp.TEXT_DOCUMENT_DID_OPEN, "notify", documents.did_open),
+    Route(lsp.TEXT_DOCUMENT_DID_CHANGE, "notify", documents.did_change),
+    Route(lsp.TEXT_DOCUMENT_DID_CLOSE, "notify", documents.did_close),
+    Route(lsp.TEXT_DOCUMENT_DID_SAVE, "notify", documents.did_save),
+    _light(lsp.TEXT_DOCUMENT_HOVER, features.hover),
+    _light(lsp.TEXT_DOCUMENT_DEFINITION, features.definition, empty=list),
+    _light(lsp.TEXT_DOCUMENT_PREPARE_RENAME, features.prepare_rename),
+    _light(lsp.TEXT_DOCUMENT_COMPLETION, features.completion, lsp.CompletionOptions(trigger_characters=["."]),
+           empty=lambda: lsp.CompletionList(is_incomplete=False, items=[])),
+    _light(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, features.signature_help,
+           lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","])),
+    _heavy(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, tokens.full, tokens.LEGEND, empty=tokens.empty_tokens,
+           finish=tokens.full_finish),
+    _heavy(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, tokens.delta, empty=tokens.empty_tokens,
+           prepare=tokens.delta_prepare, finish=tokens.delta_finish),
+    _heavy(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, tokens.range_, empty=tokens.empty_tokens),
+    _heavy(lsp.TEXT_DOCUMENT_INLAY_HINT, features.inlay_hints, empty=list, prepare=features.inlay_hints_prepare),
+    _heavy(lsp.TEXT_DOCUMENT_CODE_LENS, features.code_lenses, empty=list, prepare=features.code_lenses_prepare),
+    _heavy(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, features.document_symbols, empty=list),
+    _heavy(lsp.TEXT_DOCUMENT_FOLDING_RANGE, features.folding_ranges, empty=list),
+    _heavy(lsp.TEXT_DOCUMENT_FORMATTING, features.formatting, empty=list),
+    _heavy(lsp.TEXT_DOCUMENT_RENAME, features.rename),
+    _heavy(lsp.TEXT_DOCUMENT_REFERENCES, features.references, empty=list, on_loop_if=features.small_file),
+)
+
+
+# ---- serving a route
+
+def failed(session: Session, method: str, error: BaseException) -> None:
+    """A handler's exception as an Error log message naming the request and the place."""
+    logger.error("%s failed", method, exc_info=error)
+    where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    place = f" ({where.filename}:{where.lineno})" if where is not None else ""
+    session.log(lsp.MessageType.Error, f"cint-ls: {method} failed: {type(error).__name__}: {error}{place}")
+
+
+def guarded(session: Session, method: str, empty: Any, fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)`, an exception becoming the empty answer and a log message (an LSP
+    error the handler means to send goes through)."""
+    try:
+        return fn(*args)
+    except JsonRpcException:
+        raise
+    except Exception as error:  # noqa: BLE001
+        failed(session, method, error)
+        return empty() if callable(empty) else empty
+
+
+def serve(session: Session, route: Route, params: Any) -> Any:
+    """A notification or a lifecycle request, on the loop."""
+    return guarded(session, route.method, route.empty, route.fn, session, params)
+
+
+async def serve_light(session: Session, route: Route, params: Any) -> Any:
+    """A light request, on the loop: on the version of the document it was asked about,
+    as soon as the document's lock is free (a heavy request on the worker holds it one
+    chunk at a time)."""
+    doc = session.document(params.text_document.uri)
+    if doc is None:
+        return route.empty_answer()
+    return await _on_loop(session, route, pin_light(doc), route.fn, params)
+
+
+async def _on_loop(session: Session, route: Route, doc: Any, fn: Callable[..., Any], *args: Any) -> Any:
+    lock = lock_of(doc)
+    with loop_busy():
+        await hold(lock)
+        with held(lock), reading(doc):
+            return guarded(session, route.method, route.empty, fn, doc, *args)
+
+
+def _work(fn: Callable[..., Any], doc: Any, params: Any, prepared: Any) -> Any:
+    """A heavy feature on `doc`, inside the version's `reading()` unless it takes the
+    lock itself a chunk at a time (`fn.chunked`)."""
+    if getattr(fn, "chunked", False):
+        return fn(doc, params, prepared)
+    with reading(doc):
+        return fn(doc, params, prepared)
+
+
+async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
+    """A heavy request: its document pinned on the loop, the work on the worker, the
+    answer only if the document is still the version that was asked about."""
+    uri = params.text_document.uri
+    entry = session.entry(uri)
+    if entry is None:
+        return route.empty_answer()
+    generation = entry.generation
+    try:
+        prepared = route.prepare(session, entry, params) if route.prepare is not None else None
+        if isinstance(prepared, Immediate):
+            return prepared.value
+        if route.on_loop_if is not None and route.on_loop_if(entry):
+            result = await _on_loop(session, route, pin_light(entry.doc), route.fn, params, prepared)
+            if session.current(uri, generation) is None:
+                raise content_modified(uri)
+        else:
+            view = pin(entry.doc)
+            result = await session.worker.run(uri, _work, route.fn, view, params, prepared)
+            if session.current(uri, generation) is None:
+                raise content_modified(uri)
+            keep_kernels(view, entry.doc)
+        return route.finish(session, entry, params, result) if route.finish is not None else result
+    except (JsonRpcException, asyncio.CancelledError):
+        raise
+    except Exception as error:
+        if session.current(uri, generation) is None:
+            raise content_modified(uri) from error  # what failed was out of date anyway
+        failed(session, route.method, error)
+        return route.empty_answer()

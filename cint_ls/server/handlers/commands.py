@@ -1,0 +1,153 @@
+"""workspace/executeCommand: Run and Compare executors, in child processes started from
+the session's run pool, with progress, cancellation, a time limit and the fuel setting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import uuid
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ...exec.run import RunOutcome
+from .. import convert
+from ..runs import REFERENCE, compare, run_program, run_result_json
+from ..session import OpenDocument, Session
+from .documents import publish
+
+logger = logging.getLogger("cint_ls.server")
+
+RUN_COMMAND = "cint.run"
+COMPARE_COMMAND = "cint.compareExecutors"
+COMMANDS = (RUN_COMMAND, COMPARE_COMMAND)
+RUN_RESULT = "cint/runResult"
+COMPARE_RESULT = "cint/compareResult"
+
+
+def cancel_request(session: Session, msg_id: Any) -> None:
+    """`$/cancelRequest` for a run: its child is killed."""
+    event = session.cancels.get(msg_id)
+    if event is not None:
+        event.set()
+
+
+async def execute_command(session: Session, params: lsp.ExecuteCommandParams) -> Any:
+    args = list(params.arguments or [])
+    uri = args[0] if args else None
+    if isinstance(uri, dict):
+        uri = uri.get("uri")
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams(f"{params.command}: the first argument must be a document URI")
+    entry = session.entry(uri)
+    if entry is None:
+        raise JsonRpcInvalidParams(f"{params.command}: the document is not open: {uri}")
+    if params.command == RUN_COMMAND:
+        executor = args[1] if len(args) > 1 and args[1] is not None else REFERENCE
+        if not isinstance(executor, str):
+            raise JsonRpcInvalidParams(f"{RUN_COMMAND}: the second argument must be an executor name")
+        return await _run(session, params, entry, [executor], compare_them=False)
+    if params.command == COMPARE_COMMAND:
+        return await _run(session, params, entry, session.executors(), compare_them=True)
+    raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
+
+
+async def _progress_token(session: Session, params: lsp.ExecuteCommandParams):
+    if params.work_done_token is not None:
+        return params.work_done_token
+    if not session.supports("window.work_done_progress"):
+        return None
+    token = f"cint-run-{uuid.uuid4()}"
+    try:
+        await session.client.create_progress(token, timeout=5)
+    except Exception as error:  # noqa: BLE001
+        logger.info("workDoneProgress/create failed: %s", error)
+        return None
+    return token
+
+
+async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDocument, executors: list[str],
+               compare_them: bool) -> dict:
+    client = session.client
+    msg_id = client.request_id()
+    doc = entry.doc
+    uri, version, text, path = doc.uri, doc.version, doc.text, doc.path
+    settings = session.settings
+    event = threading.Event()
+    if msg_id is not None:
+        session.cancels[msg_id] = event
+    token = await _progress_token(session, params)
+    title = "cint: compare executors" if compare_them else f"cint: run on {executors[0]}"
+
+    def cancelled() -> bool:  # asked from the run threads
+        if event.is_set() or session.stopping.is_set():
+            return True
+        return token is not None and client.progress_cancelled(token)
+
+    if token is not None:
+        client.progress_begin(token, lsp.WorkDoneProgressBegin(
+            title=title, cancellable=True, message=", ".join(executors)))
+    loop = asyncio.get_running_loop()
+    try:
+        # A comparison asks for traces: the executors are compared at every boundary.
+        jobs = [loop.run_in_executor(session.run_pool, run_program, name, path, text, settings, cancelled,
+                                     compare_them)
+                for name in executors]
+        outcomes: list[RunOutcome] = list(await asyncio.gather(*jobs))
+    except BaseException:
+        event.set()
+        raise
+    finally:
+        session.cancels.pop(msg_id, None)
+        if token is not None:
+            client.progress_end(token, lsp.WorkDoneProgressEnd(message="cancelled" if cancelled() else "done"))
+
+    for outcome in outcomes:
+        _report_run(session, uri, version, outcome, notify=not compare_them)
+    # The fault of the run (for a comparison, the reference's) becomes a diagnostic
+    # while the document is the one that ran.
+    shown = outcomes[0]
+    live = session.entry(uri)
+    if live is not None and live.doc.version == version and shown.result is not None:
+        fault = shown.result.fault
+        live.fault = [] if fault is None else [convert.fault_diagnostic(live.doc, fault, shown.executor)]
+        publish(session, uri)
+    if not compare_them:
+        return run_result_json(outcomes[0], uri, version)
+
+    verdict = compare(outcomes)
+    session.log(lsp.MessageType.Info if verdict.agree else lsp.MessageType.Error, f"cint compare: {verdict.message}")
+    result = {
+        "uri": uri,
+        "version": version,
+        "executors": executors,
+        "compared": verdict.compared,
+        "skipped": [{"executor": e, "reason": r} for e, r in verdict.skipped],
+        "agree": verdict.agree,
+        "difference": verdict.difference,
+        "message": verdict.message,
+        "results": [run_result_json(o, uri, version) for o in outcomes],
+    }
+    client.notify(COMPARE_RESULT, result)
+    return result
+
+
+def _report_run(session: Session, uri: str, version: int, outcome: RunOutcome, notify: bool) -> None:
+    """The run's output, report (the text `cint run` prints), executor notes and
+    summary as log messages (what an editor shows in its output panel), and for a
+    single run the `cint/runResult` notification."""
+    result = outcome.result
+    if result is not None and result.output:
+        session.log(lsp.MessageType.Log, f"[{outcome.executor}] output:\n{result.output.rstrip()}")
+    report = outcome.report
+    if report is not None:
+        session.log(lsp.MessageType.Error, f"[{outcome.executor}]\n{report.rstrip()}")
+    for note in (result.notes if result is not None else []):
+        session.log(lsp.MessageType.Info, f"[{outcome.executor}] {note}")
+    kind = lsp.MessageType.Info if outcome.result is not None else lsp.MessageType.Error
+    session.log(kind, f"cint run {outcome.summary}")
+    if notify:
+        session.client.notify(RUN_RESULT, run_result_json(outcome, uri, version))

@@ -1,0 +1,191 @@
+"""Open documents and their diagnostics: didOpen, didChange, didClose, didSave, and
+the publication of diagnostics (with the document's version), on the loop thread.
+
+A change makes the document's heavy requests in flight out of date: they answer
+ContentModified (`Session.changed`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+
+from lsprotocol import types as lsp
+from pygls.uris import to_fs_path
+
+from ... import ide
+from ...ide import Document
+from ...syntax.parser import TextEdit
+from ...syntax.source import Position
+from .. import convert
+from ..pinned import held, lock_of, reading
+from ..scheduling import loop_busy
+from ..session import OpenDocument, Session
+
+logger = logging.getLogger("cint_ls.server")
+
+PUBLISH_DELAY = 0.002  # seconds from a change to the analysis of the document
+IDLE_COLLECT = 1.0  # seconds without a publication before a full garbage collection
+FULL_COLLECT_EVERY = 100  # publications
+
+
+def _path_of(uri: str) -> str:
+    try:
+        path = to_fs_path(uri)
+    except Exception:  # noqa: BLE001
+        path = None
+    return path or uri
+
+
+def did_open(session: Session, params: lsp.DidOpenTextDocumentParams) -> None:
+    item = params.text_document
+    session.changed(item.uri)  # reopened without a close: what was asked of the old one is out of date
+    doc = Document(item.uri, item.text, item.version, _path_of(item.uri))
+    session.documents[item.uri] = OpenDocument(doc)
+    publish(session, item.uri)
+
+
+def did_change(session: Session, params: lsp.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    entry = session.entry(uri)
+    if entry is None:
+        session.log(lsp.MessageType.Warning, f"cint-ls: didChange for a document that is not open: {uri}")
+        return
+    changes: list[TextEdit | str] = []
+    for change in params.content_changes:
+        if isinstance(change, lsp.TextDocumentContentChangePartial):
+            r = change.range
+            changes.append(TextEdit(Position(r.start.line, r.start.character),
+                                    Position(r.end.line, r.end.character), change.text))
+        else:
+            changes.append(change.text)
+    session.changed(uri)
+    entry.doc.apply(changes, params.text_document.version)
+    entry.fault = []  # a run's fault stays until the document changes
+    schedule_publish(session, uri)
+
+
+def did_close(session: Session, params: lsp.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    session.changed(uri)
+    if session.documents.pop(uri, None) is not None and session.client is not None:
+        session.client.publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def did_save(session: Session, params: lsp.DidSaveTextDocumentParams) -> None:
+    pass
+
+
+# ---- diagnostics
+
+def schedule_publish(session: Session, uri: str) -> None:
+    """Publish the diagnostics PUBLISH_DELAY after a change: the changes that arrive
+    meanwhile (those that queued up while the previous analysis ran, when someone
+    types faster than the file is analysed) are analysed once, in their newest
+    version."""
+    pending = session.publishing.pending
+    if uri in pending:
+        return
+    pending.add(uri)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        pending.discard(uri)
+        publish(session, uri)
+        return
+    loop.call_later(PUBLISH_DELAY, _publish_pending, session, uri)
+
+
+def _publish_pending(session: Session, uri: str) -> None:
+    session.publishing.pending.discard(uri)
+    publish(session, uri)
+
+
+def publish(session: Session, uri: str) -> None:
+    """Publish the diagnostics of the current version of `uri`. While the worker holds
+    the document (a heavy request computes on it), try again PUBLISH_DELAY later; the
+    worker lets go at its next checkpoint."""
+    entry = session.entry(uri)
+    if entry is None:
+        _stop_waiting(session, uri)
+        return
+    doc = entry.doc
+    lock = lock_of(doc)
+    if lock is not None and not lock.acquire(blocking=False):
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            lock.acquire()
+        else:
+            _wait_for_worker(session, loop, uri)
+            return
+    _stop_waiting(session, uri)
+    with held(lock):
+        try:
+            with reading(doc):
+                found = [convert.lsp_diagnostic(doc, d) for d in ide.diagnostics(doc, session.settings.targets)]
+        except Exception as error:
+            logger.exception("diagnostics failed")
+            session.log(lsp.MessageType.Error, f"cint-ls: diagnostics failed: {type(error).__name__}: {error}")
+            found = []
+    if session.client is not None:
+        session.client.publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=uri, diagnostics=found + entry.fault, version=doc.version))
+    _settle_heap(session)
+
+
+def _wait_for_worker(session: Session, loop: asyncio.AbstractEventLoop, uri: str) -> None:
+    waiting = session.publishing.waiting
+    if uri not in waiting:
+        busy = waiting[uri] = loop_busy()
+        busy.__enter__()
+    pending = session.publishing.pending
+    if uri not in pending:
+        pending.add(uri)
+        loop.call_later(PUBLISH_DELAY, _publish_pending, session, uri)
+
+
+def _stop_waiting(session: Session, uri: str) -> None:
+    busy = session.publishing.waiting.pop(uri, None)
+    if busy is not None:
+        busy.__exit__(None, None, None)
+
+
+def publish_all(session: Session) -> None:
+    for uri in list(session.documents):
+        publish(session, uri)
+
+
+# ---- the heap
+#
+# A big document's syntax trees, AST and analysis are hundreds of thousands of objects
+# that live long. Python's cyclic collector walks all of them in each of its full
+# collections, which come every few edits and cost as much as the analysis of the edit
+# itself (about 100 ms at 5,000 lines). So after each publication the heap is frozen
+# (`gc.freeze`: the collector leaves those objects alone), and the full collection that
+# reclaims what an edit left behind runs when the server is idle, or every
+# FULL_COLLECT_EVERY publications while someone types without a pause.
+
+def _settle_heap(session: Session) -> None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    state = session.publishing
+    gc.freeze()
+    state.count += 1
+    if state.idle_collect is not None:
+        state.idle_collect.cancel()
+        state.idle_collect = None
+    if state.count % FULL_COLLECT_EVERY == 0:
+        _collect(session)
+    else:
+        state.idle_collect = loop.call_later(IDLE_COLLECT, _collect, session)
+
+
+def _collect(session: Session) -> None:
+    session.publishing.idle_collect = None
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()

@@ -1,0 +1,213 @@
+"""The editor features: each converts positions, calls the plain function of
+`cint_ls.ide` and converts the answer.
+
+Light features (hover, completion, signature help, definition, prepareRename) are
+functions of (doc, params) answered on the loop; heavy ones, functions of (doc, params,
+prepared) that run on the worker thread, `prepared` being what their `prepare` took on
+the loop thread (settings, the executors). Either way `doc` is the document at the
+version the request was asked about (`pinned.py`); see handlers/__init__.py for which
+is which.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from ... import ide
+from ...syntax.source import Position, SourceText
+from .. import convert
+from ..pinned import reading
+from ..scheduling import checkpoint
+from ..session import OpenDocument, Session
+
+SMALL_FILE_LINES = 2000  # references in a file up to this size are answered on the loop
+CHUNK_LINES = 300  # lines of a chunk of tokens or hints computed at once on the worker
+
+
+class Immediate:
+    """What a `prepare` returns to answer at once, without the worker."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+
+# ---- light: on the loop
+
+def hover(doc, params: lsp.HoverParams) -> lsp.Hover | None:
+    result = ide.hover(doc, convert.offset_of(doc.source, params.position))
+    if result is None:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=result.markdown),
+                     range=convert.lsp_range(doc.source, result.span))
+
+
+def definition(doc, params: lsp.DefinitionParams) -> list[lsp.Location]:
+    return _locations(doc, ide.definition(doc, convert.offset_of(doc.source, params.position)))
+
+
+def prepare_rename(doc, params: lsp.PrepareRenameParams) -> lsp.Range | None:
+    span = ide.prepare_rename(doc, convert.offset_of(doc.source, params.position))
+    return None if span is None else convert.lsp_range(doc.source, span)
+
+
+def completion(doc, params: lsp.CompletionParams) -> lsp.CompletionList:
+    items: list[lsp.CompletionItem] = []
+    for item in ide.completion(doc, convert.offset_of(doc.source, params.position)):
+        snippet = item.kind == "snippet" and item.insert_text is not None
+        items.append(lsp.CompletionItem(
+            label=item.label, kind=convert.completion_kind(item.kind), detail=item.detail or None,
+            insert_text=item.insert_text,
+            insert_text_format=lsp.InsertTextFormat.Snippet if snippet else None))
+    return lsp.CompletionList(is_incomplete=False, items=items)
+
+
+def signature_help(doc, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+    found = ide.signature_help(doc, convert.offset_of(doc.source, params.position))
+    if found is None:
+        return None
+    parameters = [lsp.ParameterInformation(label=p) for p in found.parameters]
+    documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found.documentation) \
+        if found.documentation else None
+    active = found.active_parameter if found.parameters else None
+    return lsp.SignatureHelp(
+        signatures=[lsp.SignatureInformation(label=found.label, documentation=documentation,
+                                             parameters=parameters, active_parameter=active)],
+        active_signature=0, active_parameter=active)
+
+
+def small_file(entry: OpenDocument) -> bool:
+    return entry.doc.source.line_count <= SMALL_FILE_LINES
+
+
+# ---- heavy: on the worker, on the pinned version
+
+def inlay_hints_prepare(session: Session, entry: OpenDocument, params) -> Immediate | None:
+    return None if session.settings.step_ordinals else Immediate([])
+
+
+def inlay_hints(doc, params: lsp.InlayHintParams, prepared) -> list[lsp.InlayHint]:
+    """In chunks of CHUNK_LINES lines, each read under the version's lock, with a
+    checkpoint between them (a whole-file request of a big file holds the document
+    for one chunk at a time)."""
+    source = doc.source
+    start, end = convert.offsets_of(source, params.range)
+    hints: list[lsp.InlayHint] = []
+    for a, b, last in chunks(source, start, end):
+        with reading(doc):
+            for h in _ide_inlay_hints(doc, a, b):
+                if a <= h.offset < b or (last and h.offset == b):
+                    hints.append(lsp.InlayHint(position=convert.lsp_position(source, h.offset), label=h.label,
+                                               tooltip=h.tooltip, padding_left=True))
+        if not last:
+            checkpoint()
+    return hints
+
+
+inlay_hints.chunked = True  # type: ignore[attr-defined]
+
+
+def chunks(source: SourceText, start: int, end: int, lines: int = 0):
+    """(a, b, last) byte ranges that cover start..end, each CHUNK_LINES lines (or
+    `lines`) at most, cut at line starts."""
+    step = lines or CHUNK_LINES
+    line = source.point_of_byte(start)[0]
+    a = start
+    while True:
+        line += step
+        b = source.offset(Position(line, 0)) if line < source.line_count else len(source.data)
+        if b >= end:
+            yield a, end, True
+            return
+        yield a, b, False
+        a = b
+
+
+def document_symbols(doc, params: lsp.DocumentSymbolParams, prepared) -> list[lsp.DocumentSymbol]:
+    return [convert.document_symbol(doc.source, s) for s in ide.document_symbols(doc)]
+
+
+def references(doc, params: lsp.ReferenceParams, prepared) -> list[lsp.Location]:
+    include = bool(params.context.include_declaration) if params.context is not None else True
+    return _locations(doc, ide.references(doc, convert.offset_of(doc.source, params.position), include))
+
+
+def rename(doc, params: lsp.RenameParams, prepared) -> lsp.WorkspaceEdit | None:
+    result = ide.rename(doc, convert.offset_of(doc.source, params.position), params.new_name)
+    if result.error is not None:
+        raise JsonRpcException(message=result.error, code=lsp.LSPErrorCodes.RequestFailed)
+    if result.changes is None:
+        return None
+    edits = [lsp.TextEdit(range=convert.lsp_range(doc.source, c.span), new_text=c.new_text)
+             for c in result.changes]
+    return lsp.WorkspaceEdit(changes={doc.uri: edits})
+
+
+def folding_ranges(doc, params: lsp.FoldingRangeParams, prepared) -> list[lsp.FoldingRange]:
+    return [lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line, kind=convert.folding_kind(f.kind))
+            for f in ide.folding_ranges(doc) if f.end_line > f.start_line]
+
+
+def formatting(doc, params: lsp.DocumentFormattingParams, prepared) -> list[lsp.TextEdit]:
+    formatted = ide.format_document(doc)
+    if formatted is None or formatted == doc.text:
+        return []
+    return [minimal_edit(doc.source, formatted)]
+
+
+def code_lenses_prepare(session: Session, entry: OpenDocument, params) -> list[str]:
+    return session.executors()
+
+
+def code_lenses(doc, params: lsp.CodeLensParams, executors: list[str]) -> list[lsp.CodeLens]:
+    return [
+        lsp.CodeLens(range=convert.lsp_range(doc.source, lens.span),
+                     command=lsp.Command(title=lens.title, command=lens.command,
+                                         arguments=list(lens.arguments)))
+        for lens in ide.code_lenses(doc, executors)
+    ]
+
+
+# ---- helpers
+
+def _locations(doc, found) -> list[lsp.Location]:
+    return [lsp.Location(uri=doc.uri, range=convert.lsp_range(doc.source, loc.span)) for loc in found]
+
+
+@functools.cache
+def _parameters(fn) -> tuple[str, ...]:
+    try:
+        return tuple(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return ()
+
+
+def _ide_inlay_hints(doc, start: int, end: int):
+    """`ide.inlay_hints(doc, start, end)`, or `ide.inlay_hints(doc, (start, end))` where
+    it takes the byte range as one argument."""
+    if len(_parameters(ide.inlay_hints)) == 2:
+        return ide.inlay_hints(doc, (start, end))
+    return ide.inlay_hints(doc, start, end)
+
+
+def minimal_edit(source: SourceText, new: str) -> lsp.TextEdit:
+    """One edit that turns the text of `source` into `new`, covering only the part
+    between their common prefix and common suffix."""
+    old = source.text
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    start = len(old[:prefix].encode("utf-8"))
+    end = len(old[:len(old) - suffix].encode("utf-8"))
+    return lsp.TextEdit(
+        range=lsp.Range(start=convert.lsp_position(source, start), end=convert.lsp_position(source, end)),
+        new_text=new[prefix:len(new) - suffix])

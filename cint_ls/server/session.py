@@ -1,0 +1,158 @@
+"""The state of a cint-ls session, passed explicitly to every handler: the open
+documents, the settings, the run pool and its cancellations, the heavy-request worker.
+
+Nothing here imports pygls' server: the session talks to the client through `Client`,
+which the pygls shim (`protocol.py`) implements. The handlers (`handlers/`) are plain
+functions of (session, params).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+from lsprotocol import types as lsp
+
+from ..ide import Document
+from .runs import implemented_executors
+from .scheduling import Worker
+from .settings import Settings
+
+logger = logging.getLogger("cint_ls.server")
+
+
+class Client(Protocol):
+    """What the session needs of the connection to the client. Every method is called
+    on the event loop's thread."""
+
+    def log(self, kind: lsp.MessageType, message: str) -> None: ...
+
+    def notify(self, method: str, params: Any) -> None: ...
+
+    def publish_diagnostics(self, params: lsp.PublishDiagnosticsParams) -> None: ...
+
+    def supports(self, path: str) -> bool:
+        """Whether the client's capabilities have `path` (`"workspace.configuration"`)."""
+        ...
+
+    def request_id(self) -> Any:
+        """The id of the request being handled (None in a notification)."""
+        ...
+
+    async def configuration(self, section: str, timeout: float) -> list: ...
+
+    async def register_configuration(self, section: str) -> None: ...
+
+    def refresh_inlay_hints(self) -> None: ...
+
+    async def create_progress(self, token: str, timeout: float) -> None: ...
+
+    def progress_begin(self, token: Any, begin: lsp.WorkDoneProgressBegin) -> None: ...
+
+    def progress_end(self, token: Any, end: lsp.WorkDoneProgressEnd) -> None: ...
+
+    def progress_cancelled(self, token: Any) -> bool:
+        """Whether the client cancelled the progress `token` (thread-safe)."""
+        ...
+
+
+_generations = itertools.count(1)
+
+
+class OpenDocument:
+    """An open document, the diagnostic of its last run's fault, its generation (a
+    number no other version of any document has: what a heavy request compares to know
+    whether its answer is current), and the last semantic tokens sent for it (result id
+    and data, for deltas)."""
+
+    __slots__ = ("doc", "fault", "generation", "tokens")
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.fault: list[lsp.Diagnostic] = []
+        self.generation = next(_generations)
+        self.tokens: tuple[str, list[int]] | None = None
+
+
+class Session:
+    def __init__(self, client: Client | None = None) -> None:
+        self.client = client
+        self.documents: dict[str, OpenDocument] = {}
+        self.settings = Settings()
+        self.cancels: dict[Any, threading.Event] = {}  # request id -> its run's cancel event
+        self.stopping = threading.Event()
+        self.run_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cint-run")
+        self.worker = Worker()
+        self.publishing = Publishing()
+        self._executors: list[str] | None = None
+        self._result_ids = 0
+
+    # ---- the client
+
+    def log(self, kind: lsp.MessageType, message: str) -> None:
+        try:
+            if self.client is None:
+                raise RuntimeError("no client")
+            self.client.log(kind, message)
+        except Exception:  # noqa: BLE001 - no transport (tests, shutdown)
+            logger.log(logging.ERROR if kind == lsp.MessageType.Error else logging.INFO, "%s", message)
+
+    def supports(self, path: str) -> bool:
+        return self.client is not None and self.client.supports(path)
+
+    # ---- documents
+
+    def entry(self, uri: str) -> OpenDocument | None:
+        return self.documents.get(uri)
+
+    def document(self, uri: str) -> Document | None:
+        entry = self.documents.get(uri)
+        return None if entry is None else entry.doc
+
+    def current(self, uri: str, generation: int) -> OpenDocument | None:
+        """The open document `uri` if it has not changed since `generation`."""
+        entry = self.documents.get(uri)
+        return entry if entry is not None and entry.generation == generation else None
+
+    def changed(self, uri: str) -> None:
+        """`uri` changed (or closed): its heavy requests in flight are out of date."""
+        entry = self.documents.get(uri)
+        if entry is not None:
+            entry.generation = next(_generations)
+        self.worker.supersede(uri)
+
+    def executors(self) -> list[str]:
+        if self._executors is None:
+            self._executors = implemented_executors()
+        return self._executors
+
+    def next_result_id(self) -> str:
+        self._result_ids += 1
+        return str(self._result_ids)
+
+    # ---- the end
+
+    def stop(self) -> None:
+        """shutdown/exit: stop the runs (their children die) and drop the heavy jobs."""
+        self.stopping.set()
+        for event in list(self.cancels.values()):
+            event.set()
+
+    def close(self) -> None:
+        self.stop()
+        self.run_pool.shutdown(wait=False, cancel_futures=True)
+        self.worker.shutdown()
+
+
+class Publishing:
+    """The state of diagnostics publication (handlers/documents.py): the documents whose
+    publication is scheduled, the count of publications and the idle collection."""
+
+    def __init__(self) -> None:
+        self.pending: set[str] = set()
+        self.waiting: dict[str, Any] = {}  # uri -> scheduling.loop_busy, while the worker holds the document
+        self.count = 0
+        self.idle_collect: Any = None  # asyncio.TimerHandle
