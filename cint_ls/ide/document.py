@@ -1,64 +1,445 @@
 """A document as the editor features see it: text kept in step with the editor by
-incremental edits, and its syntax, analysis and IR, each computed when first asked
-for after a change.
+incremental edits, and one immutable `Snapshot` per version, whose syntax, analysis,
+IR and per-item results are computed when first asked for and then kept.
 
-An edit re-lowers only the top-level items whose text it changed (`ItemCache`); the
-others are reused and moved with their anchors. Analysis runs on the whole module (it
-is fast), and the IR of a kernel is built on demand for hovers and hints.
+`Document` is the live, mutable side, used by the server's own thread: `apply` edits
+the text and the tree and makes the next snapshot (it computes nothing else).
+`Document.snapshot()` is the current version, safe to hand to another thread: its
+text, source and tree never change (the tree is a copy the next edit does not touch),
+and its layers are computed under the document's lock.
+
+What the versions of one document share (`_Shared`), so that an edit recomputes only
+what it touched:
+- the lowered top-level items by their text (`syntax/lower.py`, `ItemCache`) and the
+  analysis of each unit (`analysis/cache.py`), as before;
+- per top-level item, its results (`ItemEntry`): the kernel's IR, semantic tokens,
+  inlay hints, document symbols, folding ranges. An entry belongs to one lowered item
+  (the same text) and one analysis record of its unit; a record is reused only while
+  the module's declarations (the analysis fingerprint) and the unit's own nodes are the
+  same, so an item whose tokens or hints could change (a kernel it names was renamed,
+  a uniform became varying) gets a new record and its results are computed again.
+  Results are stored relative to the item's start, so they move with it.
+
+Spans inside the AST are relative to their item's `Anchor`, which is shared by every
+version that reuses the item and moved in place when a version is lowered; some
+module-level symbols are also shared and updated in place. A snapshot records where it
+put them, and puts them back (`_activate`, a few thousand assignments at most) before
+it reads its layers while another version has moved them. Every `cint_ls.ide` feature
+holds the document's lock for its whole call (`find.total`), so a feature sees one
+version throughout; code that reads AST spans of a snapshot outside a feature does so
+inside `with snapshot.reading():`.
 """
 
 from __future__ import annotations
+
+import itertools
+import threading
+from bisect import bisect_left
+from contextlib import contextmanager
 
 from ..analysis import AnalysisCache, CheckedModule, check
 from ..analysis.symbols import SymbolKind
 from ..ir import nodes as ir
 from ..ir.lower import KernelLowerer, lower_program
-from ..syntax import ParsedDocument, SyntaxResult, TextEdit, ast, lower, syntax_diagnostics
+from ..syntax import (
+    ParsedDocument,
+    SyntaxResult,
+    TextEdit,
+    ast,
+    lower,
+    syntax_diagnostics,
+)
 from ..syntax.diagnostics import Diagnostic, Severity
 from ..syntax.lower import ItemCache
-from ..syntax.source import Position, SourceText
+from ..syntax.source import Position, SourceText, Span
+
+_UNSET = object()
+RECENT_KERNELS = 64  # kernels whose IR a document keeps across versions
 
 
-class Document:
-    def __init__(self, uri: str, text: str, version: int = 0, path: str | None = None) -> None:
+class ItemEntry:
+    """The results of one top-level item (one lowered node, reused across versions with
+    the same text), valid for one analysis record of its unit. `results` holds what
+    depends on the analysis and is emptied when the record changes; `text_results` what
+    depends on the text alone. Each feature stores its own shape under its own key,
+    relative to the item's start."""
+
+    __slots__ = ("node", "record", "results", "text_results")
+
+    def __init__(self, node: ast.Node, record) -> None:
+        self.node = node
+        self.record = record
+        self.results: dict = {}
+        self.text_results: dict = {}
+
+
+class Part:
+    """One child of the tree's root in one version: a top-level item, a statement of
+    the entry, or a comment between them. `at` is its start as (byte, line, column),
+    line and column 1-based in code points, the way an `Anchor` has it."""
+
+    __slots__ = ("at", "end", "entry", "memo", "node", "record", "start", "tree_node")
+
+    def __init__(self, tree_node, start: int, end: int, at: tuple[int, int, int], node, record, entry) -> None:
+        self.tree_node = tree_node
+        self.start = start
+        self.end = end
+        self.at = at
+        self.node = node  # the lowered AST node (None for a comment)
+        self.record = record  # the analysis record of its unit, when it has one
+        self.entry = entry  # its ItemEntry when its results can be kept across versions
+        self.memo: dict = {}  # this version's results of the part, by feature
+
+
+class Move:
+    """How an item moved between two versions: from its start `old` to `new`, each
+    (byte, line, column) as `Part.at`. A column changes only on the item's first line."""
+
+    __slots__ = ("bytes", "columns", "line", "lines")
+
+    def __init__(self, old: tuple[int, int, int], new: tuple[int, int, int]) -> None:
+        self.bytes, self.lines, self.columns = new[0] - old[0], new[1] - old[1], new[2] - old[2]
+        self.line = old[1]
+
+    def span(self, span: Span) -> Span:
+        """A frozen span inside the item, where it is after the move (frozen too)."""
+        line, end_line = span.line, span.end_line
+        return Span(span.start_byte + self.bytes, span.end_byte + self.bytes,
+                    line + self.lines, span.column + (self.columns if line == self.line else 0),
+                    end_line + self.lines, span.end_column + (self.columns if end_line == self.line else 0))
+
+
+class _Shared:
+    """What the versions of one document share."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.items = ItemCache()
+        self.analysis = AnalysisCache()
+        self.sequence = itertools.count()
+        self.lowered = -1  # the newest snapshot that lowered with `items`
+        self.checked = -1  # the newest snapshot that checked with `analysis`
+        self.active: Snapshot | None = None  # whose anchors and module symbols are in place
+        self.entries: dict[int, ItemEntry] = {}  # by id() of the item's node
+        # The IR of the kernels used last (hovers), by id() of the kernel's node: (node,
+        # analysis record, ir.Kernel or None). Not kept for every kernel: the IR is
+        # large, and what the inlay hints need of it is kept with the item.
+        self.kernels: dict[int, tuple] = {}
+        self.counters: dict[str, int] = {}  # computations by kind (tests, benchmarks)
+
+    def count(self, what: str, n: int = 1) -> None:
+        self.counters[what] = self.counters.get(what, 0) + n
+
+    def entry(self, node: ast.Node, record) -> ItemEntry:
+        found = self.entries.get(id(node))
+        if found is None or found.node is not node:
+            found = self.entries[id(node)] = ItemEntry(node, record)
+        elif found.record is not record:
+            found.record = record
+            found.results = {}
+        return found
+
+
+def _copy_items(cache: ItemCache) -> ItemCache:
+    copy = ItemCache()
+    copy.items = dict(cache.items)
+    return copy
+
+
+def _copy_analysis(cache: AnalysisCache) -> AnalysisCache:
+    copy = AnalysisCache()
+    copy.records = dict(cache.records)
+    copy.symbols = dict(cache.symbols)
+    return copy
+
+
+class Snapshot:
+    """One version of a document: its text, source and tree, and everything derived
+    from them, computed once when first asked for. Immutable from the outside; safe to
+    read from any thread (the layers are computed under the document's lock)."""
+
+    def __init__(self, shared: _Shared, uri: str, path: str, version: int, source: SourceText, tree) -> None:
         self.uri = uri
-        self.path = path or uri
+        self.path = path
         self.version = version
-        self._parsed = ParsedDocument(text, self.path)
-        self._items = ItemCache()
-        self._analysis = AnalysisCache()
-        self._invalidate()
+        self.source = source
+        self.tree = tree
+        self._shared = shared
+        self._sequence = next(shared.sequence)
+        self._syntax: SyntaxResult | None = None
+        self._checked: CheckedModule | None = None
+        self._program: ir.Program | None | object = _UNSET
+        self._kernels: dict[str, ir.Kernel | None] = {}  # this version's kernels whose IR is not kept
+        self._reusable: dict[int, ast.Node] = {}  # start byte -> a lowered item kept across versions
+        self._anchors: tuple = ()  # (anchor, byte, line, column) of the items kept across versions
+        self._symbols: tuple = ()  # (symbol, type, span, node) of the module symbols shared
+        self._functions: tuple = ()  # (FunctionInfo, symbol)
+        self._records: dict = {}  # id() of a unit's first node -> its analysis record
+        self._errors: list[int] | None = None  # start bytes of the error diagnostics, sorted
+        self._parts: list[Part] | None = None
+        self._ends: list[int] | None = None
+        self.memo: dict = {}  # this version's whole-document results, by feature
+
+    def snapshot(self) -> Snapshot:
+        return self
 
     # ---- text
 
     @property
     def text(self) -> str:
-        return self._parsed.text
+        return self.source.text
+
+    def offset(self, position: Position) -> int:
+        return self.source.offset(position)
+
+    def position(self, offset: int) -> Position:
+        return self.source.position(offset)
+
+    # ---- the lock and the shared state
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._shared.lock
+
+    @contextmanager
+    def reading(self):
+        """Hold the document's lock with this version's anchors in place."""
+        with self._shared.lock:
+            self._activate()
+            yield self
+
+    def _activate(self) -> None:
+        shared = self._shared
+        if shared.active is self:
+            return
+        for anchor, byte, line, column in self._anchors:
+            anchor.byte, anchor.line, anchor.column = byte, line, column
+        for symbol, type_, span, node in self._symbols:
+            symbol.type, symbol.span, symbol.node = type_, span, node
+        for info, symbol in self._functions:
+            info.symbol = symbol
+        shared.active = self
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """How many of each computation this document did (tokens, hints, ... of an item)."""
+        return self._shared.counters
+
+    # ---- layers, computed on demand
+
+    @property
+    def syntax(self) -> SyntaxResult:
+        with self._shared.lock:
+            self._activate()
+            if self._syntax is None:
+                self._lower()
+            return self._syntax  # type: ignore[return-value]
+
+    def _lower(self) -> None:
+        shared = self._shared
+        newest = self._sequence >= shared.lowered
+        items = shared.items if newest else _copy_items(shared.items)  # an older version leaves the cache be
+        source, tree = self.source, self.tree
+        module, lowering = lower(tree, source, items)
+        kept = [c for c in items.items.values() if c.node is not None]
+        self._anchors = tuple((c.anchor, c.anchor.byte, c.anchor.line, c.anchor.column) for c in kept)
+        self._reusable = {c.anchor.byte: c.node for c in kept}
+        shared.active = self
+        if newest:
+            shared.lowered = self._sequence
+            alive = {id(c.node) for c in kept}
+            shared.entries = {k: e for k, e in shared.entries.items() if k in alive}
+        diagnostics = sorted(syntax_diagnostics(tree, source) + lowering, key=lambda d: d.span.start_byte)
+        self._syntax = SyntaxResult(source, tree, module, diagnostics)
+
+    @property
+    def module(self) -> ast.Module:
+        return self.syntax.module
+
+    @property
+    def checked(self) -> CheckedModule:
+        with self._shared.lock:
+            if self._checked is None:
+                syntax = self.syntax
+                self._activate()
+                shared = self._shared
+                newest = self._sequence >= shared.checked
+                cache = shared.analysis if newest else _copy_analysis(shared.analysis)
+                if newest:
+                    shared.checked = self._sequence
+                checked = check(syntax, cache)
+                self._records = cache.records
+                self._symbols = tuple((s, s.type, s.span, s.node) for s in cache.symbols.values())
+                self._functions = tuple((info, info.symbol) for info in checked.functions.values())
+                shared.active = self
+                self._checked = checked
+            else:
+                self._activate()
+            return self._checked
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.checked.diagnostics
+
+    def program(self) -> ir.Program | None:
+        """The IR of the whole module, or None while it has translation errors."""
+        with self.reading():
+            if self._program is _UNSET:
+                checked = self.checked
+                self._program = None if checked.has_errors else lower_program(checked)
+            return self._program  # type: ignore[return-value]
+
+    def kernel_ir(self, name: str) -> ir.Kernel | None:
+        """The IR of one kernel, when the kernel itself has no error (another item's
+        errors do not matter): what hovers and inlay hints need. Kept with the kernel's
+        item across versions while its analysis record is the same."""
+        with self.reading():
+            info = self.checked.kernels.get(name)
+            if info is None:
+                return None
+            if name in self._kernels:
+                return self._kernels[name]
+            entry = self.entry_of(info.node)
+            if entry is None:
+                kernel = self._kernels[name] = self._lower_kernel(name, info)
+                return kernel
+            recent = self._shared.kernels
+            found = recent.pop(id(info.node), None)
+            if found is not None and found[0] is info.node and found[1] is entry.record:
+                kernel = found[2]
+            else:
+                kernel = self._lower_kernel(name, info)
+            recent[id(info.node)] = (info.node, entry.record, kernel)  # the most recent last
+            while len(recent) > RECENT_KERNELS:
+                del recent[next(iter(recent))]
+            return kernel
+
+    def _lower_kernel(self, name: str, info) -> ir.Kernel | None:
+        checked = self.checked
+        self._shared.count("ir")
+        span = info.node.span
+        if self._errors is None:
+            self._errors = sorted(d.span.start_byte for d in checked.diagnostics if d.severity == Severity.ERROR)
+        at = bisect_left(self._errors, span.start_byte)
+        if at < len(self._errors) and self._errors[at] <= span.end_byte:
+            return None
+        # A kernel that calls a function with errors cannot be lowered safely. The
+        # names the kernel's body resolves are in its unit's record.
+        record = self._records.get(id(info.node))
+        symbols = record.symbols if record is not None else checked.symbols
+        for node, symbol in symbols.items():
+            if symbol.kind is SymbolKind.FUNCTION and symbol.name not in checked.functions \
+                    and span.start_byte <= node.span.start_byte < span.end_byte:
+                return None
+        try:
+            return KernelLowerer(checked, name).lower()
+        except (KeyError, AssertionError):
+            return None  # an analysis gap: no IR rather than a crash in an editor request
+
+    # ---- top-level items and their kept results
+
+    def entry_of(self, node: ast.Node) -> ItemEntry | None:
+        """The kept results of a top-level item of this version, or None for an item
+        whose results are not kept (it has syntax errors, or no unit of analysis)."""
+        with self.reading():
+            checked = self.checked
+            if self._reusable.get(node.span.start_byte) is not node:
+                return None
+            record = self._unit_record(checked.module, node)
+            return None if record is None else self._shared.entry(node, record)
+
+    def _unit_record(self, module: ast.Module, node: ast.Node):
+        if isinstance(node, ast.Item):
+            return self._records.get(id(node))
+        return self._records.get(id(module.statements[0])) if module.statements else None
+
+    def parts(self) -> list[Part]:
+        """The children of the tree's root, in order, each with its lowered node and
+        its entry where it has one."""
+        with self.reading():
+            if self._parts is None:
+                checked = self.checked
+                module = checked.module
+                top = {n.span.start_byte: n for n in (*module.items, *module.statements)}
+                line_column = self.source.line_column
+                shared = self._shared
+                parts = []
+                for child in self.tree.root_node.children:
+                    start, end = child.start_byte, child.end_byte
+                    node = top.get(start) if child.type != "comment" else None
+                    if node is not None and node.span.end_byte != end:
+                        node = None
+                    record = entry = None
+                    if node is not None:
+                        record = self._unit_record(module, node)
+                        if record is not None and self._reusable.get(start) is node:
+                            entry = shared.entry(node, record)
+                    line, column = line_column(start)
+                    parts.append(Part(child, start, end, (start, line, column), node, record, entry))
+                self._parts = parts
+            return self._parts
+
+    def parts_between(self, start: int, end: int) -> list[Part]:
+        """The parts that overlap the bytes start..end (both ends included)."""
+        parts = self.parts()
+        if self._ends is None:
+            self._ends = [p.end for p in parts]
+        first = bisect_left(self._ends, start)
+        out = []
+        for part in parts[first:]:
+            if part.start > end:
+                break
+            out.append(part)
+        return out
+
+
+class Document:
+    """The live document of the editor: `apply` edits it; every read goes to the
+    current `Snapshot` (use `snapshot()` to keep one version for another thread)."""
+
+    def __init__(self, uri: str, text: str, version: int = 0, path: str | None = None) -> None:
+        self.uri = uri
+        self.path = path or uri
+        self._parsed = ParsedDocument(text, self.path)
+        self._shared = _Shared()
+        self._current = self._snapshot(version)
+
+    def _snapshot(self, version: int) -> Snapshot:
+        return Snapshot(self._shared, self.uri, self.path, version, self._parsed.source, self._parsed.tree)
+
+    def snapshot(self) -> Snapshot:
+        """The current version, immutable: safe to read from another thread while this
+        one applies the next edit."""
+        return self._current
+
+    @property
+    def version(self) -> int:
+        return self._current.version
+
+    # ---- text
+
+    @property
+    def text(self) -> str:
+        return self._current.text
 
     @property
     def source(self) -> SourceText:
-        return self._parsed.source
+        return self._current.source
 
     @property
     def tree(self):
-        return self._parsed.tree
+        return self._current.tree
 
     def apply(self, changes: list[TextEdit | str], version: int | None = None) -> None:
         """Apply LSP content changes in order: a TextEdit, or a str for the whole text."""
+        # The current snapshot keeps its tree: the edits go to a copy (Tree.edit is in place).
+        self._parsed.tree = self._parsed.tree.copy()
         for change in changes:
             if isinstance(change, str):
                 self._parsed.replace(change)
             else:
                 self._parsed.apply(change)
-        if version is not None:
-            self.version = version
-        self._invalidate()
-
-    def _invalidate(self) -> None:
-        self._syntax: SyntaxResult | None = None
-        self._checked: CheckedModule | None = None
-        self._program: ir.Program | None | bool = False
-        self._kernels: dict[str, ir.Kernel | None] = {}
+        self._current = self._snapshot(self.version if version is None else version)
 
     # ---- positions
 
@@ -68,60 +449,50 @@ class Document:
     def position(self, offset: int) -> Position:
         return self.source.position(offset)
 
-    # ---- layers, computed on demand
+    # ---- the current version's layers
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._shared.lock
+
+    def reading(self):
+        return self._current.reading()
+
+    @property
+    def counters(self) -> dict[str, int]:
+        return self._shared.counters
+
+    @property
+    def memo(self) -> dict:
+        return self._current.memo
 
     @property
     def syntax(self) -> SyntaxResult:
-        if self._syntax is None:
-            source, tree = self.source, self.tree
-            module, lowering = lower(tree, source, self._items)
-            diagnostics = sorted(syntax_diagnostics(tree, source) + lowering, key=lambda d: d.span.start_byte)
-            self._syntax = SyntaxResult(source, tree, module, diagnostics)
-        return self._syntax
+        return self._current.syntax
 
     @property
     def module(self) -> ast.Module:
-        return self.syntax.module
+        return self._current.module
 
     @property
     def checked(self) -> CheckedModule:
-        if self._checked is None:
-            self._checked = check(self.syntax, self._analysis)
-        return self._checked
+        return self._current.checked
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        return self.checked.diagnostics
+        return self._current.diagnostics
 
     def program(self) -> ir.Program | None:
-        """The IR of the whole module, or None while it has translation errors."""
-        if self._program is False:
-            checked = self.checked
-            self._program = None if checked.has_errors else lower_program(checked)
-        return self._program  # type: ignore[return-value]
+        return self._current.program()
 
     def kernel_ir(self, name: str) -> ir.Kernel | None:
-        """The IR of one kernel, when the kernel itself has no error (another item's
-        errors do not matter): what hovers and inlay hints need."""
-        if name not in self._kernels:
-            self._kernels[name] = self._lower_kernel(name)
-        return self._kernels[name]
+        return self._current.kernel_ir(name)
 
-    def _lower_kernel(self, name: str) -> ir.Kernel | None:
-        checked = self.checked
-        info = checked.kernels.get(name)
-        if info is None:
-            return None
-        span = info.node.span
-        for d in checked.diagnostics:
-            if d.severity == Severity.ERROR and span.start_byte <= d.span.start_byte <= span.end_byte:
-                return None
-        # A kernel that calls a function with errors cannot be lowered safely.
-        for node, symbol in checked.symbols.items():
-            if symbol.kind is SymbolKind.FUNCTION and span.start_byte <= node.span.start_byte < span.end_byte:
-                if symbol.name not in checked.functions:
-                    return None
-        try:
-            return KernelLowerer(checked, name).lower()
-        except (KeyError, AssertionError):
-            return None  # an analysis gap: no IR rather than a crash in an editor request
+    def entry_of(self, node: ast.Node) -> ItemEntry | None:
+        return self._current.entry_of(node)
+
+    def parts(self) -> list[Part]:
+        return self._current.parts()
+
+    def parts_between(self, start: int, end: int) -> list[Part]:
+        return self._current.parts_between(start, end)

@@ -26,13 +26,21 @@ T = TypeVar("T")
 
 
 def total(default: Callable[[], object]):
-    """Make an editor feature total: an exception is logged and `default()` returned."""
+    """Make an editor feature total: an exception is logged and `default()` returned.
+
+    The feature runs holding its document's lock, with the document's version in place
+    (`Snapshot.reading`), so it reads one version throughout even while another thread
+    computes another version of the same document."""
 
     def wrap(fn: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
+            reading = getattr(args[0], "reading", None) if args else None
             try:
-                return fn(*args, **kwargs)
+                if reading is None:
+                    return fn(*args, **kwargs)
+                with reading():
+                    return fn(*args, **kwargs)
             except RecursionError:
                 if STRICT:
                     raise
