@@ -9,11 +9,15 @@ Tokens are sorted, never overlap and never span lines (a block comment is split)
 
 from __future__ import annotations
 
+import threading
+from array import array
+
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MODES
 from ..analysis.symbols import Symbol, SymbolKind
 from ..analysis.types import ArrayType
-from .find import total
-from .results import SemanticToken
+from ..syntax.source import Position, Span
+from .find import total, walk
+from .results import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS, SemanticToken
 from .uniform import Uniformity
 
 KEYWORDS = {
@@ -40,13 +44,28 @@ LEAF_KINDS = {
 
 
 class _Classifier:
-    def __init__(self, doc) -> None:
-        self.doc = doc
-        self.checked = doc.checked
-        self.by_start: dict[int, tuple[object, Symbol]] = {}
-        for node, symbol in self.checked.symbols.items():
-            self.by_start[node.span.start_byte] = (node, symbol)
+    """What names mean in one top-level item (`by_start`: the item's name occurrences
+    with their symbols, by first byte)."""
+
+    def __init__(self, checked, by_start: dict[int, tuple[object, Symbol]]) -> None:
+        self.checked = checked
+        self.by_start = by_start
         self.uniformity: dict[str, Uniformity] = {}
+
+    @classmethod
+    def of_module(cls, checked) -> _Classifier:
+        return cls(checked, {node.span.start_byte: (node, symbol) for node, symbol in checked.symbols.items()})
+
+    @classmethod
+    def of_item(cls, checked, item) -> _Classifier:
+        symbols = checked.symbols
+        by_start: dict[int, tuple[object, Symbol]] = {}
+        if item is not None:
+            for node in walk(item):
+                symbol = symbols.get(node)
+                if symbol is not None:
+                    by_start[node.span.start_byte] = (node, symbol)
+        return cls(checked, by_start)
 
     def kernel_uniformity(self, name: str | None) -> Uniformity | None:
         if name is None or name not in self.checked.kernels:
@@ -105,8 +124,7 @@ class _Classifier:
         return "variable", tuple(mods)
 
 
-def _split_lines(doc, start: int, end: int) -> list[tuple[int, int]]:
-    data = doc.source.data
+def _split_lines(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
     parts = []
     while start < end:
         newline = data.find(b"\n", start, end)
@@ -121,26 +139,31 @@ def _split_lines(doc, start: int, end: int) -> list[tuple[int, int]]:
     return parts
 
 
-@total(list)
-def semantic_tokens(doc) -> list[SemanticToken]:
-    classifier = _Classifier(doc)
-    source = doc.source
-    data = source.data
+def _raw_tokens(classifier: _Classifier, top, data: bytes) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    """The tokens of the tree node `top` and everything inside it: sorted, without
+    overlaps (an error region's leaves: the first is kept), split at line breaks."""
     out: list[tuple[int, int, str, tuple[str, ...]]] = []
-    cursor = doc.tree.walk()
+    cursor = top.walk()
     while True:
         node = cursor.node
         leaf = node.child_count == 0 or node.type in LEAF_KINDS
         if leaf and node.end_byte > node.start_byte and not node.is_missing:
             found = _classify(classifier, node, data)
             if found is not None:
-                for a, b in _split_lines(doc, node.start_byte, node.end_byte):
+                for a, b in _split_lines(data, node.start_byte, node.end_byte):
                     out.append((a, b, found[0], found[1]))
         if not leaf and cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                return _finish(source, out)
+                out.sort(key=lambda t: (t[0], -t[1]))
+                kept = []
+                last_end = -1
+                for token in out:
+                    if token[0] >= last_end:
+                        kept.append(token)
+                        last_end = token[1]
+                return kept
 
 
 def _classify(classifier: _Classifier, node, data: bytes) -> tuple[str, tuple[str, ...]] | None:
@@ -160,13 +183,232 @@ def _classify(classifier: _Classifier, node, data: bytes) -> tuple[str, tuple[st
     return None
 
 
-def _finish(source, raw) -> list[SemanticToken]:
-    raw.sort(key=lambda t: (t[0], -t[1]))
-    tokens: list[SemanticToken] = []
-    last_end = -1
-    for start, end, kind, mods in raw:
-        if start < last_end:
-            continue  # overlap (an error region's leaves): keep the first
-        tokens.append(SemanticToken(source.span(start, end), kind, mods))
-        last_end = end
-    return tokens
+# ------------------------------------------------------------------ per item, kept across versions
+#
+# A part's tokens are kept as `rows`, ten integers a token, relative to the part's
+# start so that they move with it: start and end byte (from the part's first byte),
+# line (from the part's first line), start and end column (1-based code points; an
+# offset from the part's column on its first line), UTF-16 column (the same way) and
+# length, kind (an index into SEMANTIC_TOKEN_KINDS), modifier bits (LSP's), and the
+# modifier tuple (an index into _MODIFIER_SETS). `tail` is LSP's relative encoding of
+# the tokens after the first, which does not change when the part moves.
+
+_ROW = 10
+_KIND_INDEX = {k: i for i, k in enumerate(SEMANTIC_TOKEN_KINDS)}
+_MODIFIER_BIT = {m: 1 << i for i, m in enumerate(SEMANTIC_TOKEN_MODIFIERS)}
+_MODIFIER_SETS: list[tuple[str, ...]] = []
+_MODIFIER_SET_INDEX: dict[tuple[str, ...], int] = {}
+_MODIFIER_LOCK = threading.Lock()
+
+
+def _modifier_set(mods: tuple[str, ...]) -> int:
+    index = _MODIFIER_SET_INDEX.get(mods)
+    if index is None:
+        with _MODIFIER_LOCK:
+            index = _MODIFIER_SET_INDEX.get(mods)
+            if index is None:
+                _MODIFIER_SETS.append(mods)
+                index = _MODIFIER_SET_INDEX[mods] = len(_MODIFIER_SETS) - 1
+    return index
+
+
+def _utf16(text: bytes) -> tuple[int, int]:
+    """(code points, UTF-16 units) of UTF-8 bytes."""
+    if text.isascii():
+        return len(text), len(text)
+    decoded = text.decode("utf-8", errors="replace")
+    return len(decoded), len(decoded.encode("utf-16-le")) // 2
+
+
+def _part_u16(doc, part) -> int:
+    """The UTF-16 column of the part's first byte."""
+    u = part.memo.get("u16")
+    if u is None:
+        u = part.memo["u16"] = doc.source.position(part.start).character
+    return u
+
+
+def _compute_rows(doc, part) -> tuple[array, array]:
+    checked = doc.checked
+    source = doc.source
+    data = source.data
+    raw = _raw_tokens(_Classifier.of_item(checked, part.node), part.tree_node, data)
+    base, line1, column1 = part.at
+    u_base = _part_u16(doc, part)
+    starts = source._line_starts
+    rows = array("i")
+    tail = array("i")
+    line0 = source.line_of_byte(part.start)
+    next_start = starts[line0 + 1] if line0 + 1 < len(starts) else len(data) + 1
+    prev_line = prev_u = 0
+    for n, (start, end, kind, mods) in enumerate(raw):
+        while start >= next_start:
+            line0 += 1
+            next_start = starts[line0 + 1] if line0 + 1 < len(starts) else len(data) + 1
+        line_start = starts[line0]
+        column, u = _utf16(data[line_start:start])
+        points, length = _utf16(data[start:end])
+        relative_line = line0 + 1 - line1
+        c, e, ru = column + 1, column + 1 + points, u
+        if relative_line == 0:
+            c, e, ru = c - column1, e - column1, u - u_base
+        bits = 0
+        for m in mods:
+            bits |= _MODIFIER_BIT.get(m, 0)
+        k = _KIND_INDEX[kind]
+        rows.extend((start - base, end - base, relative_line, c, e, ru, length, k, bits, _modifier_set(mods)))
+        if n:
+            tail.extend((line0 - prev_line, u - prev_u if line0 == prev_line else u, length, k, bits))
+        prev_line, prev_u = line0, u
+    if part.node is not None:  # an item (a comment between items is not counted)
+        doc.counters["tokens"] = doc.counters.get("tokens", 0) + 1
+    return rows, tail
+
+
+def _rows(doc, part) -> tuple[array, array]:
+    """The part's rows and tail: kept with its item across versions, or this version's."""
+    entry = part.entry
+    if entry is not None:
+        found = entry.results.get("tokens")
+        if found is None:
+            found = entry.results["tokens"] = _compute_rows(doc, part)
+        return found
+    found = part.memo.get("rows")
+    if found is None:
+        found = part.memo["rows"] = _compute_rows(doc, part)
+    return found
+
+
+def _part_tokens(doc, part) -> list[SemanticToken]:
+    found = part.memo.get("tokens")
+    if found is not None:
+        return found
+    entry = part.entry
+    kept = entry.results.get("token_objects") if entry is not None else None
+    if kept is not None and kept[0] == part.at:  # the item did not move: the same objects
+        part.memo["tokens"] = kept[1]
+        return kept[1]
+    rows, _ = _rows(doc, part)
+    base, line1, column1 = part.at
+    kinds, sets = SEMANTIC_TOKEN_KINDS, _MODIFIER_SETS
+    out = []
+    for i in range(0, len(rows), _ROW):
+        rs, re, rl, c, e, _, _, k, _, mi = rows[i:i + _ROW]
+        if rl == 0:
+            c, e = c + column1, e + column1
+        line = line1 + rl
+        out.append(SemanticToken(Span(base + rs, base + re, line, c, line, e), kinds[k], sets[mi]))
+    part.memo["tokens"] = out
+    if entry is not None:
+        entry.results["token_objects"] = (part.at, out)
+    return out
+
+
+def _clip(doc, byte_range) -> tuple[int, int]:
+    n = len(doc.source.data)
+    start, end = (max(0, min(int(x), n)) for x in byte_range)
+    return (start, end) if start <= end else (end, start)
+
+
+@total(list)
+def semantic_tokens(doc, byte_range: tuple[int, int] | None = None) -> list[SemanticToken]:
+    """Every token of the document, or with `byte_range` (start, end) those that
+    overlap it, computed only for the items that overlap it. Kept per item across
+    versions (an edit recomputes the items it touched) and per version."""
+    if byte_range is None:
+        found = doc.memo.get("tokens")
+        if found is None:
+            found = []
+            for part in doc.parts():
+                found += _part_tokens(doc, part)
+            doc.memo["tokens"] = found
+        return list(found)
+    start, end = _clip(doc, byte_range)
+    return [t for part in doc.parts_between(start, end) for t in _part_tokens(doc, part)
+            if t.span.end_byte > start and t.span.start_byte < end]
+
+
+@total(list)
+def semantic_tokens_data(doc, byte_range: tuple[int, int] | None = None) -> list[int]:
+    """`semantic_tokens` in LSP's relative encoding (five integers a token: line and
+    UTF-16 column deltas, UTF-16 length, index into SEMANTIC_TOKEN_KINDS, bits of
+    SEMANTIC_TOKEN_MODIFIERS), the array a `semanticTokens` answer carries; what
+    encoding `semantic_tokens(doc, byte_range)` gives, without making the objects."""
+    if _lone_carriage_return(doc.source):
+        return _encode_tokens(doc.source, semantic_tokens(doc, byte_range))
+    if byte_range is None:
+        found = doc.memo.get("tokens_data")
+        if found is None:
+            found = doc.memo["tokens_data"] = _encode_parts(doc, doc.parts())
+        return list(found)
+    start, end = _clip(doc, byte_range)
+    pieces = []
+    for part in doc.parts_between(start, end):
+        rows, _ = _rows(doc, part)
+        base, line1, _ = part.at
+        u_base = _part_u16(doc, part)
+        for i in range(0, len(rows), _ROW):
+            rs, re, rl, _, _, u, length, k, bits, _ = rows[i:i + _ROW]
+            if base + re > start and base + rs < end:
+                pieces.append((line1 - 1 + rl, u_base + u if rl == 0 else u, length, k, bits))
+    data: list[int] = []
+    prev_line = prev_char = 0
+    for line, char, length, k, bits in pieces:
+        data += (line - prev_line, char - prev_char if line == prev_line else char, length, k, bits)
+        prev_line, prev_char = line, char
+    return data
+
+
+def _lone_carriage_return(source) -> bool:
+    """Whether a lone `\r` ends a line: LSP's lines are then not the tree's (and the
+    rows' lines and columns are the tree's)."""
+    return source._lsp_starts is not source._line_starts
+
+
+def _encode_tokens(source, found: list[SemanticToken]) -> list[int]:
+    """LSP's encoding of tokens, each cut at LSP's line ends (a lone `\r` too)."""
+    pieces = []
+    for token in found:
+        a, b = source.position(token.span.start_byte), source.position(token.span.end_byte)
+        k = _KIND_INDEX[token.kind]
+        bits = 0
+        for m in token.modifiers:
+            bits |= _MODIFIER_BIT.get(m, 0)
+        for line in range(a.line, b.line + 1):
+            first = a.character if line == a.line else 0
+            last = b.character if line == b.line else source.position(
+                source.offset(Position(line, 1 << 30))).character
+            if last > first:
+                pieces.append((line, first, last - first, k, bits))
+    data: list[int] = []
+    prev_line = prev_char = 0
+    for line, char, length, k, bits in pieces:
+        data += (line - prev_line, char - prev_char if line == prev_line else char, length, k, bits)
+        prev_line, prev_char = line, char
+    return data
+
+
+def _encode_parts(doc, parts) -> list[int]:
+    data: list[int] = []
+    prev_line = prev_char = 0
+    for part in parts:
+        rows, tail = _rows(doc, part)
+        if not rows:
+            continue
+        _, line1, _ = part.at
+        u_base = _part_u16(doc, part)
+        rl, u = rows[2], rows[5]
+        line, char = line1 - 1 + rl, (u_base + u if rl == 0 else u)
+        data += (line - prev_line, char - prev_char if line == prev_line else char, rows[6], rows[7], rows[8])
+        data += tail
+        rl, u = rows[-_ROW + 2], rows[-_ROW + 5]
+        prev_line, prev_char = line1 - 1 + rl, (u_base + u if rl == 0 else u)
+    return data
+
+
+def semantic_tokens_of_module(doc) -> list[SemanticToken]:
+    """The tokens of the whole tree with one classifier for the module: what
+    `semantic_tokens` computes item by item (the tests compare the two)."""
+    source = doc.source
+    raw = _raw_tokens(_Classifier.of_module(doc.checked), doc.tree.root_node, source.data)
+    return [SemanticToken(source.span(a, b), kind, mods) for a, b, kind, mods in raw]
