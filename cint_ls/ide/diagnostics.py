@@ -12,10 +12,14 @@ has `data["first"] = True`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from ..analysis.capabilities import EXECUTOR as GPU, Refusal, gpu_refusals
+from ..analysis.capabilities import EXECUTOR as GPU
+from ..analysis.capabilities import Refusal, _KernelWalk, gpu_refusals
+from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Severity
+from .document import Move
 from .find import total
 
 REFUSAL_CODE = "C9100"
@@ -35,22 +39,64 @@ def refusal_diagnostic(refusal: Refusal, first: bool, severity: Severity) -> Dia
     )
 
 
-def capability_diagnostics(checked, targets: Sequence[str] = DEFAULT_TARGETS) -> list[Diagnostic]:
-    """The refusals of gpu-cuda as diagnostics; none when gpu-cuda is not a target."""
+def capability_diagnostics(checked, targets: Sequence[str] = DEFAULT_TARGETS,
+                           refusals: Callable[[], list[Refusal]] | None = None) -> list[Diagnostic]:
+    """The refusals of gpu-cuda as diagnostics; none when gpu-cuda is not a target.
+    `refusals` gives them (default: `gpu_refusals(checked)`)."""
     targets = tuple(targets)
     if GPU not in targets:
         return []
     others = any(t != GPU for t in targets)
     severity = Severity.WARNING if others else Severity.ERROR
-    refusals = gpu_refusals(checked)
-    return [refusal_diagnostic(r, i == 0, severity) for i, r in enumerate(refusals)]
+    found = refusals() if refusals is not None else gpu_refusals(checked)
+    return [refusal_diagnostic(r, i == 0, severity) for i, r in enumerate(found)]
+
+
+def _refusals(doc) -> list[Refusal]:
+    """`gpu_refusals` kernel by kernel, kept with each kernel's item across versions
+    (with the place they were found at, moved when the kernel moved). By `_KernelWalk`,
+    not `kernel_refusals`: what that keeps on a KernelInfo has frozen spans, which stay
+    where they were when a later version reuses the kernel at another place."""
+    checked = doc.checked
+    out: list[Refusal] = []
+    for part in doc.parts():
+        node = part.node
+        info = checked.kernels.get(node.name.text) if isinstance(node, ast.KernelDef) else None
+        if info is None or info.node is not node:
+            continue
+        entry = part.entry
+        kept = entry.results.get("refusals") if entry is not None else None
+        if kept is None:
+            found = _KernelWalk(checked, info).run()
+            doc.counters["refusals"] = doc.counters.get("refusals", 0) + 1
+        elif kept[0] == part.at:
+            found = kept[1]
+        else:
+            move = Move(kept[0], part.at)
+            found = [replace(r, span=move.span(r.span)) for r in kept[1]]
+        if entry is not None:
+            entry.results["refusals"] = (part.at, found)
+        out += found
+    return out
+
+
+def frozen(d: Diagnostic) -> Diagnostic:
+    """The diagnostic with frozen spans: it no longer moves when a later version
+    reuses the item it is in (the analysis's own diagnostics are anchored)."""
+    related = tuple(replace(r, span=r.span.freeze()) for r in d.related)
+    return replace(d, span=d.span.freeze(), related=related)
 
 
 @total(list)
 def diagnostics(doc, targets: Sequence[str] = DEFAULT_TARGETS) -> list[Diagnostic]:
-    """Every diagnostic of the document, in source order."""
-    checked = doc.checked
-    out = list(checked.diagnostics)
-    out += capability_diagnostics(checked, targets)
-    out.sort(key=lambda d: (d.span.start_byte, d.code))
-    return out
+    """Every diagnostic of the document, in source order; their spans are frozen, so
+    they can be read outside the document's lock. Kept per version and targets."""
+    key = ("diagnostics", tuple(targets))
+    found = doc.memo.get(key)
+    if found is None:
+        checked = doc.checked
+        found = list(checked.diagnostics)
+        found += capability_diagnostics(checked, targets, lambda: _refusals(doc))
+        found.sort(key=lambda d: (d.span.start_byte, d.code))
+        found = doc.memo[key] = [frozen(d) for d in found]
+    return list(found)

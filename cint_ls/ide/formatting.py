@@ -446,7 +446,17 @@ def shape(node) -> object:
 @total(lambda: None)
 def format_document(doc) -> str | None:
     """The document in the canonical style, or None when it has syntax errors (a
-    broken file is never reformatted)."""
+    broken file is never reformatted). Kept per version."""
+    found = doc.memo.get("format", _NONE)
+    if found is _NONE:
+        found = doc.memo["format"] = _format_document(doc)
+    return found
+
+
+_NONE = object()
+
+
+def _format_document(doc) -> str | None:
     if doc.syntax.diagnostics or doc.tree.root_node.has_error:
         return None
     old_limit = sys.getrecursionlimit()

@@ -26,30 +26,54 @@ def _hint_offset(op) -> int:
     return node.span.end_byte
 
 
+def _kernel_hints(doc, name: str, info) -> list[tuple[int, str, str]]:
+    """Every hint of one kernel: (offset, label, tooltip), by offset."""
+    checked = doc.checked
+    kernel = doc.kernel_ir(name)
+    if kernel is None:
+        return []
+    counted = counted_by_anchor(kernel)
+    stores = {id(n.target): n for n in walk(info.node.body) if isinstance(n, ast.Assign)}
+    size = len(doc.source.data)
+    out = []
+    for node in walk(info.node.body):
+        if isinstance(node, ast.Assign):
+            continue  # its place is the Index target, met on its own
+        op = operation_of(checked, node, stores.get(id(node)))
+        if op is None or op.kind == "uncounted":
+            continue
+        c = counted.get(op.anchor.start_byte)
+        if c is None:
+            continue
+        out.append((min(_hint_offset(op), size), format_steps(c.steps), f"{steps_text(c.steps)} · {c.op_id}"))
+    out.sort(key=lambda h: h[0])
+    doc.counters["hints"] = doc.counters.get("hints", 0) + 1
+    return out
+
+
+def _part_hints(doc, part) -> list[InlayHint]:
+    """The hints of a part that is a kernel: kept (relative to the kernel's start) with
+    its item across versions, made into this version's InlayHints once."""
+    found = part.memo.get("hints")
+    if found is not None:
+        return found
+    node = part.node
+    found = []
+    info = doc.checked.kernels.get(node.name.text) if isinstance(node, ast.KernelDef) else None
+    if info is not None and info.node is node:
+        base = part.start
+        relative = part.entry.results.get("hints") if part.entry is not None else None
+        if relative is None:
+            relative = [(offset - base, label, tip) for offset, label, tip in _kernel_hints(doc, node.name.text, info)]
+            if part.entry is not None:
+                part.entry.results["hints"] = relative
+        found = [InlayHint(base + offset, label, tip) for offset, label, tip in relative]
+    part.memo["hints"] = found
+    return found
+
+
 @total(list)
 def inlay_hints(doc, start: int, end: int) -> list[InlayHint]:
-    checked = doc.checked
-    hints: list[InlayHint] = []
-    for name, info in checked.kernels.items():
-        body = info.node.body.span
-        if body.end_byte < start or body.start_byte > end:
-            continue
-        kernel = doc.kernel_ir(name)
-        if kernel is None:
-            continue
-        counted = counted_by_anchor(kernel)
-        stores = {id(n.target): n for n in walk(info.node.body) if isinstance(n, ast.Assign)}
-        for node in walk(info.node.body):
-            if isinstance(node, ast.Assign):
-                continue  # its place is the Index target, met on its own
-            op = operation_of(checked, node, stores.get(id(node)))
-            if op is None or op.kind == "uncounted":
-                continue
-            c = counted.get(op.anchor.start_byte)
-            if c is None:
-                continue
-            offset = min(_hint_offset(op), len(doc.source.data))
-            if start <= offset <= end:
-                hints.append(InlayHint(offset, format_steps(c.steps), f"{steps_text(c.steps)} · {c.op_id}"))
-    hints.sort(key=lambda h: h.offset)
-    return hints
+    """The hints at offsets start..end (both included), computed only for the kernels
+    that overlap them."""
+    return [h for part in doc.parts_between(start, end) for h in _part_hints(doc, part) if start <= h.offset <= end]

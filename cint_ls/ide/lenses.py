@@ -27,6 +27,14 @@ def _lenses(span, uri: str, executors: Sequence[str], extra: tuple) -> list[Code
 
 @total(list)
 def code_lenses(doc, executors: Sequence[str] = ("cpu-sir-interp",)) -> list[CodeLens]:
+    key = ("lenses", tuple(executors))
+    found = doc.memo.get(key)
+    if found is None:
+        found = doc.memo[key] = _code_lenses(doc, tuple(executors))
+    return list(found)
+
+
+def _code_lenses(doc, executors: tuple[str, ...]) -> list[CodeLens]:
     module = doc.module
     out: list[CodeLens] = []
     anchors = []
