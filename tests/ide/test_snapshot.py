@@ -1,0 +1,228 @@
+"""Snapshots and the per-item results kept across versions (issue 11): after any edits,
+the kept results equal those of a fresh Document of the same text; an unchanged
+version computes nothing again; an edit inside one item recomputes only that item; a
+snapshot is one version for good, whatever is applied or computed after it, and from
+any thread."""
+
+from __future__ import annotations
+
+import threading
+
+import ide_support  # noqa: F401 - STRICT: a bug raises
+from conftest import CONFORMANCE
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import edit_for
+
+from cint_ls import ide
+from cint_ls.ide import folding, tokens
+from cint_ls.ide.document import Document
+from cint_ls.syntax import Position, TextEdit
+
+HEAT = (CONFORMANCE / "heat_e1.ci").read_text()
+KERNEL = HEAT[:HEAT.index("void step()")]
+SEVERAL = (
+    "// kernels and a function, é and 😀 in comments\n"
+    + KERNEL.replace("diffuse", "d0") + "\n"
+    + "/* a block\n   comment é */ " + KERNEL.replace("diffuse", "d1")
+    + HEAT[HEAT.index("void step()"):].replace("diffuse(", "d1(")
+    + "export I64 twice(I64 x) {\n    return x * 2;\n}\nI64 t = twice(3);\n"
+)
+BASES = [HEAT, SEVERAL] + [(CONFORMANCE / n).read_text() for n in ("ops_kernel.ci", "budget.ci", "acc.ci")]
+
+
+def byte_of(text: str, fragment: str, after: int = 0) -> int:
+    """The byte offset of `fragment` in `text` (at or after byte `after`)."""
+    data = text.encode()
+    return data.index(fragment.encode(), after)
+
+
+def results(doc) -> dict:
+    """What the editor asks of a whole document, as plain values."""
+    size = len(doc.source.data)
+    return {
+        "tokens": [(t.span.absolute(), t.kind, t.modifiers) for t in ide.semantic_tokens(doc)],
+        "data": tokens.semantic_tokens_data(doc),
+        "hints": [(h.offset, h.label, h.tooltip) for h in ide.inlay_hints(doc, 0, size)],
+        "symbols": [dump_symbol(s) for s in ide.document_symbols(doc)],
+        "folds": ide.folding_ranges(doc),
+        "lenses": [(c.span.absolute(), c.title, c.command, c.arguments) for c in ide.code_lenses(doc, ("a", "b"))],
+        "diagnostics": [(d.code, d.message, d.span.absolute()) for d in ide.diagnostics(doc)],
+    }
+
+
+def dump_symbol(s):
+    return (s.name, s.kind, s.span.absolute(), s.selection.absolute(), s.detail,
+            tuple(dump_symbol(c) for c in s.children))
+
+
+def encode(doc, found) -> list[int]:
+    """LSP's encoding of tokens, the plain way: each cut at LSP's line ends."""
+    source = doc.source
+    kinds = {k: i for i, k in enumerate(ide.SEMANTIC_TOKEN_KINDS)}
+    data, prev_line, prev_char = [], 0, 0
+    for t in found:
+        a, b = source.position(t.span.start_byte), source.position(t.span.end_byte)
+        bits = sum(1 << ide.SEMANTIC_TOKEN_MODIFIERS.index(m) for m in t.modifiers)
+        for line in range(a.line, b.line + 1):
+            first = a.character if line == a.line else 0
+            last = b.character if line == b.line else source.position(source.offset(Position(line, 10**9))).character
+            if last > first:
+                data += [line - prev_line, first - prev_char if line == prev_line else first, last - first,
+                         kinds[t.kind], bits]
+                prev_line, prev_char = line, first
+    return data
+
+
+def assert_whole(doc) -> None:
+    """Item by item equals the whole document at once."""
+    assert ide.semantic_tokens(doc) == tokens.semantic_tokens_of_module(doc)
+    assert tokens.semantic_tokens_data(doc) == encode(doc, ide.semantic_tokens(doc))
+    assert ide.folding_ranges(doc) == folding.folding_ranges_of_tree(doc)
+
+
+def edits(text: str):
+    """Random edits, and edits that keep the file whole (a space, a line break, a
+    renamed local) so that most items are reused."""
+    quiet = st.builds(
+        lambda line, column, what: TextEdit(Position(line, column), Position(line, column), what),
+        st.integers(0, text.count("\n")), st.integers(0, 4), st.sampled_from([" ", "\n", "  \n"]))
+    return st.one_of(edit_for(text), quiet)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), base=st.sampled_from(BASES), count=st.integers(1, 6))
+def test_kept_results_equal_a_fresh_document(data, base, count):
+    doc = Document("file:///m.ci", base, path="m.ci")
+    results(doc)
+    old = []
+    for n in range(count):
+        doc.apply([data.draw(edits(doc.text))], n + 1)
+        if data.draw(st.booleans()):
+            results(doc)  # some versions computed, some not
+        if data.draw(st.booleans()):
+            old.append((doc.snapshot(), doc.text))
+    fresh = Document("file:///m.ci", doc.text, path="m.ci")
+    assert results(doc) == results(fresh)
+    assert_whole(doc)
+    # Older versions, read after newer ones moved their shared items, are still themselves.
+    for snapshot, text in old[-2:]:
+        assert snapshot.text == text
+        assert results(snapshot) == results(Document("file:///m.ci", text, path="m.ci"))
+
+
+def test_whole_document_equivalence_on_the_conformance_programs():
+    for path in sorted(CONFORMANCE.glob("**/*.ci")):
+        assert_whole(Document(path.as_uri(), path.read_text(), path=path.name))
+
+
+def test_ranges_compute_only_what_they_overlap():
+    doc = Document("file:///m.ci", SEVERAL, path="m.ci")
+    size = len(doc.source.data)
+    everything = ide.semantic_tokens(Document("file:///m.ci", SEVERAL, path="m.ci"))
+    start = byte_of(SEVERAL, "kernel d1")
+    end = start + 40
+    assert ide.semantic_tokens(doc, byte_range=(start, end)) == [
+        t for t in everything if t.span.end_byte > start and t.span.start_byte < end]
+    assert doc.counters["tokens"] == 1  # kernel d1 only
+    in_range = ide.semantic_tokens(doc, byte_range=(start, end))
+    assert tokens.semantic_tokens_data(doc, byte_range=(start, end)) == encode(doc, in_range)
+    hints = ide.inlay_hints(doc, start, start + 600)
+    assert hints and doc.counters["hints"] == 1
+    assert hints == [h for h in ide.inlay_hints(Document("file:///m.ci", SEVERAL, path="m.ci"), 0, size)
+                     if start <= h.offset <= start + 600]
+    assert ide.semantic_tokens(doc, byte_range=(size + 5, -3)) == ide.semantic_tokens(doc)  # clamped, in order
+
+
+def test_an_unchanged_version_computes_nothing_again():
+    doc = Document("file:///m.ci", SEVERAL, path="m.ci")
+    first = results(doc)
+    counters = dict(doc.counters)
+    kept = ide.semantic_tokens(doc)[3], ide.document_symbols(doc)[0], ide.folding_ranges(doc)[0]
+    assert results(doc) == first
+    assert doc.counters == counters
+    again = ide.semantic_tokens(doc)[3], ide.document_symbols(doc)[0], ide.folding_ranges(doc)[0]
+    assert all(a is b for a, b in zip(kept, again))
+    assert ide.format_document(doc) is ide.format_document(doc)
+
+
+def test_an_edit_inside_one_item_recomputes_only_that_item():
+    doc = Document("file:///m.ci", SEVERAL, path="m.ci")
+    results(doc)
+    before = dict(doc.counters)
+    line = SEVERAL[:SEVERAL.index("kernel d1")].count("\n") + 7  # `I64 c = u[y, x] as I64;` of d1
+    assert doc.source.line_text(line + 1).startswith("    I64 c = ")
+    doc.apply([TextEdit(Position(line, 11), Position(line, 11), " ")], 2)
+    assert results(doc) == results(Document("file:///m.ci", doc.text, path="m.ci"))
+    grown = {k: doc.counters[k] - before.get(k, 0) for k in doc.counters}
+    assert grown == {"tokens": 1, "hints": 1, "symbols": 1, "folds": 1, "ir": 1, "refusals": 1}
+    # A declaration changes: every item that may read it is computed again.
+    doc.apply([TextEdit(Position(line, 8), Position(line, 9), "cc")], 3)
+    assert results(doc) == results(Document("file:///m.ci", doc.text, path="m.ci"))
+    before = dict(doc.counters)
+    start = doc.source.position(byte_of(doc.text, "d0"))
+    doc.apply([TextEdit(start, Position(start.line, start.character + 2), "k0")], 4)
+    assert results(doc) == results(Document("file:///m.ci", doc.text, path="m.ci"))
+    assert doc.counters["tokens"] - before["tokens"] >= 4  # both kernels, the function, the entry
+
+
+def test_a_snapshot_stays_its_version():
+    doc = Document("file:///m.ci", SEVERAL, path="m.ci")
+    old = doc.snapshot()
+    before = results(old)
+    at = byte_of(SEVERAL, "kernel d1")
+    position = doc.source.position(at)
+    doc.apply([TextEdit(position, position, "\n\n// moved\n")], 2)
+    new = doc.snapshot()
+    assert new is not old and old.version == 0 and new.version == 2
+    assert results(new) == results(Document("file:///m.ci", new.text, path="m.ci"))
+    assert old.text == SEVERAL and old.tree.root_node.end_byte == len(SEVERAL.encode())
+    assert results(old) == before  # its items moved in the new version and back
+    hover = ide.hover(old, byte_of(SEVERAL, "kn * lap", at) + 3)
+    assert hover is not None and "step 22" in hover.markdown
+    assert results(new) == results(Document("file:///m.ci", new.text, path="m.ci"))
+
+
+def test_a_version_first_read_after_a_newer_one():
+    doc = Document("file:///m.ci", SEVERAL, path="m.ci")
+    results(doc)
+    versions = []
+    for n in range(4):
+        position = doc.source.position(byte_of(doc.text, "kernel d1"))
+        doc.apply([TextEdit(position, position, "\n" if n % 2 else "/* c */\n")], n + 1)
+        versions.append(doc.snapshot())
+    for snapshot in reversed(versions):  # the newest first, then each older one
+        assert results(snapshot) == results(Document("file:///m.ci", snapshot.text, path="m.ci"))
+    doc.apply([TextEdit(Position(0, 0), Position(0, 0), " ")], 9)
+    assert results(doc) == results(Document("file:///m.ci", doc.text, path="m.ci"))
+
+
+def test_heavy_requests_on_another_thread_while_edits_arrive():
+    text = "".join(KERNEL.replace("diffuse", f"k{n}") + "\n" for n in range(12))
+    doc = Document("file:///m.ci", text, path="m.ci")
+    expected: dict[int, dict] = {}
+    got: dict[int, dict] = {}
+    failures: list[BaseException] = []
+
+    def work(snapshot):
+        try:
+            got[snapshot.version] = results(snapshot)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(error)
+
+    threads = []
+    for n in range(1, 9):
+        line = 9 + 22 * (n % 12)
+        doc.apply([TextEdit(Position(line, 4), Position(line, 4), " " if n % 3 else "/")], n)
+        snapshot = doc.snapshot()
+        expected[n] = snapshot.text
+        thread = threading.Thread(target=work, args=(snapshot,))
+        thread.start()
+        threads.append(thread)
+        ide.diagnostics(doc)  # the server thread goes on with the newest version
+        ide.hover(doc, byte_of(doc.text, "kn * lap") + 3)
+    for thread in threads:
+        thread.join()
+    assert not failures
+    for version, text in expected.items():
+        assert got[version] == results(Document("file:///m.ci", text, path="m.ci"))
