@@ -9,7 +9,7 @@ any half-typed text gives None or [] rather than an exception. The language serv
 from ..analysis.capabilities import gpu_refusals
 from .completion import completion
 from .diagnostics import DEFAULT_TARGETS, REFUSAL_CODE, diagnostics
-from .document import Document
+from .document import Document, Snapshot
 from .folding import folding_ranges
 from .formatting import format_document
 from .hints import inlay_hints
@@ -34,12 +34,13 @@ from .results import (
 )
 from .signature import signature_help
 from .symbols import document_symbols
-from .tokens import semantic_tokens
+from .tokens import semantic_tokens, semantic_tokens_data
 
 __all__ = [
     "DEFAULT_TARGETS", "REFUSAL_CODE", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeLens",
     "CompletionItem", "Document", "DocumentSymbol", "FoldingRange", "HoverResult", "InlayHint", "Location",
-    "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "TextChange", "code_lenses", "completion",
+    "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange", "code_lenses", "completion",
     "definition", "diagnostics", "document_symbols", "folding_ranges", "format_document", "gpu_refusals", "hover",
-    "inlay_hints", "prepare_rename", "references", "rename", "semantic_tokens", "signature_help",
+    "inlay_hints", "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_data",
+    "signature_help",
 ]
