@@ -214,16 +214,16 @@ def tokens_edit(old: list[int], new: list[int]) -> tuple[int, int, list[int]] | 
     if old == new:
         return None
     limit = min(len(old), len(new))
-    prefix = _common(old, new, limit, forward=True)
-    suffix = _common(old, new, limit - prefix, forward=False)
+    prefix = common_length(old, new, limit, forward=True)
+    suffix = common_length(old, new, limit - prefix, forward=False)
     prefix -= prefix % 5
     suffix -= suffix % 5
     return prefix, len(old) - prefix - suffix, new[prefix:len(new) - suffix]
 
 
-def _common(a: list[int], b: list[int], limit: int, forward: bool, chunk: int = 512) -> int:
-    """The length of the common prefix (or suffix) of `a` and `b`, at most `limit`;
-    compared a chunk at a time (list slices compare in C)."""
+def common_length(a, b, limit: int, forward: bool, chunk: int = 512) -> int:
+    """The length of the common prefix (or suffix) of the sequences `a` and `b` (lists,
+    strings), at most `limit`; compared a chunk at a time (slices compare in C)."""
     n = 0
     while n < limit:
         size = min(chunk, limit - n)

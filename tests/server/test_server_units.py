@@ -172,3 +172,22 @@ def test_a_failing_feature_gives_an_empty_answer_and_a_log_message(monkeypatch):
     route = Route("textDocument/documentSymbol", "notify", broken, empty=list)
     assert serve(session, route, None) == []
     assert logged and "boom" in logged[0] and "textDocument/documentSymbol" in logged[0]
+
+
+def test_tokens_edit_is_one_edit_of_whole_tokens():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(500):
+        old = [rng.randrange(4) for _ in range(5 * rng.randrange(0, 12))]
+        new = list(old)
+        for _ in range(rng.randrange(0, 3)):
+            at = 5 * rng.randrange(0, len(new) // 5 + 1)
+            new[at:at + 5 * rng.randrange(0, 2)] = [rng.randrange(4) for _ in range(5 * rng.randrange(0, 2))]
+        edit = convert.tokens_edit(old, new)
+        if old == new:
+            assert edit is None
+            continue
+        start, deleted, data = edit
+        assert start % 5 == 0 and deleted % 5 == 0 and len(data) % 5 == 0
+        assert old[:start] + data + old[start + deleted:] == new

@@ -199,13 +199,9 @@ def minimal_edit(source: SourceText, new: str) -> lsp.TextEdit:
     """One edit that turns the text of `source` into `new`, covering only the part
     between their common prefix and common suffix."""
     old = source.text
-    prefix = 0
     limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
-        suffix += 1
+    prefix = convert.common_length(old, new, limit, forward=True)
+    suffix = convert.common_length(old, new, limit - prefix, forward=False)
     start = len(old[:prefix].encode("utf-8"))
     end = len(old[:len(old) - suffix].encode("utf-8"))
     return lsp.TextEdit(
