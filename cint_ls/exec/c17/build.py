@@ -269,8 +269,9 @@ def _run(compiler: Compiler, args: list[str], what: str, runtime: bool = False) 
     except OSError as error:
         raise NoCompiler(f"the C compiler {compiler.name} cannot run: {error.strerror or error}") from None
     if result.returncode != 0 and runtime:
-        raise NoCompiler(f"the C compiler {compiler.name} does not work: it failed on {what} "
-                         f"(exit {result.returncode}): {first_error(result.stderr)}; install gcc or clang, or set CC")
+        raise NoCompiler(f"the C compiler {compiler.name} failed on {what} (exit {result.returncode}): "
+                         f"{first_error(result.stderr)}; cpu-c17's run-time compiles with GCC and Clang: "
+                         "is it a working C17 compiler? (install gcc or clang, or set CC)")
     if result.returncode != 0:
         raise BuildError(f"the C compiler {compiler.name} failed on {what} (a defect of cint-ls): "
                          f"{first_error(result.stderr)}")
