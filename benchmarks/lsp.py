@@ -15,6 +15,26 @@ Measures:
 
 Prints median and p95 of each, in milliseconds. Targets (issue 4): p95 under 100 ms for
 the edit, under 10 ms for a hover.
+
+Editor-burst mode (issue 11): after each one-character edit, what an editor sends.
+
+    python benchmarks/lsp.py --burst vscode,neovim --lines 5000,50000 [--rounds 30] [--pause 0.1]
+
+- vscode: semanticTokens/full/delta (full when the server offers no delta), inlayHint
+  for the 60 visible lines, codeLens, documentSymbol and foldingRange, pipelined at
+  once; 300 ms after the edit a hover and a completion.
+- neovim: semanticTokens/full and inlayHint of the whole buffer, pipelined; 300 ms
+  after the edit a hover and a completion.
+
+A round waits for every answer and the edit's publishDiagnostics, then `--pause`
+seconds, then the next edit (a space in and out again; every third pair a `;` out
+and in again, a syntax error for one version). One unmeasured round first (the first
+answers of a file compute every item). Prints, for each pattern and size, p50 and p95
+of each request (from sending it to its answer; an error answer such as ContentModified
+is counted, not timed), of edit -> publishDiagnostics, and the server's peak resident
+memory (VmHWM of /proc/<pid>/status). Targets (issue 11, p95, 5,000 lines): semantic
+tokens 150 ms, whole-buffer inlay hints 150 ms, codeLens/documentSymbol/foldingRange
+50 ms on an unchanged version; 50,000 lines: edit -> diagnostics 300 ms, peak 400 MB.
 """
 
 from __future__ import annotations
@@ -26,11 +46,9 @@ import statistics
 import sys
 import time
 
+from heat_kernel import heat_file
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
-
-from heat_kernel import heat_file
-
 
 URI = "file:///cint-ls-benchmark/big.ci"
 
@@ -65,7 +83,7 @@ class Bench:
                 raise TimeoutError(f"no diagnostics for version {version}")
             try:
                 await asyncio.wait_for(self.arrived.wait(), remaining)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         return self.published[version]
 
@@ -122,7 +140,7 @@ async def run(args: argparse.Namespace) -> None:
     print(summary("edit -> diagnostics (1 char)", edit_ms))
 
     # Hovers on `*` of `kn * lap`, the next line after each `- 4 * c;`.
-    stars = [(i, lines[i].index("kn * lap") + 3) for i, line in enumerate(lines) if "kn * lap" in line]
+    stars = [(i, line.index("kn * lap") + 3) for i, line in enumerate(lines) if "kn * lap" in line]
     every: list[float] = []
     first: list[float] = []  # the first hover in a kernel (it builds the kernel's IR)
     seen: set[int] = set()
@@ -145,13 +163,253 @@ async def run(args: argparse.Namespace) -> None:
     await client.stop()
 
 
+# ------------------------------------------------------------------ editor bursts
+
+def p95(samples: list[float]) -> float:
+    samples = sorted(samples)
+    return samples[min(len(samples) - 1, int(len(samples) * 0.95))]
+
+
+def burst_capabilities() -> lsp.ClientCapabilities:
+    """What VS Code and Neovim both announce for the requests of a burst."""
+    return lsp.ClientCapabilities(
+        workspace=lsp.WorkspaceClientCapabilities(configuration=True),
+        text_document=lsp.TextDocumentClientCapabilities(
+            synchronization=lsp.TextDocumentSyncClientCapabilities(dynamic_registration=False),
+            hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
+            completion=lsp.CompletionClientCapabilities(
+                completion_item=lsp.ClientCompletionItemOptions(snippet_support=True)),
+            semantic_tokens=lsp.SemanticTokensClientCapabilities(
+                requests=lsp.ClientSemanticTokensRequestOptions(
+                    range=True, full=lsp.ClientSemanticTokensRequestFullDelta(delta=True)),
+                token_types=[], token_modifiers=[], formats=[lsp.TokenFormat.Relative]),
+            inlay_hint=lsp.InlayHintClientCapabilities(),
+            code_lens=lsp.CodeLensClientCapabilities(),
+            document_symbol=lsp.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True),
+            folding_range=lsp.FoldingRangeClientCapabilities(),
+        ),
+    )
+
+
+def server_rss(pid: int) -> tuple[float, float]:
+    """(VmHWM, VmRSS) of a process, in MB."""
+    found = {}
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            if key in ("VmHWM", "VmRSS"):
+                found[key] = int(value.split()[0]) / 1024
+    return found.get("VmHWM", 0.0), found.get("VmRSS", 0.0)
+
+
+class BurstResult:
+    def __init__(self, pattern: str, lines: int) -> None:
+        self.pattern = pattern
+        self.lines = lines
+        self.times: dict[str, list[float]] = {}
+        self.errors: dict[str, int] = {}
+        self.open_ms = 0.0
+        self.warm_ms = 0.0
+        self.peak_mb = self.rss_mb = 0.0
+        self.delta = False
+
+    def add(self, name: str, ms: float | None) -> None:
+        self.times.setdefault(name, [])
+        if ms is None:
+            self.errors[name] = self.errors.get(name, 0) + 1
+        else:
+            self.times[name].append(ms)
+
+
+async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> BurstResult:
+    rng = random.Random(args.seed)
+    text = heat_file(lines_wanted)
+    lines = text.split("\n")
+    result = BurstResult(pattern, text.count("\n"))
+    bench = Bench()
+    client = bench.client
+
+    @client.feature(lsp.WORKSPACE_CONFIGURATION)
+    def configuration(params: lsp.ConfigurationParams):
+        return [None for _ in params.items]
+
+    for method in (lsp.WORKSPACE_INLAY_HINT_REFRESH, lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+                   lsp.WORKSPACE_CODE_LENS_REFRESH, lsp.CLIENT_REGISTER_CAPABILITY,
+                   lsp.WINDOW_WORK_DONE_PROGRESS_CREATE):
+        client.feature(method)(lambda params: None)
+    client.feature(lsp.WINDOW_LOG_MESSAGE)(lambda params: None)
+
+    await client.start_io(sys.executable, "-P", "-m", "cint_ls.server")
+    pid = client._server.pid
+    initialized = await client.initialize_async(lsp.InitializeParams(capabilities=burst_capabilities()))
+    client.initialized(lsp.InitializedParams())
+    provider = initialized.capabilities.semantic_tokens_provider
+    full = getattr(provider, "full", None) if provider is not None else None
+    result.delta = pattern == "vscode" and bool(getattr(full, "delta", False))
+
+    version = 1
+    sent = time.perf_counter()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=URI, language_id="cint", version=version, text=text)))
+    result.open_ms = (await bench.diagnostics_of(version, 600) - sent) * 1000
+
+    doc = lsp.TextDocumentIdentifier(uri=URI)
+    spaces = [i for i, line in enumerate(lines) if line.startswith("    I64 c = ")]
+    semis = [i for i, line in enumerate(lines) if line.endswith("as I32;")]
+    stars = [(i, line.index("kn * lap") + 3) for i, line in enumerate(lines) if "kn * lap" in line]
+    result_id: list[str | None] = [None]
+
+    async def timed(name: str, request, warm: bool) -> None:
+        start = time.perf_counter()
+        try:
+            answer = await request
+        except Exception:  # noqa: BLE001 - ContentModified, RequestCancelled: counted
+            if not warm:
+                result.add(name, None)
+            return
+        if not warm:
+            result.add(name, (time.perf_counter() - start) * 1000)
+        if name.startswith("semanticTokens") and answer is not None and getattr(answer, "result_id", None):
+            result_id[0] = answer.result_id
+
+    def tokens_request():
+        if result.delta and result_id[0] is not None:
+            return "semanticTokens/full/delta", client.text_document_semantic_tokens_full_delta_async(
+                lsp.SemanticTokensDeltaParams(text_document=doc, previous_result_id=result_id[0]))
+        return "semanticTokens/full", client.text_document_semantic_tokens_full_async(
+            lsp.SemanticTokensParams(text_document=doc))
+
+    async def later(delay: float, line: int, column: int, warm: bool) -> None:
+        await asyncio.sleep(delay)
+        star = min(stars, key=lambda s: abs(s[0] - line))
+        await asyncio.gather(
+            timed("hover", client.text_document_hover_async(lsp.HoverParams(
+                text_document=doc, position=lsp.Position(*star))), warm),
+            timed("completion", client.text_document_completion_async(lsp.CompletionParams(
+                text_document=doc, position=lsp.Position(line, column))), warm))
+
+    async def round_(n: int, warm: bool) -> None:
+        nonlocal version, line, column, kind
+        if n % 2 == 0:
+            kind = "space" if (n // 2) % 3 else "semi"
+            line = rng.choice(spaces if kind == "space" else semis)
+            column = len("    I64 c = ") if kind == "space" else len(lines[line]) - 1
+            step = (column, column, " ") if kind == "space" else (column, column + 1, "")
+        else:
+            step = (column, column + 1, "") if kind == "space" else (column, column, ";")
+        version += 1
+        sent = time.perf_counter()
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=URI, version=version),
+            content_changes=[lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(start=lsp.Position(line, step[0]), end=lsp.Position(line, step[1])),
+                text=step[2])]))
+        end_line = len(lines) + 1
+        if pattern == "vscode":
+            first = max(0, line - 20)
+            visible = lsp.Range(start=lsp.Position(first, 0), end=lsp.Position(first + 60, 0))
+            name, tokens = tokens_request()
+            jobs = [
+                timed(name, tokens, warm),
+                timed("inlayHint (60 lines)", client.text_document_inlay_hint_async(
+                    lsp.InlayHintParams(text_document=doc, range=visible)), warm),
+                timed("codeLens", client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc)), warm),
+                timed("documentSymbol", client.text_document_document_symbol_async(
+                    lsp.DocumentSymbolParams(text_document=doc)), warm),
+                timed("foldingRange", client.text_document_folding_range_async(
+                    lsp.FoldingRangeParams(text_document=doc)), warm),
+            ]
+        else:
+            whole = lsp.Range(start=lsp.Position(0, 0), end=lsp.Position(end_line, 0))
+            jobs = [
+                timed("semanticTokens/full", client.text_document_semantic_tokens_full_async(
+                    lsp.SemanticTokensParams(text_document=doc)), warm),
+                timed("inlayHint (whole buffer)", client.text_document_inlay_hint_async(
+                    lsp.InlayHintParams(text_document=doc, range=whole)), warm),
+            ]
+        jobs.append(later(0.3, line, len("    I64 c = ") if kind == "space" else column, warm))
+        diagnostics = asyncio.ensure_future(bench.diagnostics_of(version, 600))
+        await asyncio.gather(*jobs)
+        published = await diagnostics
+        if not warm:
+            result.add("edit -> publishDiagnostics", (published - sent) * 1000)
+
+    line = column = 0
+    kind = "space"
+    start = time.perf_counter()
+    await round_(0, True)  # every item's first results
+    await round_(1, True)
+    result.warm_ms = (time.perf_counter() - start) * 1000
+    for n in range(args.rounds):
+        await asyncio.sleep(args.pause)
+        await round_(n + 2, False)
+    # The unchanged version: what the same requests cost when nothing changed.
+    if pattern == "vscode":
+        for _ in range(5):
+            for name, request in (
+                    ("codeLens (unchanged)", client.text_document_code_lens_async(
+                        lsp.CodeLensParams(text_document=doc))),
+                    ("documentSymbol (unchanged)", client.text_document_document_symbol_async(
+                        lsp.DocumentSymbolParams(text_document=doc))),
+                    ("foldingRange (unchanged)", client.text_document_folding_range_async(
+                        lsp.FoldingRangeParams(text_document=doc))),
+                    ("semanticTokens/full (unchanged)", client.text_document_semantic_tokens_full_async(
+                        lsp.SemanticTokensParams(text_document=doc)))):
+                await timed(name, request, False)
+    result.peak_mb, result.rss_mb = server_rss(pid)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return result
+
+
+def print_table(results: list[BurstResult], args: argparse.Namespace) -> None:
+    print(f"\neditor bursts: {args.rounds} rounds each, {args.pause * 1000:.0f} ms between rounds; "
+          f"times in ms from sending to the answer")
+    header = f"{'pattern':<8} {'lines':>6}  {'what':<34} {'p50':>8} {'p95':>8} {'max':>8} {'n':>4} {'errors':>6}"
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        for name, samples in r.times.items():
+            errors = r.errors.get(name, 0)
+            if samples:
+                print(f"{r.pattern:<8} {r.lines:>6}  {name:<34} {statistics.median(samples):8.1f} "
+                      f"{p95(samples):8.1f} {max(samples):8.1f} {len(samples):>4} {errors:>6}")
+            else:
+                print(f"{r.pattern:<8} {r.lines:>6}  {name:<34} {'-':>8} {'-':>8} {'-':>8} {0:>4} {errors:>6}")
+        print(f"{r.pattern:<8} {r.lines:>6}  {'open -> first diagnostics':<34} {r.open_ms:8.1f}")
+        print(f"{r.pattern:<8} {r.lines:>6}  {'first two rounds (unmeasured)':<34} {r.warm_ms:8.1f}")
+        print(f"{r.pattern:<8} {r.lines:>6}  {'server peak RSS (VmHWM), MB':<34} {r.peak_mb:8.1f}"
+              f"   (RSS at the end {r.rss_mb:.1f} MB; tokens by {'delta' if r.delta else 'full'})")
+        print()
+
+
+async def run_bursts(args: argparse.Namespace) -> None:
+    results = []
+    for lines in [int(x) for x in str(args.lines).split(",")]:
+        for pattern in args.burst.split(","):
+            if pattern not in ("vscode", "neovim"):
+                raise SystemExit(f"unknown pattern {pattern!r}: vscode or neovim")
+            print(f"{pattern}, {lines} lines ...", flush=True)
+            results.append(await burst(pattern, lines, args))
+    print_table(results, args)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lines", type=int, default=5000)
+    parser.add_argument("--lines", default="5000", help="lines of the file; with --burst, a comma-separated list")
     parser.add_argument("--edits", type=int, default=60)
     parser.add_argument("--hovers", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--burst", help="editor-burst mode: vscode, neovim, or both comma-separated")
+    parser.add_argument("--rounds", type=int, default=30, help="measured rounds of a burst")
+    parser.add_argument("--pause", type=float, default=0.1, help="seconds between the rounds of a burst")
+    args = parser.parse_args()
+    if args.burst:
+        asyncio.run(run_bursts(args))
+    else:
+        args.lines = int(args.lines)
+        asyncio.run(run(args))
 
 
 if __name__ == "__main__":
