@@ -348,6 +348,19 @@ class Snapshot:
             record = self._unit_record(checked.module, node)
             return None if record is None else self._shared.entry(node, record)
 
+    def text_entry_of(self, node: ast.Node) -> ItemEntry | None:
+        """The kept results of a top-level item of this version for what depends on
+        its text alone (`ItemEntry.text_results`), without analysing the module."""
+        with self.reading():
+            self.syntax  # noqa: B018 - lowered: `_reusable` is this version's
+            if self._reusable.get(node.span.start_byte) is not node:
+                return None
+            entries = self._shared.entries
+            found = entries.get(id(node))
+            if found is None or found.node is not node:
+                found = entries[id(node)] = ItemEntry(node, _UNSET)  # no analysis record yet
+            return found
+
     def _unit_record(self, module: ast.Module, node: ast.Node):
         if isinstance(node, ast.Item):
             return self._records.get(id(node))
@@ -490,6 +503,9 @@ class Document:
 
     def entry_of(self, node: ast.Node) -> ItemEntry | None:
         return self._current.entry_of(node)
+
+    def text_entry_of(self, node: ast.Node) -> ItemEntry | None:
+        return self._current.text_entry_of(node)
 
     def parts(self) -> list[Part]:
         return self._current.parts()

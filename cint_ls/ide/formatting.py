@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import sys
 from dataclasses import fields
+from functools import cache
 
-from ..syntax import ast, parse_source
+import tree_sitter
+
+from ..syntax import ast, language, parse, parse_source
 from .find import top_level, total
 
 INDENT = "    "
@@ -43,8 +46,13 @@ class _Comment:
         self.line, self.end_line, self.own_line = line, end_line, own_line
 
 
+@cache
+def _comment_query() -> tree_sitter.Query:
+    return tree_sitter.Query(language(), "(comment) @comment")
+
+
 class _Formatter:
-    def __init__(self, doc) -> None:
+    def __init__(self, doc, kept=None) -> None:
         self.source = doc.source
         self.data = doc.source.data
         self.module = doc.module
@@ -53,26 +61,24 @@ class _Formatter:
         self.lines: list[str] = []
         self.depth = 0
         self.last_end = 0  # end byte of the last source element written
+        # A top-level item's formatted lines are kept with the item across versions
+        # (`kept(node)`: its ItemEntry or None); `outer` is the item being formatted.
+        self.kept = kept
+        self.outer: ast.Node | None = None
+        self.texts: list[bytes] = []  # each top-level element's text, as it parses alone
 
     # ---- comments and blank lines
 
     def _collect_comments(self, tree) -> list[_Comment]:
         out = []
-        cursor = tree.walk()
-        while True:
-            node = cursor.node
-            if node.type == "comment":
-                start, end = node.start_byte, node.end_byte
-                text = self.data[start:end].decode("utf-8", errors="replace").rstrip()
-                line_start = self.data.rfind(b"\n", 0, start) + 1
-                own = self.data[line_start:start].strip() == b""
-                out.append(_Comment(start, end, text, self.line_of(start), self.line_of(end), own))
-            elif cursor.goto_first_child():
-                continue
-            while not cursor.goto_next_sibling():
-                if not cursor.goto_parent():
-                    out.sort(key=lambda c: c.start)
-                    return out
+        for node in tree_sitter.QueryCursor(_comment_query()).captures(tree.root_node).get("comment", []):
+            start, end = node.start_byte, node.end_byte
+            text = self.data[start:end].decode("utf-8", errors="replace").rstrip()
+            line_start = self.data.rfind(b"\n", 0, start) + 1
+            own = self.data[line_start:start].strip() == b""
+            out.append(_Comment(start, end, text, self.line_of(start), self.line_of(end), own))
+        out.sort(key=lambda c: c.start)
+        return out
 
     def line_of(self, byte: int) -> int:
         return self.source.line_of_byte(byte)
@@ -132,24 +138,57 @@ class _Formatter:
         elements = top_level(self.module)
         for k, node in enumerate(elements):
             self.element(node, k == 0 and not self.lines)
-            if isinstance(node, ast.KernelDef):
-                self.kernel(node)
-            elif isinstance(node, ast.FunctionDef):
-                self.function(node)
-            elif isinstance(node, ast.StructDef):
-                self.struct(node)
-            elif isinstance(node, ast.Import):
-                self.leading(node.span.end_byte)
-                self.emit("import " + ".".join(n.text for n in node.path) + ";")
-                self.done(node)
-            else:
-                self.statement(node)
+            self.top(node)
         self.leading(len(self.data) + 1, allow_blank=bool(self.lines))
         while self.lines and self.lines[-1] == "":
             self.lines.pop()
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
+    def top(self, node: ast.Node) -> None:
+        """A top-level element: its lines (kept with its item when nothing they depend
+        on outside the item changed), checked to parse alone to the same tree."""
+        entry = self.kept(node) if self.kept is not None else None
+        # What the item's lines depend on outside it: the line breaks since the last
+        # element (a comment inside may get a blank line before it) and the last line.
+        gap = min(self.data.count(b"\n", self.last_end, node.span.start_byte), 2)
+        last = self.lines[-1] if self.lines else None
+        state = (gap, last is None, last == "", last is not None and last.endswith("{"))
+        found = entry.text_results.get("format") if entry is not None else None
+        if found is not None and found[0] == state:
+            _, lines, consumed, text = found
+            self.lines.extend(lines)
+            self.next_comment += consumed
+        else:
+            mark, first_comment = len(self.lines), self.next_comment
+            self.outer = node
+            try:
+                self.item(node)
+            finally:
+                self.outer = None
+            lines = self.lines[mark:]
+            text = _alone(lines, node)
+            if entry is not None:
+                entry.text_results["format"] = (state, lines, self.next_comment - first_comment, text)
+        self.texts.append(text)
+        self.last_end = node.span.end_byte
+        self.trailing(node.span.end_byte)
+
+    def item(self, node: ast.Node) -> None:
+        if isinstance(node, ast.KernelDef):
+            self.kernel(node)
+        elif isinstance(node, ast.FunctionDef):
+            self.function(node)
+        elif isinstance(node, ast.StructDef):
+            self.struct(node)
+        elif isinstance(node, ast.Import):
+            self.leading(node.span.end_byte)
+            self.emit("import " + ".".join(n.text for n in node.path) + ";")
+        else:
+            self.statement(node)
+
     def done(self, node: ast.Node) -> None:
+        if node is self.outer:
+            return  # a top-level element: `top` ends it, after keeping its lines
         self.last_end = node.span.end_byte
         self.trailing(node.span.end_byte)
 
@@ -433,6 +472,17 @@ class _Unformattable(Exception):
     pass
 
 
+def _alone(lines: list[str], node: ast.Node) -> bytes:
+    """The text of a top-level element formatted as `lines`, once it is checked to
+    parse alone, without errors, to one element of the same shape as `node`."""
+    result = parse_source("\n".join(lines) + "\n")
+    found = [*result.module.items, *result.module.statements]
+    if result.diagnostics or len(found) != 1 or shape(found[0]) != shape(node):
+        raise _Unformattable("an element would change")
+    span = found[0].span
+    return result.source.data[span.start_byte:span.end_byte]
+
+
 def shape(node) -> object:
     """A node without its positions: equal shapes are the same program."""
     if isinstance(node, ast.Node):
@@ -462,12 +512,18 @@ def _format_document(doc) -> str | None:
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 10000))
     try:
+        kept = getattr(doc, "text_entry_of", None)
+        formatter = _Formatter(doc, kept)
         try:
-            text = _Formatter(doc).run()
+            text = formatter.run()
         except _Unformattable:
             return None
-        result = parse_source(text, doc.source.path)
-        if result.diagnostics or shape(result.module) != shape(doc.module):
+        # Each element parsed alone to its own shape (`_alone`); the whole text must
+        # parse to those elements, each the same text, and nothing else.
+        data = text.encode("utf-8")
+        root = parse(text).root_node
+        found = [data[c.start_byte:c.end_byte] for c in root.children if c.type != "comment"]
+        if root.has_error or found != formatter.texts:
             return None  # never a change of meaning
         return text
     finally:

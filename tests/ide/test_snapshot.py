@@ -48,6 +48,7 @@ def results(doc) -> dict:
         "folds": ide.folding_ranges(doc),
         "lenses": [(c.span.absolute(), c.title, c.command, c.arguments) for c in ide.code_lenses(doc, ("a", "b"))],
         "diagnostics": [(d.code, d.message, d.span.absolute()) for d in ide.diagnostics(doc)],
+        "format": ide.format_document(doc),
     }
 
 
