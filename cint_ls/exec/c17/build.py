@@ -43,13 +43,14 @@ from pathlib import Path
 from ..executors import ExecutorUnavailable
 
 RT_DIR = Path(__file__).parent / "rt"
-RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "host.c")
+RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
+              "host.c")
 RT_HEADERS = ("cint_rt.h", "cint_ops.h")
 
 # SPEC-02P.1 10.3 paragraph 3 [B-7]: the emitted C compiles without a warning under these.
 WARNING_FLAGS = ("-std=c17", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wpedantic",
                  "-Werror")
-FLAGS = WARNING_FLAGS + ("-O2", "-fPIC")
+FLAGS = WARNING_FLAGS + ("-O2", "-fPIC", "-pthread")  # POSIX threads: the pool of rt/pool.c
 
 COMPILE_TIME_LIMIT = 300  # seconds for one compiler command
 
@@ -348,7 +349,8 @@ def build_library(c_text: str, compiler: Compiler | None = None) -> Path:
         temporary_source.write_text(c_text, encoding="utf-8", newline="\n")
         _publish(temporary_source, source)
         _run(compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(source), "-o", str(obj)], "the emitted C")
-        _run(compiler, ["-shared", "-o", str(temporary), str(obj), *map(str, objects)], "linking the program")
+        _run(compiler, ["-shared", "-pthread", "-o", str(temporary), str(obj), *map(str, objects)],
+             "linking the program")
         digest = _compiled_digest(temporary, "linking the program")
         _publish(temporary, library)
         _write_manifest(directory, {library.name: digest})

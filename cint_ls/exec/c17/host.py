@@ -2,6 +2,10 @@
 thread with a large stack, and read back the output, the fault record (JSON, straight
 into FaultRecord.from_json), the fuel consumed and, for --check, the trace.
 
+Large dispatches run their work-items on a pool of threads (rt/pool.c), with the
+outcome of one thread: option `threads` (default: the cores this process may run on,
+`os.sched_getaffinity`), each thread with the entry thread's stack.
+
 The library is native code: a defect in it can crash the process, so the CLI and the
 language server run cpu-c17 in a child process (cint_ls/exec/isolated.py), which calls
 `run` here.
@@ -10,6 +14,7 @@ language server run cpu-c17 in a child process (cint_ls/exec/isolated.py), which
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -23,6 +28,9 @@ from .emit import EmitError, emit_program
 EXECUTOR = "cpu-c17"
 STACK_SIZE = 256 << 20  # bytes: 1000 nested calls of large frames
 MAX_BUDGET = (1 << 63) - 1
+MAX_THREADS = 1024
+PARALLEL_MIN = 4096  # work-items: a smaller dispatch runs on one thread (README.md "Threads")
+CHUNK_MIN = 1024  # work-items: the least chunk a thread of the pool takes
 
 CDEF = """
 typedef struct cint_ctx cint_ctx;
@@ -47,6 +55,9 @@ typedef struct { cint_view view; const void *in; void *out; } cint_arg;
 int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
                       const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,
                       uint64_t consumed, int64_t depth, int64_t item);
+void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min);
+int32_t cint_ctx_threads_used(const cint_ctx *ctx);
+int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
 """
 
 CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
@@ -84,14 +95,45 @@ def emit(program: ir.Program, also: tuple[str, ...] = ()) -> str:
         raise Untranslatable(f"cpu-c17 cannot translate this program: {error}") from None
 
 
+def default_threads() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no sched_getaffinity (macOS)
+        return max(1, os.cpu_count() or 1)
+
+
+def _whole(options: dict, name: str, default: int, low: int, high: int) -> int:
+    value = options.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ExecutorUnavailable(f"cpu-c17: the option {name} takes a whole number from {low} to {high}, "
+                                  f"not {value!r}")
+    return value
+
+
+def thread_options(options: dict) -> tuple[int, int, int]:
+    """(threads, parallel_min, chunk_min) from the executor's options: `threads` (1 to
+    1024; default `default_threads()`), and for tests and tuning `parallel_min` (the
+    least dispatch, in work-items, that runs on the pool; 4096) and `chunk_min` (the
+    least chunk; 1024)."""
+    threads = _whole(options, "threads", 0, 1, MAX_THREADS) or default_threads()
+    return (threads, _whole(options, "parallel_min", PARALLEL_MIN, 1, MAX_BUDGET),
+            _whole(options, "chunk_min", CHUNK_MIN, 1, MAX_BUDGET))
+
+
 def run(program: ir.Program, fuel: int | None, write=None, options: dict | None = None) -> RunResult:
     """The Executor interface: emit, build (cached), run in this process. Options:
-    `trace` (for --check: the boundaries in RunResult.trace), `stack_size` (bytes of the thread
-    that runs the entry)."""
+    `trace` (for --check: the boundaries in RunResult.trace), `stack_size` (bytes of the
+    threads that run the entry and its work-items), `threads`, `parallel_min`,
+    `chunk_min` (`thread_options`)."""
     options = options or {}
+    threads, parallel_min, chunk_min = thread_options(options)
     library = build_library(emit(program))
     result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
-                                     stack_size=int(options.get("stack_size", STACK_SIZE)))
+                                     stack_size=int(options.get("stack_size", STACK_SIZE)),
+                                     threads=threads, parallel_min=parallel_min, chunk_min=chunk_min)
     if options.get("trace"):
         result.trace = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in boundaries]
     if write is not None and result.output:
@@ -99,14 +141,17 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     return result
 
 
-def run_library(path: Path, fuel: int | None, trace: bool = False,
-                stack_size: int = STACK_SIZE) -> tuple[RunResult, list[Boundary]]:
+def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: int = STACK_SIZE,
+                threads: int = 1, parallel_min: int = PARALLEL_MIN,
+                chunk_min: int = CHUNK_MIN) -> tuple[RunResult, list[Boundary]]:
     ffi, lib = _load(path)
     budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
     if ctx == ffi.NULL:
         raise MemoryError("the cpu-c17 run exceeded its memory limit")
     try:
+        stack = _fit_stack(stack_size)
+        lib.cint_ctx_set_threads(ctx, _fit_threads(threads, stack), stack, parallel_min, chunk_min)
         status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)
@@ -135,6 +180,10 @@ def run_library(path: Path, fuel: int | None, trace: bool = False,
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
         boundaries.append(Boundary(None, length[0], consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
+        parallel = int(lib.cint_ctx_parallel_dispatches(ctx))
+        if parallel:
+            result.notes.append(f"cpu-c17 ran the work-items of {parallel} of {result.dispatches} dispatches on "
+                                f"{int(lib.cint_ctx_threads_used(ctx))} threads")
         return result, boundaries
     finally:
         lib.cint_ctx_free(ctx)
@@ -152,6 +201,20 @@ def _fit_stack(size: int) -> int:
     if limit != resource.RLIM_INFINITY and limit > 0:
         size = min(size, max(1 << 20, limit // 8))
     return max(size, 32 * 1024) // 4096 * 4096
+
+
+def _fit_threads(threads: int, stack: int) -> int:
+    """At most as many threads as leave half the address-space limit (isolated runs set
+    one) to the program: each has a stack of `stack` bytes, as the entry's thread."""
+    try:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ImportError, OSError, ValueError):
+        return threads
+    if limit != resource.RLIM_INFINITY and limit > 0:
+        threads = min(threads, max(1, limit // 2 // max(stack, 1)))
+    return threads
 
 
 def _run_in_thread(lib, ctx, stack_size: int) -> int:

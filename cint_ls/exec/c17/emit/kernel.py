@@ -14,7 +14,10 @@ The fast path is tuned without changing any outcome:
 - a sum of contributions of up to 64 bits is held in locals, as a 64-bit partial sum
   folded into the 128-bit total when it would overflow; its count is the number of
   work-items when the reduce statement is unconditional;
-- the work-item index is computed from the over variables only at a fault.
+- the work-item index is computed from the over variables only at a fault;
+- `run` takes a range of work-items [first, end) (a chunk, when a pool of threads runs
+  the dispatch: rt/pool.c): the index tuple of `first` is computed once, and the
+  innermost over variable runs along each row of the range, the outer ones carried.
 """
 
 from __future__ import annotations
@@ -80,7 +83,8 @@ class KernelEmitter:
         if self.kernel.where:
             out.append(f"static int {n}_where(cint_ctx *ctx, const int64_t *sizes, int32_t which, "
                        "int64_t *left, int64_t *right);")
-        out.append(f"static int {n}_run(cint_ctx *ctx, cint_plan *plan, int64_t *item);")
+        out.append(f"static int {n}_run(cint_ctx *ctx, cint_plan *plan, int64_t cint_first, int64_t cint_end, "
+                   "int64_t *item);")
         out.append(f"static int {n}_describe(cint_ctx *ctx, cint_plan *plan, int64_t cint_item);")
         return out
 
@@ -249,15 +253,16 @@ class KernelEmitter:
         return "\n".join([
             self._run(f"{name}_common", common=True, divisors=divisors),
             self._run(f"{name}_general", common=False, divisors=[]),
-            f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t *item) {{",
-            f"    if ({' && '.join(tests)}) return {name}_common(ctx, plan, item);",
-            f"    return {name}_general(ctx, plan, item);",
+            f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t cint_first, int64_t cint_end, int64_t *item) {{",
+            f"    if ({' && '.join(tests)}) return {name}_common(ctx, plan, cint_first, cint_end, item);",
+            f"    return {name}_general(ctx, plan, cint_first, cint_end, item);",
             "}",
             "",
         ])
 
     def _run(self, name: str, common: bool, divisors: list) -> str:
-        """Every work-item in ascending order, not counting steps (the fast path)."""
+        """The work-items cint_first .. cint_end - 1 in ascending order, not counting
+        steps (the fast path)."""
         kernel = self.kernel
         u, types = self._unit(FAST)
         u.dense = common
@@ -271,7 +276,7 @@ class KernelEmitter:
         sums = [k for k, r in enumerate(kernel.reductions) if r.kind in ("sum", "sum_wrap") and is_small(r.contribution)]
         u.counted_sums = {k for k in sums if not _unconditional(
             kernel, lambda s, k=k: isinstance(s, ir.Reduce) and s.target == kernel.reductions[k].param)}
-        u.depth = 1 + len(over)
+        u.depth = 3 if len(over) == 1 else 4
         if charges(kernel):
             u.line("plan->item_fuel = ctx->fuel_left;")
         for k, r in folds:
@@ -281,7 +286,8 @@ class KernelEmitter:
         skip = set(kernel.size_slots) | {p.slot for p in kernel.params if p.extents is None and p.mode == "in"}
         skip |= {slot for _, slot, _ in kernel.over}
         arrays = [u.slot_names[s] for s in sorted(types) if isinstance(types[s], ArraySlot)]
-        head = [f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t *item) {{", "    int crc = 0;"]
+        head = [f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t cint_first, int64_t cint_end, "
+                "int64_t *item) {", "    int crc = 0;"]
         head += ["    " + x for x in self.prologue(u)]
         head += [f"    int64_t {n} = 0;" for n in over]
         head += ["    " + d for d in self.p.declare_locals(u, types, skip)]
@@ -299,19 +305,51 @@ class KernelEmitter:
                     f"    plan->reductions[{k}].acc[1] = cint_hi{k};"]
             if k in u.counted_sums:
                 head.append(f"    int64_t cint_n{k} = 0;")
-                write_back += back + [f"    plan->reductions[{k}].count = cint_n{k};"]
+                write_back += back + [f"    plan->reductions[{k}].count += cint_n{k};"]
             else:
-                write_back += back + [f"    plan->reductions[{k}].count = plan->count;"]
-        loops = []
-        for d, var in enumerate(over):
-            loops.append("    " * (d + 1) + f"for ({var} = 0; {var} < cint_e{d}; {var}++) {{")
-        closing = ["    " * (d + 1) + "}" for d in reversed(range(len(over)))]
+                write_back += back + [f"    plan->reductions[{k}].count += cint_end - cint_first;"]
+        loops, closing = self._range_loops(over)
         tail = write_back + [f"    cint_array_free(&{a});" for a in arrays] + ["    return 0;"]
         if "L_fault" in u.used:
             tail += ["L_fault:", f"    *item = {item};"]
             tail += [f"    cint_array_free(&{a});" for a in arrays] + ["    return 1;"]
         tail.append("}")
         return "\n".join(head + loops + u.lines + closing + tail) + "\n"
+
+    @staticmethod
+    def _range_loops(over: list[str]) -> tuple[list[str], list[str]]:
+        """The loops over the work-items cint_first .. cint_end - 1 (cint_end <= N, the
+        extents cint_e0, ... are positive when the range is not empty): the index tuple
+        of cint_first, then row by row, the innermost variable along its row within the
+        range and the outer ones carried, in row-major order (8.2)."""
+        inner, r = over[-1], len(over)
+        if r == 1:
+            return (["    if (cint_first < cint_end) {",
+                     f"        for ({inner} = cint_first; {inner} < cint_end; {inner}++) {{"],
+                    ["        }", "    }"])
+        lines = ["    if (cint_first < cint_end) {", "        int64_t cint_rest = cint_first;"]
+        for d in reversed(range(1, r)):
+            lines += [f"        {over[d]} = cint_rest % cint_e{d};", f"        cint_rest /= cint_e{d};"]
+        lines += [f"        {over[0]} = cint_rest;",
+                  "        for (int64_t cint_i = cint_first; cint_i < cint_end;) {",
+                  f"            int64_t cint_stop = cint_e{r - 1} - {inner};",
+                  "            if (cint_stop > cint_end - cint_i) cint_stop = cint_end - cint_i;",
+                  "            cint_i += cint_stop;",
+                  f"            int64_t cint_last = {inner} + cint_stop;",
+                  f"            for (; {inner} < cint_last; {inner}++) {{"]
+        closing = ["            }", f"            {inner} = 0;"]
+        indent = "            "
+        for d in reversed(range(r - 1)):  # carry into the outer variables
+            if d == 0:
+                closing.append(f"{indent}{over[0]}++;")
+            else:
+                closing += [f"{indent}if (++{over[d]} == cint_e{d}) {{", f"{indent}    {over[d]} = 0;"]
+                indent += "    "
+        for d in range(1, r - 1):
+            indent = indent[:-4]
+            closing.append(f"{indent}}}")
+        closing += ["        }", "    }"]
+        return lines, closing
 
     def describe(self) -> str:
         """Work-item `cint_item` alone, counting steps, with full records."""

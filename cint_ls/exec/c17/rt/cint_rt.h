@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CINT_ABI_VERSION 2
+#define CINT_ABI_VERSION 3
 
 /* ------------------------------------------------------------------ type codes */
 
@@ -171,13 +171,24 @@ typedef struct {
 /* The state of one reduction during a dispatch.  `acc` holds the exact sum (sum,
  * sum_wrap: two's complement, 2 limbs for contributions up to 64 bits, else 18) or
  * the current value of the target type (sum_sat, min, max, fold_checked) in the
- * layout of that type. */
+ * layout of that type.
+ *
+ * A chunk of work-items run by a thread of the pool (pool.c) keeps a *partial* state
+ * (`partial`), which starts empty whatever came before the chunk: sum_sat as the map
+ * x -> clamp(x + c, L, H) its contributions compose to (SPEC-02P.1 9.2 para 3: c exact
+ * in `acc` as a sum, L in `lo`, H in `hi`, values of the target type), fold_checked as
+ * the exact sum of its contributions in `acc` and the least and greatest of its
+ * prefix sums in `lo` and `hi` (9.2 para 4; all three in the sum's layout), so that
+ * the dispatch finds a fold's first overflow, and the sequential value of sum_sat,
+ * from the chunks in ascending order.  Neither faults in a partial state. */
 typedef struct {
     int64_t count; /* contributions so far */
     int64_t trues; /* count: true contributions */
-    bool has;      /* min, max: a value so far */
+    bool has;      /* min, max: a value so far; partial sum_sat, fold_checked: a contribution so far */
+    bool partial;  /* a chunk's partial state (above) */
     uint64_t acc[18];
     uint64_t saved[18]; /* fold_checked: the accumulator before the current work-item */
+    uint64_t lo[18], hi[18];
 } cint_reduction;
 
 typedef struct cint_plan cint_plan;
@@ -218,9 +229,10 @@ struct cint_kernel {
     int (*over)(cint_ctx *ctx, const int64_t *sizes, int32_t d, int64_t *out);
     /* The two sides of constraint k. */
     int (*where)(cint_ctx *ctx, const int64_t *sizes, int32_t k, int64_t *left, int64_t *right);
-    /* Every work-item, ascending, without counting steps; on a fault, stores the
-     * work-item's index in *item and returns 1 (no record). */
-    int (*run)(cint_ctx *ctx, cint_plan *plan, int64_t *item);
+    /* The work-items first .. end - 1, ascending, without counting steps, adding to
+     * the reduction states in plan->reductions; on a fault, stores the work-item's
+     * index in *item and returns 1 (no record). */
+    int (*run)(cint_ctx *ctx, cint_plan *plan, int64_t first, int64_t end, int64_t *item);
     /* Work-item `item` alone, counting steps: on a fault, returns 1 with the full
      * record (step in fault.step). */
     int (*describe)(cint_ctx *ctx, cint_plan *plan, int64_t item);
@@ -256,6 +268,9 @@ typedef struct {
 
 enum { CINT_OK = 0, CINT_FAULT = 1, CINT_RESOURCE = 2 };
 
+typedef struct cint_pool cint_pool;
+typedef struct cint_chunk cint_chunk;
+
 struct cint_ctx {
     uint64_t fuel_left; /* charges left: budget - consumed (UINT64_MAX when unlimited) */
     int64_t step;       /* counted operations of the work-item being described */
@@ -273,6 +288,17 @@ struct cint_ctx {
     bool trace;
     cint_boundary *boundaries;
     size_t nboundaries, boundaries_cap;
+    /* Threads (pool.c): a dispatch of at least `parallel_min` work-items runs its
+     * work-item phase on `threads` threads (the pool, made at the first such dispatch
+     * and kept until the context is freed), in chunks of at least `chunk_min`
+     * work-items; `thread_stack` bytes of stack for each thread of the pool. */
+    int32_t threads;
+    size_t thread_stack;
+    int64_t parallel_min, chunk_min;
+    cint_pool *pool;
+    int64_t parallel_dispatches; /* dispatches whose work-items ran on the pool */
+    /* In the context of a thread of the pool: the chunk it runs (NULL otherwise). */
+    cint_chunk *chunk;
 };
 
 #define CINT_MAX_CALL_DEPTH 1000
@@ -397,6 +423,22 @@ bool cint_write_view_passes(const cint_view *v);
 bool cint_pair_disjoint(const cint_view *p, const cint_view *q);
 void cint_describe_view(cint_view_desc *d, const cint_view *v);
 
+/* pool.c: the work-item phase of a dispatch, on one thread or on the pool, with the
+ * outcome of running `run` over every work-item in ascending order. */
+int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item);
+void cint_pool_free(cint_pool *pool);
+/* memcpy, on the pool's threads too when there is a pool and the copy is large. */
+void cint_copy(cint_ctx *ctx, void *to, const void *from, size_t bytes);
+/* A charge found fuel_left at 0 in the context of a thread of the pool. */
+int cint_chunk_fuel_out(cint_ctx *ctx, int32_t span);
+/* reduce.c: the empty partial state of a chunk, and a chunk's partial state added to
+ * the dispatch's (`into`), in ascending order: cint_red_fits first says whether a
+ * fold_checked would overflow in the chunk (then it must run again on the dispatch's
+ * state, which finds the fault). */
+void cint_red_start_partial(cint_reduction *r, const cint_reduction_desc *d);
+bool cint_red_fits(const cint_reduction *into, const cint_reduction *part, const cint_reduction_desc *d);
+void cint_red_merge(cint_reduction *into, const cint_reduction *part, const cint_reduction_desc *d);
+
 /* dispatch.c */
 int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *kernel, cint_arg *args, int32_t span);
 extern const cint_host cint_cpu_host;
@@ -409,6 +451,9 @@ int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const 
 /* host.c: the host's API (cffi). */
 cint_ctx *cint_ctx_new(int64_t budget, int trace);
 void cint_ctx_free(cint_ctx *ctx);
+void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min);
+int32_t cint_ctx_threads_used(const cint_ctx *ctx);
+int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
 void cint_ctx_set_host(cint_ctx *ctx, const cint_host *host);
 int cint_ctx_run(cint_ctx *ctx, const cint_program *program);
 uint64_t cint_ctx_fuel_consumed(const cint_ctx *ctx);

@@ -1,8 +1,9 @@
 /* The dispatch protocol of cpu-c17 (SPEC-02P.1 clauses 5 to 9; the reference is
  * cint_ls/exec/dispatch.py): the entry checks of Table 1 in order, staging by copy,
- * the work-items in ascending order on the kernel's fast path, the canonical fault
- * described by running its work-item again in the counting variant (10.6 para 6),
- * the epilogue in declaration order, publication by copy-out. */
+ * the work-items on the kernel's fast path (in ascending order, or in chunks on a
+ * pool of threads with the same outcome: pool.c), the canonical fault described by
+ * running its work-item again in the counting variant (10.6 para 6), the epilogue in
+ * declaration order, publication by copy-out. */
 #include "cint_rt.h"
 
 #include <stdlib.h>
@@ -214,13 +215,13 @@ static bool dense(const cint_view *v) {
     return true;
 }
 
-static void copy_view(const cint_view *to, const cint_view *from, size_t size) {
+static void copy_view(cint_ctx *ctx, const cint_view *to, const cint_view *from, size_t size) {
     int32_t rank = from->rank;
     int64_t n = view_size(from);
     if (n == 0) return;
-    if (dense(to) && dense(from)) { /* one run: one memcpy (large ones stream past the cache) */
-        memcpy((char *)to->data + (size_t)to->origin * size, (const char *)from->data + (size_t)from->origin * size,
-               (size_t)n * size);
+    if (dense(to) && dense(from)) { /* one run: one memcpy (on the pool's threads too when large) */
+        cint_copy(ctx, (char *)to->data + (size_t)to->origin * size,
+                  (const char *)from->data + (size_t)from->origin * size, (size_t)n * size);
         return;
     }
     int64_t index[CINT_MAX_RANK] = {0};
@@ -279,7 +280,7 @@ static int make_staging(cint_ctx *ctx, cint_view *staging, const cint_view *v, b
         staging->strides[d] = stride;
         stride *= extents[d];
     }
-    if (copy_in) copy_view(staging, v, size); /* out staging starts as a copy too (docs/semantics.md) */
+    if (copy_in) copy_view(ctx, staging, v, size); /* out staging starts as a copy too (docs/semantics.md) */
     return 0;
 }
 
@@ -392,10 +393,12 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
     }
     for (int32_t r = 0; r < k->nreductions; r++) cint_red_start(&reductions[r], &k->reductions[r]);
     int64_t item = 0;
-    if (k->run(ctx, &plan, &item)) {
+    if (cint_work_items(ctx, k, &plan, &item)) {
         if (ctx->status == CINT_RESOURCE) goto done;
         /* The fast path found the canonical work-item: run it again, counting steps,
-         * from the state before it (fuel, folds), for the complete record. */
+         * from the state before it (fuel, folds), for the complete record.  Its output
+         * up to the fault is already there: the re-run's is dropped. */
+        size_t printed = ctx->out_len;
         ctx->status = CINT_OK;
         if (k->charges) ctx->fuel_left = plan.item_fuel;
         for (int32_t r = 0; r < k->nreductions; r++)
@@ -407,6 +410,8 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
             goto done;
         }
         if (ctx->status != CINT_FAULT) goto done;
+        ctx->out_len = printed;
+        if (ctx->out != NULL) ctx->out[printed] = '\0';
         work_item_address(ctx, k, number, item);
         cint_push_frame(ctx, k->qualified, span);
         goto done;
@@ -420,7 +425,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
     }
     for (int32_t p = 0; p < k->nparams; p++) /* publish: every output at once, by copy */
         if (is_array(&k->params[p]) && is_output(&k->params[p]))
-            copy_view(&args[p].view, &writes[p], element_size(args[p].view.element));
+            copy_view(ctx, &args[p].view, &writes[p], element_size(args[p].view.element));
     for (int32_t r = 0; r < k->nreductions; r++) {
         const cint_reduction_desc *d = &k->reductions[r];
         memcpy(args[d->param].out, results[r], CINT_TC_SIZE(d->target));

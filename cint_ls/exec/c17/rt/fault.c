@@ -138,6 +138,7 @@ void cint_fail_fuel(cint_ctx *ctx, int32_t span) {
 }
 
 int cint_fuel_out(cint_ctx *ctx, int32_t span) {
+    if (ctx->chunk != NULL) return cint_chunk_fuel_out(ctx, span); /* a thread of the pool (pool.c) */
     if (ctx->budget < 0) { /* unlimited: 2^64 - 1 more charges (unreachable in practice) */
         ctx->fuel_left = UINT64_MAX;
         ctx->fuel_start = UINT64_MAX;

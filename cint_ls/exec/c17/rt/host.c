@@ -15,11 +15,28 @@ cint_ctx *cint_ctx_new(int64_t budget, int trace) {
     ctx->fuel_left = ctx->fuel_start;
     ctx->host = &cint_cpu_host;
     ctx->trace = trace != 0;
+    ctx->threads = 1;
+    ctx->parallel_min = 4096;
+    ctx->chunk_min = 1024;
     return ctx;
 }
 
+/* Threads for the work-item phase of large dispatches (pool.c): `threads` in all (1:
+ * none of the pool's), each with `stack` bytes of stack (0: the system's default); a
+ * dispatch of fewer than `parallel_min` work-items runs on one thread; a chunk has at
+ * least `chunk_min` work-items.  Before the run. */
+void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min) {
+    ctx->threads = threads < 1 ? 1 : threads > 1024 ? 1024 : threads;
+    ctx->thread_stack = (size_t)stack;
+    ctx->parallel_min = parallel_min < 2 ? 2 : parallel_min;
+    ctx->chunk_min = chunk_min < 1 ? 1 : chunk_min;
+}
+
+int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx) { return ctx->parallel_dispatches; }
+
 void cint_ctx_free(cint_ctx *ctx) {
     if (ctx == NULL) return;
+    cint_pool_free(ctx->pool);
     free(ctx->out);
     free(ctx->fault.frames);
     free(ctx->boundaries);

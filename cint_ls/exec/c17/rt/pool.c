@@ -1,0 +1,367 @@
+/* The work-item phase of a dispatch on a pool of threads (POSIX threads).
+ *
+ * A dispatch of at least ctx->parallel_min work-items (4096 unless the host says
+ * otherwise) is cut into chunks of contiguous work-items, about 8 per thread and at
+ * least ctx->chunk_min each. The threads of the pool, and the dispatching thread with
+ * them, take the chunks in ascending order (an atomic counter), each chunk on the
+ * kernel's fast path `run` in a context of its own:
+ *
+ * - its reductions start empty, in a partial state (cint_rt.h, cint_reduction): sums,
+ *   counts, min and max as usual; sum_sat as the map its contributions compose to;
+ *   fold_checked as its exact sum and the least and greatest of its prefix sums, so no
+ *   chunk can know, or needs to know, what came before it;
+ * - its fuel is the whole allowance F left after the dispatch charge (10.5 para 6: a
+ *   chunk whose own charges exceed F stops, since the canonical fuel fault is then at
+ *   or before that charge), handed out in slices of 2^16 units; at each slice it looks
+ *   at the least faulting work-item found so far and stops if that is below its first
+ *   work-item (no loop above a fault runs on after it is found);
+ * - its output goes to a buffer of its own;
+ * - a fault stops it, and its work-item goes into the dispatch's least faulting
+ *   work-item by an atomic minimum (10.6 para 2); a chunk is not started when its
+ *   first work-item is above that minimum, since none of its work-items can be
+ *   canonical.
+ *
+ * Then the dispatching thread takes the chunks in ascending order, with the entry's
+ * fuel and the dispatch's reduction states, as the sequential run would reach them.
+ * A chunk that completed, whose charges C the fuel left covers (the exact prefix sum of
+ * 8.4 para 6) and whose fold_checked prefixes stay in range from the accumulator before
+ * it (9.2 para 4) is added: fuel -= C, each reduction merged, its output appended. Any
+ * other chunk (one that faulted, ran out of its own fuel, stopped, was not started, or
+ * would overflow a fold or the fuel) runs again on this thread, from its first
+ * work-item, with the real fuel and reduction states: that is exactly the sequential
+ * run from that point, so it finds the canonical fault (the least work-item, then the
+ * least step: whatever the sequential run would meet first) with the fuel and the fold
+ * accumulators before it, which cint_rt_dispatch then describes as on one thread.
+ * The final record, output, fuel and reductions are therefore those of one thread,
+ * whatever the number of threads, the chunks or the order in which threads ran them.
+ *
+ * The pool is made at the first dispatch that uses it and kept until the context is
+ * freed; its threads block every signal (the host's thread takes them). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cint_rt.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define SLICE ((uint64_t)1 << 16) /* fuel units a chunk takes at a time */
+#define CHUNKS_PER_THREAD 8
+#define UNLIMITED UINT64_MAX /* a chunk's `remaining` when the entry has no budget */
+
+enum { CHUNK_PENDING = 0, CHUNK_DONE, CHUNK_FAULT, CHUNK_STOPPED };
+
+typedef struct cint_job cint_job;
+
+struct cint_chunk {
+    cint_job *job;
+    int64_t first, end;
+    int state;
+    uint64_t given;     /* fuel handed to its context so far */
+    uint64_t remaining; /* fuel it may still take: F less `given`, or UNLIMITED */
+    uint64_t charges;   /* CHUNK_DONE: the fuel its work-items charged */
+    bool cancelled;     /* it stopped because a fault below it was found */
+    char *out;          /* CHUNK_DONE: its output */
+    size_t out_len;
+    cint_reduction *reductions; /* its partial reduction states */
+};
+
+struct cint_job {
+    const cint_ctx *ctx;
+    const cint_kernel *k;
+    const cint_plan *plan;
+    int64_t nchunks;
+    _Atomic int64_t next;  /* the next chunk to take */
+    _Atomic int64_t fault; /* the least work-item found faulting (INT64_MAX: none) */
+    cint_chunk *chunks;
+};
+
+struct cint_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t start, done;
+    int32_t nthreads; /* threads of the pool; the dispatching thread is one more */
+    pthread_t *ids;
+    uint64_t generation; /* one more for each task */
+    int32_t running;     /* threads still in the current task */
+    bool quit;
+    void (*task)(void *arg); /* what every thread does: take parts of a job until none is left */
+    void *arg;
+};
+
+/* ---- one chunk */
+
+int cint_chunk_fuel_out(cint_ctx *ctx, int32_t span) {
+    cint_chunk *c = ctx->chunk;
+    if (atomic_load_explicit(&c->job->fault, memory_order_relaxed) < c->first) {
+        c->cancelled = true;
+    } else if (c->remaining != 0) {
+        uint64_t slice = c->remaining < SLICE ? c->remaining : SLICE;
+        c->given += slice;
+        if (c->remaining != UNLIMITED) c->remaining -= slice;
+        ctx->fuel_left = slice;
+        return 0;
+    }
+    cint_fail_fuel(ctx, span); /* a record for the code that looks; the chunk's end is what counts */
+    return 1;
+}
+
+static void found_fault(cint_job *job, int64_t item) {
+    int64_t least = atomic_load(&job->fault);
+    while (item < least && !atomic_compare_exchange_weak(&job->fault, &least, item)) {
+    }
+}
+
+static void run_chunk(cint_job *job, cint_chunk *c) {
+    const cint_ctx *m = job->ctx;
+    const cint_kernel *k = job->k;
+    cint_ctx w;
+    memset(&w, 0, sizeof w);
+    w.host = m->host;
+    w.program = m->program;
+    w.budget = m->budget;
+    w.depth = m->depth;
+    w.dispatches = m->dispatches;
+    w.threads = 1;
+    w.chunk = c;
+    uint64_t slice = c->remaining < SLICE ? c->remaining : SLICE;
+    c->given = slice;
+    if (c->remaining != UNLIMITED) c->remaining -= slice;
+    w.fuel_left = w.fuel_start = slice;
+    cint_plan plan = *job->plan;
+    plan.reductions = c->reductions;
+    for (int32_t r = 0; r < k->nreductions; r++) cint_red_start_partial(&c->reductions[r], &k->reductions[r]);
+    int64_t item = 0;
+    int rc = k->run(&w, &plan, c->first, c->end, &item);
+    if (rc == 0 && w.status == CINT_OK) {
+        c->state = CHUNK_DONE;
+        c->charges = c->given - w.fuel_left;
+        c->out = w.out;
+        c->out_len = w.out_len;
+        w.out = NULL;
+    } else if (rc != 0 && !c->cancelled && w.status != CINT_RESOURCE) {
+        c->state = CHUNK_FAULT;
+        found_fault(job, item);
+    } else {
+        c->state = CHUNK_STOPPED;
+    }
+    free(w.out);
+    free(w.fault.frames);
+}
+
+/* What every thread of a job does: take chunks in ascending order until none is left. */
+static void work(void *arg) {
+    cint_job *job = arg;
+    for (;;) {
+        int64_t j = atomic_fetch_add(&job->next, 1);
+        if (j >= job->nchunks) return;
+        cint_chunk *c = &job->chunks[j];
+        if (c->first > atomic_load(&job->fault)) continue; /* none of its work-items can be canonical */
+        run_chunk(job, c);
+    }
+}
+
+/* ---- the pool */
+
+static void *pool_thread(void *self) {
+    cint_pool *pool = self;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->quit && pool->generation == seen) pthread_cond_wait(&pool->start, &pool->lock);
+        if (pool->quit) break;
+        seen = pool->generation;
+        void (*task)(void *) = pool->task;
+        void *arg = pool->arg;
+        pthread_mutex_unlock(&pool->lock);
+        task(arg);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->running == 0) pthread_cond_signal(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+static cint_pool *pool_new(int32_t threads, size_t stack) {
+    cint_pool *pool = calloc(1, sizeof *pool);
+    if (pool == NULL) return NULL;
+    pool->ids = calloc((size_t)threads, sizeof *pool->ids);
+    if (pool->ids == NULL || pthread_mutex_init(&pool->lock, NULL) != 0) {
+        free(pool->ids);
+        free(pool);
+        return NULL;
+    }
+    pthread_cond_init(&pool->start, NULL);
+    pthread_cond_init(&pool->done, NULL);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (stack >= (size_t)PTHREAD_STACK_MIN) (void)pthread_attr_setstacksize(&attr, stack);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* inherited: the pool's threads take no signal */
+    int32_t made = 0;
+    while (made < threads && pthread_create(&pool->ids[made], &attr, pool_thread, pool) == 0) made++;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    pool->nthreads = made; /* fewer when the system gives fewer (no memory for stacks) */
+    return pool;
+}
+
+/* The threads work-items ran on (the dispatching thread's included): 1 without a pool. */
+int32_t cint_ctx_threads_used(const cint_ctx *ctx) { return ctx->pool != NULL ? ctx->pool->nthreads + 1 : 1; }
+
+void cint_pool_free(cint_pool *pool) {
+    if (pool == NULL) return;
+    pthread_mutex_lock(&pool->lock);
+    pool->quit = true;
+    pthread_cond_broadcast(&pool->start);
+    pthread_mutex_unlock(&pool->lock);
+    for (int32_t i = 0; i < pool->nthreads; i++) pthread_join(pool->ids[i], NULL);
+    pthread_cond_destroy(&pool->start);
+    pthread_cond_destroy(&pool->done);
+    pthread_mutex_destroy(&pool->lock);
+    free(pool->ids);
+    free(pool);
+}
+
+/* task(arg) on every thread of the pool and on this one; returns when all are done. */
+static void pool_run(cint_pool *pool, void (*task)(void *), void *arg) {
+    pthread_mutex_lock(&pool->lock);
+    pool->task = task;
+    pool->arg = arg;
+    pool->running = pool->nthreads;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->start);
+    pthread_mutex_unlock(&pool->lock);
+    task(arg);
+    pthread_mutex_lock(&pool->lock);
+    while (pool->running > 0) pthread_cond_wait(&pool->done, &pool->lock);
+    pool->task = NULL;
+    pool->arg = NULL;
+    pthread_mutex_unlock(&pool->lock);
+}
+
+/* ---- copies: staging and publication of large dense views (dispatch.c) */
+
+#define COPY_PARALLEL ((size_t)1 << 20) /* bytes: a smaller copy is one memcpy */
+#define COPY_PIECE ((size_t)1 << 18)
+
+typedef struct {
+    char *to;
+    const char *from;
+    size_t bytes, piece;
+    int64_t npieces;
+    _Atomic int64_t next;
+} copy_job;
+
+static void copy_work(void *arg) {
+    copy_job *job = arg;
+    for (;;) {
+        int64_t j = atomic_fetch_add(&job->next, 1);
+        if (j >= job->npieces) return;
+        size_t at = (size_t)j * job->piece;
+        size_t n = job->bytes - at < job->piece ? job->bytes - at : job->piece;
+        memcpy(job->to + at, job->from + at, n);
+    }
+}
+
+void cint_copy(cint_ctx *ctx, void *to, const void *from, size_t bytes) {
+    cint_pool *pool = ctx->pool;
+    if (pool == NULL || pool->nthreads == 0 || bytes < COPY_PARALLEL) {
+        memcpy(to, from, bytes);
+        return;
+    }
+    copy_job job;
+    job.to = to;
+    job.from = from;
+    job.bytes = bytes;
+    job.piece = COPY_PIECE;
+    job.npieces = (int64_t)(bytes / COPY_PIECE + (bytes % COPY_PIECE != 0));
+    atomic_init(&job.next, 0);
+    pool_run(pool, copy_work, &job);
+}
+
+/* ---- the dispatch's side */
+
+/* `charges` units off the entry's fuel, which covers them (or is unlimited: then the
+ * counter starts again at its end, as cint_fuel_out does). */
+static void charge(cint_ctx *ctx, uint64_t charges) {
+    if (charges <= ctx->fuel_left) {
+        ctx->fuel_left -= charges;
+        return;
+    }
+    charges -= ctx->fuel_left;
+    ctx->fuel_start = UINT64_MAX;
+    ctx->fuel_left = UINT64_MAX - charges;
+}
+
+/* The chunks in ascending order, as the sequential run reaches them (see the top). */
+static int gather(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, cint_job *job, int64_t *item) {
+    for (int64_t j = 0; j < job->nchunks; j++) {
+        cint_chunk *c = &job->chunks[j];
+        bool clean = c->state == CHUNK_DONE && (ctx->budget < 0 || c->charges <= ctx->fuel_left);
+        for (int32_t r = 0; clean && r < k->nreductions; r++)
+            clean = cint_red_fits(&plan->reductions[r], &c->reductions[r], &k->reductions[r]);
+        if (!clean) { /* the sequential run from here: it meets the canonical fault, if any */
+            if (k->run(ctx, plan, c->first, c->end, item)) return 1;
+            continue;
+        }
+        charge(ctx, c->charges);
+        for (int32_t r = 0; r < k->nreductions; r++)
+            cint_red_merge(&plan->reductions[r], &c->reductions[r], &k->reductions[r]);
+        if (c->out_len > 0) {
+            cint_print(ctx, c->out, c->out_len);
+            if (ctx->status != CINT_OK) return 1;
+        }
+    }
+    return 0;
+}
+
+int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item) {
+    int64_t n = plan->count;
+    if (ctx->threads <= 1 || n < ctx->parallel_min || n < 2) return k->run(ctx, plan, 0, n, item);
+    if (ctx->pool == NULL) {
+        ctx->pool = pool_new(ctx->threads - 1, ctx->thread_stack);
+        if (ctx->pool == NULL) ctx->threads = 1; /* no memory for a pool: one thread from now on */
+    }
+    if (ctx->pool == NULL || ctx->pool->nthreads == 0) return k->run(ctx, plan, 0, n, item);
+    int64_t parts = (int64_t)(ctx->pool->nthreads + 1) * CHUNKS_PER_THREAD;
+    int64_t size = n / parts + (n % parts != 0);
+    if (size < ctx->chunk_min) size = ctx->chunk_min;
+    int64_t nchunks = n / size + (n % size != 0);
+    if (nchunks < 2) return k->run(ctx, plan, 0, n, item);
+
+    cint_job job;
+    memset(&job, 0, sizeof job);
+    job.chunks = calloc((size_t)nchunks, sizeof *job.chunks);
+    cint_reduction *states = k->nreductions > 0
+                                 ? calloc((size_t)nchunks * (size_t)k->nreductions, sizeof *states)
+                                 : NULL;
+    if (job.chunks == NULL || (k->nreductions > 0 && states == NULL)) {
+        free(job.chunks);
+        free(states);
+        return k->run(ctx, plan, 0, n, item); /* no memory to split it: one thread */
+    }
+    job.ctx = ctx;
+    job.k = k;
+    job.plan = plan;
+    job.nchunks = nchunks;
+    atomic_init(&job.next, 0);
+    atomic_init(&job.fault, INT64_MAX);
+    for (int64_t j = 0; j < nchunks; j++) {
+        cint_chunk *c = &job.chunks[j];
+        c->job = &job;
+        c->first = j * size;
+        c->end = n - c->first > size ? c->first + size : n;
+        c->remaining = ctx->budget < 0 ? UNLIMITED : ctx->fuel_left;
+        c->reductions = states != NULL ? &states[j * k->nreductions] : NULL;
+    }
+    pool_run(ctx->pool, work, &job);
+    ctx->parallel_dispatches++;
+    int rc = gather(ctx, k, plan, &job, item);
+    for (int64_t j = 0; j < nchunks; j++) free(job.chunks[j].out);
+    free(job.chunks);
+    free(states);
+    return rc;
+}
