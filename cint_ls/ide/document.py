@@ -35,7 +35,9 @@ from __future__ import annotations
 import itertools
 import threading
 from bisect import bisect_left
+from collections.abc import Callable
 from contextlib import contextmanager
+from typing import TypeVar
 
 from ..analysis import AnalysisCache, CheckedModule, check
 from ..analysis.symbols import SymbolKind
@@ -47,6 +49,7 @@ from ..syntax import (
     TextEdit,
     ast,
     lower,
+    parse,
     syntax_diagnostics,
 )
 from ..syntax.diagnostics import Diagnostic, Severity
@@ -54,6 +57,7 @@ from ..syntax.lower import ItemCache
 from ..syntax.source import Position, SourceText, Span
 
 _UNSET = object()
+T = TypeVar("T")
 RECENT_KERNELS = 64  # kernels whose IR a document keeps across versions
 
 
@@ -336,6 +340,24 @@ class Snapshot:
         except (KeyError, AssertionError):
             return None  # an analysis gap: no IR rather than a crash in an editor request
 
+    def analyse_text(self, text: str, read: Callable[[CheckedModule], T]) -> T:
+        """`read(checked)` of the analysis of another text (a trial edit of this
+        version, as a rename makes), reusing the items and units this document keeps.
+        The trial moves shared anchors and symbols: they are put back when `read`
+        returns, so read the trial's analysis only inside `read`."""
+        with self.reading():
+            shared = self._shared
+            source = SourceText(text, self.path)
+            tree = parse(text)
+            module, lowering = lower(tree, source, _copy_items(shared.items))
+            diagnostics = sorted(syntax_diagnostics(tree, source) + lowering, key=lambda d: d.span.start_byte)
+            try:
+                checked = check(SyntaxResult(source, tree, module, diagnostics), _copy_analysis(shared.analysis))
+                return read(checked)
+            finally:
+                shared.active = None
+                self._activate()
+
     # ---- top-level items and their kept results
 
     def entry_of(self, node: ast.Node) -> ItemEntry | None:
@@ -503,6 +525,9 @@ class Document:
 
     def entry_of(self, node: ast.Node) -> ItemEntry | None:
         return self._current.entry_of(node)
+
+    def analyse_text(self, text: str, read: Callable[[CheckedModule], T]) -> T:
+        return self._current.analyse_text(text, read)
 
     def text_entry_of(self, node: ast.Node) -> ItemEntry | None:
         return self._current.text_entry_of(node)

@@ -9,6 +9,7 @@ declaration in an inner or outer scope) or when new errors appear.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from ..analysis import check
 from ..analysis.builtins import BUILTIN_FUNCTIONS
@@ -111,16 +112,25 @@ def rename(doc, offset: int, new_name: str) -> RenameResult:
         last = span.end_byte
     pieces.append(data[last:])
     new_text = b"".join(pieces).decode("utf-8")
-    renamed = check(parse_source(new_text, doc.source.path))
     delta = len(new_name.encode()) - len(symbol.name.encode())
-    starts = [s.start_byte for s in spans]
+    starts = sorted(s.start_byte for s in spans)
 
     def moved(old: int) -> int:
-        return old + delta * sum(1 for s in starts if s < old)
+        return old + delta * bisect_left(starts, old)
 
     before = {moved(k): moved(v) for k, v in _resolution(checked).items()}
-    after = _resolution(renamed)
-    if before != after or len(renamed.errors) > len(checked.errors):
+
+    def read(renamed) -> tuple[dict[int, int], int]:
+        return _resolution(renamed), len(renamed.errors)
+
+    # The renamed text analysed reusing what the document keeps (its items and units
+    # the rename did not touch), where the document can.
+    analyse = getattr(doc, "analyse_text", None)
+    if analyse is not None:
+        after, errors = analyse(new_text, read)
+    else:
+        after, errors = read(check(parse_source(new_text, doc.source.path)))
+    if before != after or errors > len(checked.errors):
         return RenameResult(None, f"renaming `{symbol.name}` to `{new_name}` would change what a name refers to: "
                                   f"`{new_name}` is already declared or used where `{symbol.name}` is visible")
     return RenameResult(tuple(TextChange(s.freeze(), new_name) for s in spans), None)

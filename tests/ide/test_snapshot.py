@@ -227,3 +227,17 @@ def test_heavy_requests_on_another_thread_while_edits_arrive():
     assert not failures
     for version, text in expected.items():
         assert got[version] == results(Document("file:///m.ci", text, path="m.ci"))
+
+
+def test_a_rename_is_analysed_reusing_the_kept_items_and_leaves_the_version_as_it_was():
+    doc = Document("file:///m.ci", SEVERAL, path="m.ci")
+    before = results(doc)
+    d1 = byte_of(SEVERAL, "kernel d1")
+    for fragment, after, new_name in (("lap", d1, "lap2"), ("lap", d1, "c"), ("d0", 0, "d1"), ("d0", 0, "k9"),
+                                      ("twice", 0, "t"), ("twice", 0, "thrice")):
+        at = byte_of(SEVERAL, fragment, after) + 1
+        fresh = Document("file:///m.ci", SEVERAL, path="m.ci")
+        assert ide.rename(doc, at, new_name) == ide.rename(fresh, at, new_name)
+        assert results(doc) == before
+    assert ide.rename(doc, byte_of(SEVERAL, "lap", d1) + 1, "c").error  # `c` is visible there
+    assert ide.rename(doc, byte_of(SEVERAL, "d0") + 1, "k9").changes
