@@ -179,7 +179,7 @@ class Snapshot:
         self._symbols: tuple = ()  # (symbol, type, span, node) of the module symbols shared
         self._functions: tuple = ()  # (FunctionInfo, symbol)
         self._records: dict = {}  # id() of a unit's first node -> its analysis record
-        self._errors: list[int] | None = None  # start bytes of the error diagnostics, sorted
+        self._errors: list[tuple[int, int]] | None = None  # (start, end) of the error diagnostics, sorted
         self._parts: list[Part] | None = None
         self._ends: list[int] | None = None
         self.memo: dict = {}  # this version's whole-document results, by feature
@@ -305,28 +305,37 @@ class Snapshot:
                 return self._kernels[name]
             entry = self.entry_of(info.node)
             if entry is None:
-                kernel = self._kernels[name] = self._lower_kernel(name, info)
+                kernel = self._kernels[name] = self._lower_kernel(name, info, False)
                 return kernel
             recent = self._shared.kernels
             found = recent.pop(id(info.node), None)
             if found is not None and found[0] is info.node and found[1] is entry.record:
                 kernel = found[2]
             else:
-                kernel = self._lower_kernel(name, info)
+                kernel = self._lower_kernel(name, info, True)
             recent[id(info.node)] = (info.node, entry.record, kernel)  # the most recent last
             while len(recent) > RECENT_KERNELS:
                 del recent[next(iter(recent))]
             return kernel
 
-    def _lower_kernel(self, name: str, info) -> ir.Kernel | None:
+    def _lower_kernel(self, name: str, info, kept: bool) -> ir.Kernel | None:
         checked = self.checked
         self._shared.count("ir")
         span = info.node.span
+        # An error of the kernel: one that starts inside it, or, when it has syntax
+        # errors (no entry: it is not kept), an empty one at its end (what is missing
+        # there). The next item's errors may start at its end byte too, when nothing
+        # separates them: those do not count.
         if self._errors is None:
-            self._errors = sorted(d.span.start_byte for d in checked.diagnostics if d.severity == Severity.ERROR)
-        at = bisect_left(self._errors, span.start_byte)
-        if at < len(self._errors) and self._errors[at] <= span.end_byte:
-            return None
+            self._errors = sorted((d.span.start_byte, d.span.end_byte) for d in checked.diagnostics
+                                  if d.severity == Severity.ERROR)
+        errors = self._errors
+        at = bisect_left(errors, (span.start_byte, -1))
+        while at < len(errors) and errors[at][0] <= span.end_byte:
+            start, end = errors[at]
+            if start < span.end_byte or (end == start and not kept):
+                return None
+            at += 1
         # A kernel that calls a function with errors cannot be lowered safely. The
         # names the kernel's body resolves are in its unit's record.
         record = self._records.get(id(info.node))
