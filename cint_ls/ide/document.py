@@ -405,8 +405,10 @@ class Snapshot:
                 checked = self.checked
                 module = checked.module
                 top = {n.span.start_byte: n for n in (*module.items, *module.statements)}
-                line_column = self.source.line_column
+                data = self.source.data
                 shared = self._shared
+                entry_record = self._records.get(id(module.statements[0])) if module.statements else None
+                records, reusable = self._records, self._reusable
                 parts = []
                 for child in self.tree.root_node.children:
                     start, end = child.start_byte, child.end_byte
@@ -415,11 +417,14 @@ class Snapshot:
                         node = None
                     record = entry = None
                     if node is not None:
-                        record = self._unit_record(module, node)
-                        if record is not None and self._reusable.get(start) is node:
+                        record = records.get(id(node)) if isinstance(node, ast.Item) else entry_record
+                        if record is not None and reusable.get(start) is node:
                             entry = shared.entry(node, record)
-                    line, column = line_column(start)
-                    parts.append(Part(child, start, end, (start, line, column), node, record, entry))
+                    row, column = child.start_point  # rows count `\n` as SourceText's lines do
+                    prefix = data[start - column:start]
+                    if not prefix.isascii():
+                        column = len(prefix.decode("utf-8", errors="replace"))
+                    parts.append(Part(child, start, end, (start, row + 1, column + 1), node, record, entry))
                 self._parts = parts
             return self._parts
 
