@@ -21,6 +21,17 @@ code runs:
 - every file is written under a temporary name and renamed into place, so concurrent
   builds of one program are safe and a reader never sees half a file.
 
+The cache is pruned after a build (a miss; at most once a minute, PRUNE_INTERVAL):
+while it holds more than its limit (`$CINT_C17_CACHE_LIMIT`, a size such as `512M`,
+`2G` or `800000k`, or `none`; default 512 MiB), the least recently used entries go
+first, never one in use: an entry is in use while a process holds a shared lock on its
+`lock` file (from finding or building the library until it is returned, and the
+run-time's entry while a program is linked with it), and for PRUNE_GRACE seconds (5
+minutes) after its last use (the `lock` file's time, touched at each use), which
+covers the moment between building a library and loading it. A loaded library does not
+need its file (the pruner only unlinks), so a process that holds a library keeps
+running when its entry goes; the next run builds it again.
+
 The compiler comes from the environment (`$CC`) or PATH; the language server passes its
 `cint.c17.compiler` setting as `$CC` only after checking that it is one program (an
 absolute path or a bare name), without arguments (server/settings.py).
@@ -36,9 +47,17 @@ import shlex
 import shutil
 import stat
 import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no locks (cpu-c17 needs GCC or Clang on a POSIX system anyway)
+    fcntl = None  # type: ignore[assignment]
 
 from ..executors import ExecutorUnavailable
 
@@ -57,6 +76,16 @@ COMPILE_TIME_LIMIT = 300  # seconds for one compiler command
 MANIFEST = "manifest.sha256"  # in each entry directory: `<sha256>  <file name>` per line
 _MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  ([A-Za-z0-9._-]+)")
 _MANIFEST_MAX = 1 << 16  # bytes
+
+LOCK = "lock"  # in each entry directory: shared-locked while in use; its time is the last use
+PRUNE_LOCK = "prune.lock"  # in the cache's directory: one pruner at a time
+LIMIT_ENV = "CINT_C17_CACHE_LIMIT"
+DEFAULT_LIMIT = 512 << 20  # bytes
+PRUNE_GRACE = 300.0  # seconds after its last use during which an entry is kept
+PRUNE_INTERVAL = 60.0  # seconds: a build looks at the cache's size at most this often
+PRUNED = "pruned"  # in the cache's directory: its time is the last look
+_ENTRY_NAME = re.compile(r"(rt-)?[0-9a-f]{32}")
+_SIZE = re.compile(r"(\d+)\s*([kmg]?)(?:i?b)?")
 
 
 class BuildError(ExecutorUnavailable):
@@ -299,6 +328,179 @@ def _compiled_digest(temporary: Path, what: str) -> str:
     return digest
 
 
+# ---- entries in use, and pruning
+
+
+def _open_lock(directory: Path) -> int:
+    """The entry's lock file, opened (created, private, not through a symbolic link)."""
+    return os.open(directory / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    mine = os.fstat(fd)
+    return (info.st_dev, info.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+@contextmanager
+def in_use(directory: Path) -> Iterator[None]:
+    """The entry `directory` (created private if missing) in use for the duration: a
+    shared lock on its lock file, touched as its last use. A pruner that removed the
+    entry meanwhile leaves a lock file that is no longer the entry's: then again."""
+    for _ in range(100):
+        _entry_directory(directory)
+        try:
+            fd = _open_lock(directory)
+        except FileNotFoundError:  # the entry was just removed: make it again
+            continue
+        except OSError as error:
+            raise CacheError(f"the compile cache entry {directory} cannot be locked: "
+                             f"{error.strerror or error}") from None
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+            if not _same_file(fd, directory / LOCK):
+                continue
+            os.utime(fd)
+            yield
+            return
+        finally:
+            os.close(fd)
+    raise CacheError(f"the compile cache entry {directory} keeps being removed while it is used")
+
+
+def cache_limit() -> int | None:
+    """The cache's limit in bytes from $CINT_C17_CACHE_LIMIT (None: `none`, no limit)."""
+    text = os.environ.get(LIMIT_ENV, "").strip().lower()
+    if not text:
+        return DEFAULT_LIMIT
+    if text in ("none", "unlimited"):
+        return None
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise CacheError(f"{LIMIT_ENV}={os.environ[LIMIT_ENV].strip()} is not a size: write bytes with an "
+                         "optional k, M or G (512M, 2G) or none")
+    return int(match.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[match.group(2)]
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    path: Path
+    size: int  # bytes of its files
+    last_use: float  # the lock file's time (else the newest of its files and itself)
+
+
+def cache_entries() -> list[CacheEntry]:
+    """The entries of the cache (program libraries and run-times), least recently used
+    first."""
+    entries = []
+    try:
+        listing = list(os.scandir(cache_root()))
+    except OSError:
+        return []
+    for item in listing:
+        if not _ENTRY_NAME.fullmatch(item.name) or not item.is_dir(follow_symlinks=False):
+            continue
+        size, newest, lock = 0, 0.0, None
+        try:
+            newest = item.stat(follow_symlinks=False).st_mtime
+            for file in os.scandir(item.path):
+                info = file.stat(follow_symlinks=False)
+                size += info.st_size
+                newest = max(newest, info.st_mtime)
+                if file.name == LOCK:
+                    lock = info.st_mtime
+        except OSError:  # removed meanwhile
+            continue
+        entries.append(CacheEntry(Path(item.path), size, lock if lock is not None else newest))
+    return sorted(entries, key=lambda e: (e.last_use, e.path.name))
+
+
+def _remove_entry(entry: CacheEntry, now: float) -> bool:
+    """Remove an entry that is not in use (no lock held, not used within PRUNE_GRACE)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        try:
+            fd, last_use = os.open(entry.path / LOCK, flags | os.O_EXCL, 0o600), entry.last_use  # none yet
+        except FileExistsError:
+            fd, last_use = os.open(entry.path / LOCK, flags, 0o600), None
+    except OSError:
+        return False
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # in use
+                return False
+        if last_use is None:
+            last_use = os.fstat(fd).st_mtime  # as touched by its last use, up to now
+        if not _same_file(fd, entry.path / LOCK) or now - last_use < PRUNE_GRACE:
+            return False
+        shutil.rmtree(entry.path, ignore_errors=True)
+        return not entry.path.exists()
+    finally:
+        os.close(fd)
+
+
+def prune_cache(limit: int | None = -1) -> list[Path]:
+    """While the cache holds more than `limit` bytes (default: `cache_limit()`; None: no
+    limit), remove its least recently used entries that are not in use. Returns the
+    entries removed. One pruner at a time; another process's pruning is not waited for."""
+    if limit == -1:
+        limit = cache_limit()
+    if limit is None:
+        return []
+    root = cache_directory()
+    try:
+        fd = os.open(root / PRUNE_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return []
+    removed = []
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # another process prunes
+                return []
+        entries = cache_entries()
+        total = sum(e.size for e in entries)
+        now = time.time()
+        for entry in entries:
+            if total <= limit or now - entry.last_use < PRUNE_GRACE:
+                break  # least recently used first: every later one is as recent
+            if _remove_entry(entry, now):
+                total -= entry.size
+                removed.append(entry.path)
+    finally:
+        os.close(fd)
+    return removed
+
+
+def _prune_now_and_then() -> None:
+    """prune_cache, at most every PRUNE_INTERVAL seconds (a look at every entry costs
+    some 60 ms a thousand entries; what is built in between is a few MB at most)."""
+    stamp = cache_root() / PRUNED
+    try:
+        if time.time() - os.stat(stamp, follow_symlinks=False).st_mtime < PRUNE_INTERVAL:
+            return
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    try:
+        fd = os.open(stamp, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:
+        return
+    try:
+        os.utime(fd)
+    finally:
+        os.close(fd)
+    prune_cache()
+
+
 def runtime_directory(compiler: Compiler) -> Path:
     """Where the run-time compiled by `compiler` is cached (not created)."""
     return cache_root() / f"rt-{_digest(compiler.identity, ' '.join(FLAGS), runtime_sources_key())}"
@@ -308,7 +510,12 @@ def runtime_objects(compiler: Compiler) -> list[Path]:
     """The run-time compiled for `compiler` (cached; an object is used only when the
     entry's manifest records its content)."""
     cache_directory()
-    directory = _entry_directory(runtime_directory(compiler))
+    directory = runtime_directory(compiler)
+    with in_use(directory):
+        return _runtime_objects(compiler, directory)
+
+
+def _runtime_objects(compiler: Compiler, directory: Path) -> list[Path]:
     objects = [directory / (Path(name).stem + ".o") for name in RT_SOURCES]
     recorded = read_manifest(directory)
     stale = [(name, obj) for name, obj in zip(RT_SOURCES, objects) if not _verified(obj, recorded)]
@@ -335,13 +542,23 @@ def library_directory(c_text: str, compiler: Compiler) -> Path:
 
 def build_library(c_text: str, compiler: Compiler | None = None) -> Path:
     """The shared library of an emitted program (cached by content; used only when the
-    entry's manifest records its content, else built again)."""
+    entry's manifest records its content, else built again, and then the cache pruned).
+    The caller loads it at once (the entry is kept PRUNE_GRACE seconds after its use)."""
     compiler = compiler or find_compiler()
-    objects = runtime_objects(compiler)
-    directory = _entry_directory(library_directory(c_text, compiler))
+    cache_directory()
+    directory = library_directory(c_text, compiler)
     library = directory / "program.so"
-    if _verified(library, read_manifest(directory)):
-        return library
+    with in_use(directory):
+        if _verified(library, read_manifest(directory)):
+            return library
+        runtime = runtime_directory(compiler)
+        with in_use(runtime):
+            _build(c_text, compiler, directory, library, _runtime_objects(compiler, runtime))
+    _prune_now_and_then()
+    return library
+
+
+def _build(c_text: str, compiler: Compiler, directory: Path, library: Path, objects: list[Path]) -> None:
     source = directory / "program.c"
     temporaries = [_temporary(source), _temporary(directory / "program.o"), _temporary(library)]
     temporary_source, obj, temporary = temporaries
@@ -357,4 +574,3 @@ def build_library(c_text: str, compiler: Compiler | None = None) -> Path:
     finally:
         for path in temporaries:
             path.unlink(missing_ok=True)
-    return library
