@@ -1,5 +1,7 @@
 """Conversions between the ide results (byte offsets, `Span`s) and LSP types (UTF-16
-positions), and the diagnostic of a fault record. Nothing here talks to a client.
+positions), the diagnostic of a fault record, and the joining and diffing of semantic
+token arrays (LSP's encoding of the tokens is the ide's, `ide.semantic_tokens_data`).
+Nothing here talks to a client.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from ..exec.report import diagnostic_message
 from ..ide.document import Document
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import Position, SourceText, Span
-from .scheduling import checkpoint
 
 SOURCE = "cint"
 MAX_FRAMES = 32  # related entries of a fault diagnostic, at most
@@ -124,87 +125,37 @@ def fault_diagnostic(doc: Document, record: FaultRecord, executor: str) -> lsp.D
 
 # ---- semantic tokens
 
-def encode_semantic_tokens(source: SourceText, tokens, kinds: tuple[str, ...],
-                           modifiers: tuple[str, ...]) -> list[int]:
-    """LSP's relative encoding (5 integers a token, UTF-16 columns) of `ide.SemanticToken`s.
-    A token that spans lines is split per line; tokens that overlap an earlier one, are
-    empty or have a kind outside the legend are left out."""
-    return encode_token_items(source, [(t.span.start_byte, t.span.end_byte, t.kind, t.modifiers) for t in tokens],
-                              kinds, modifiers)
-
-
-def encode_token_items(source: SourceText, items: list[tuple[int, int, str, tuple[str, ...]]],
-                       kinds: tuple[str, ...], modifiers: tuple[str, ...]) -> list[int]:
-    """`encode_semantic_tokens` of (start byte, end byte, kind, modifiers) tuples: what
-    the heavy-request worker takes from the ide's tokens while it holds the document,
-    and encodes after. Between chunks of tokens it passes a `checkpoint` (a request no
-    longer wanted stops there, and the loop goes first)."""
-    kind_index = {k: i for i, k in enumerate(kinds)}
-    modifier_bit = {m: 1 << i for i, m in enumerate(modifiers)}
-    line_info: dict[int, tuple[int, bool]] = {}  # line -> (length in bytes, ASCII)
-
-    def line_of(line: int) -> tuple[int, bool]:
-        info = line_info.get(line)
-        if info is None:
-            text = source.line_bytes(line)
-            info = line_info[line] = (len(text), text.isascii())
-        return info
-
-    def utf16(line: int, column: int) -> int:
-        if line_of(line)[1]:
-            return column
-        prefix = source.line_bytes(line)[:column].decode("utf-8", errors="replace")
-        return len(prefix.encode("utf-16-le")) // 2
-
-    point = source.point_of_byte
-    pieces: list[tuple[int, int, int, int, int]] = []  # line, start char, length, kind, modifiers
-    ordered = items
-    if any(ordered[i][:2] > ordered[i + 1][:2] for i in range(len(ordered) - 1)):
-        ordered = sorted(ordered, key=lambda x: (x[0], x[1]))
-    line = line_start = -1
-    line_end = -1  # byte offset of the end of `line`'s text
-    length = 0
-    ascii_line = True
-    for n, (start, end, token_kind, token_modifiers) in enumerate(ordered):
-        if n & 4095 == 4095:
-            checkpoint()
-        kind = kind_index.get(token_kind)
-        if kind is None or end <= start:
-            continue
-        bits = 0
-        for m in token_modifiers:
-            bits |= modifier_bit.get(m, 0)
-        if not line_start <= start <= line_end:
-            line, column = point(start)
-            line_start = start - column
-            length, ascii_line = line_of(line)
-            line_end = line_start + length
-        column = start - line_start
-        if end <= line_end:  # on one line
-            if ascii_line:
-                pieces.append((line, column, end - start, kind, bits))
+def join_token_data(pieces: list[list[int]]) -> list[int]:
+    """One token array of arrays encoded each on its own (each starts from line 0,
+    character 0) for consecutive ranges of a document: the first token of each piece is
+    made relative to the last one before it, and tokens a piece repeats (one both ranges
+    overlap) are left out."""
+    out: list[int] = []
+    last: tuple[int, int] | None = None  # absolute (line, character) of the last token in `out`
+    for data in pieces:
+        line = char = 0
+        for i in range(0, len(data), 5):
+            line += data[i]
+            char = char + data[i + 1] if data[i] == 0 else data[i + 1]
+            if last is not None and (line, char) <= last:
+                continue
+            if last is None:
+                out += data[i:]
             else:
-                first = utf16(line, column)
-                pieces.append((line, first, utf16(line, column + end - start) - first, kind, bits))
-            continue
-        last_line, last_column = point(end)
-        for at in range(line, last_line + 1):
-            first = utf16(at, column) if at == line else 0
-            last = utf16(at, last_column) if at == last_line else utf16(at, line_of(at)[0])
-            if last > first:
-                pieces.append((at, first, last - first, kind, bits))
-    data: list[int] = []
-    prev_line = prev_char = 0
-    prev_end = (-1, -1)  # (line, end character) of the last token kept
-    for line, char, length, kind, bits in pieces:
-        if (line, char) < prev_end:
-            continue  # overlaps the previous token
-        delta_line = line - prev_line
-        delta_char = char - prev_char if delta_line == 0 else char
-        data += (delta_line, delta_char, length, kind, bits)
-        prev_line, prev_char = line, char
-        prev_end = (line, char + length)
-    return data
+                out += (line - last[0], char - last[1] if line == last[0] else char)
+                out += data[i + 2:]
+            # The rest of the piece is relative to its own previous token: kept as it is.
+            last = _last_position(data, i, line, char)
+            break
+    return out
+
+
+def _last_position(data: list[int], i: int, line: int, char: int) -> tuple[int, int]:
+    """The absolute position of the last token of `data`, token `i` being at (line, char)."""
+    for j in range(i + 5, len(data), 5):
+        line += data[j]
+        char = char + data[j + 1] if data[j] == 0 else data[j + 1]
+    return line, char
 
 
 def tokens_edit(old: list[int], new: list[int]) -> tuple[int, int, list[int]] | None:
@@ -290,18 +241,27 @@ def folding_kind(kind: str | None) -> lsp.FoldingRangeKind | None:
     return None if kind is None else _FOLDING_KINDS.get(kind)
 
 
-def document_symbol(source: SourceText, symbol) -> lsp.DocumentSymbol:
-    span = lsp_range(source, symbol.span)
-    selection = lsp_range(source, symbol.selection)
+def document_symbol_json(source: SourceText, symbol) -> dict:
+    """An ide `DocumentSymbol` as the JSON of LSP's `DocumentSymbol`, made directly (a
+    document's symbols are thousands of objects: building lsprotocol's and then
+    unstructuring them takes about four times as long)."""
+    a, b = symbol.span.start_byte, symbol.span.end_byte
+    start, end = source.position(a), source.position(max(a, b))
+    a, b = symbol.selection.start_byte, symbol.selection.end_byte
+    sel_start, sel_end = source.position(a), source.position(max(a, b))
+    range_ = {"start": {"line": start.line, "character": start.character},
+              "end": {"line": end.line, "character": end.character}}
     # LSP requires the selection range to lie inside the range.
-    if (selection.start.line, selection.start.character) < (span.start.line, span.start.character) or \
-            (selection.end.line, selection.end.character) > (span.end.line, span.end.character):
-        selection = span
-    return lsp.DocumentSymbol(
-        name=symbol.name or "?",
-        kind=symbol_kind(symbol.kind),
-        range=span,
-        selection_range=selection,
-        detail=symbol.detail or None,
-        children=[document_symbol(source, child) for child in symbol.children] or None,
-    )
+    if (sel_start.line, sel_start.character) < (start.line, start.character) or \
+            (sel_end.line, sel_end.character) > (end.line, end.character):
+        selection = range_
+    else:
+        selection = {"start": {"line": sel_start.line, "character": sel_start.character},
+                     "end": {"line": sel_end.line, "character": sel_end.character}}
+    out = {"name": symbol.name or "?", "kind": int(symbol_kind(symbol.kind)), "range": range_,
+           "selectionRange": selection}
+    if symbol.detail:
+        out["detail"] = symbol.detail
+    if symbol.children:
+        out["children"] = [document_symbol_json(source, child) for child in symbol.children]
+    return out

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
 import logging
 import os
@@ -47,7 +48,7 @@ from pygls.protocol.language_server import lsp_method
 from .. import __version__
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
-from .session import Session
+from .session import Serialized, Session
 
 logger = logging.getLogger("cint_ls.server")
 
@@ -107,12 +108,32 @@ class CintProtocol(LanguageServerProtocol):
 
     def _send_handler_result(self, future, *, msg_id):
         error = None if future.cancelled() else future.exception()
+        if error is None and not future.cancelled() and isinstance(future.result(), Serialized):
+            self._request_futures.pop(msg_id, None)
+            self._send_serialized(msg_id, future.result().text)
+            return
         if isinstance(error, JsonRpcException):  # meant: no traceback in pygls' log
             self._request_futures.pop(msg_id, None)
             logger.info("request %r answered %s: %s", msg_id, type(error).__name__, error)
             self._send_response(msg_id, error=error.to_response_error())
             return
         super()._send_handler_result(future, msg_id=msg_id)
+
+    def _send_serialized(self, msg_id, text: str) -> None:
+        """A response whose result the worker serialized (`_send_data`, less the
+        serialization)."""
+        if self.writer is None:
+            logger.error("no transport for the response to %r", msg_id)
+            return
+        body = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {text}}}'.encode(self.CHARSET)
+        header = (f"Content-Length: {len(body)}\r\n"
+                  f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n").encode(self.CHARSET)
+        written = self.writer.write(header + body)
+        if inspect.isawaitable(written):
+            asyncio.ensure_future(written)
+
+    def serialize(self, result: Any) -> str:
+        return json.dumps(self._converter.unstructure(result))
 
     def structure_message(self, data):
         try:
@@ -197,6 +218,10 @@ class _StdinReader:
                 return line
             await self._more()
 
+    def pending(self) -> bool:
+        """Whether bytes have arrived that are not read yet (a message, or part of one)."""
+        return bool(self._buffer)
+
     async def readexactly(self, n: int) -> bytes:
         while len(self._buffer) < n and not self._eof:
             await self._more()
@@ -251,8 +276,9 @@ class CintLanguageServer(LanguageServer):
         chunks and checkpoints of the heavy work doing what a shorter interval would.)"""
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self._reader = _StdinReader(stdin or sys.stdin.buffer)
         try:
-            asyncio.run(run_async(stop_event=self._stop_event, reader=_StdinReader(stdin or sys.stdin.buffer),
+            asyncio.run(run_async(stop_event=self._stop_event, reader=self._reader,
                                   protocol=self.protocol, logger=logger, error_handler=self.report_server_error))
         except BrokenPipeError:
             logger.error("the connection to the client is lost")
@@ -304,6 +330,13 @@ class CintLanguageServer(LanguageServer):
 
     def request_id(self) -> Any:
         return self.protocol.msg_id
+
+    def backlog(self) -> bool:
+        reader = getattr(self, "_reader", None)
+        return reader is not None and reader.pending()
+
+    def serialize(self, result: Any) -> str:
+        return self.protocol.serialize(result)
 
     async def configuration(self, section: str, timeout: float) -> list:
         return await asyncio.wait_for(self.workspace_configuration_async(

@@ -34,7 +34,8 @@ from typing import Any
 from pygls.exceptions import JsonRpcContentModified
 
 _current = threading.local()
-_loop_busy = 0  # light requests being answered on the loop (written by the loop thread only)
+_loop_busy = 0  # what the loop does while the worker waits (written by the loop thread only)
+_light = 0  # light requests being answered on the loop (the same)
 YIELD_LIMIT = 0.25  # seconds a checkpoint waits at most for the loop
 
 
@@ -70,17 +71,28 @@ def checkpoint() -> None:
             time.sleep(0.0005)
 
 
+def light_in_flight() -> bool:
+    """Whether a light request is being answered on the loop."""
+    return _light > 0
+
+
 class loop_busy:
-    """`with loop_busy():` around a light request on the loop: the worker pauses at its
-    next checkpoint until the request is answered."""
+    """`with loop_busy():` around what the loop does while the worker should wait (a
+    light request, a publication waiting for the document): the worker pauses at its
+    next checkpoint until it is done. `light=True` for a light request."""
+
+    def __init__(self, light: bool = False) -> None:
+        self.light = light
 
     def __enter__(self) -> None:
-        global _loop_busy
+        global _loop_busy, _light
         _loop_busy += 1
+        _light += self.light
 
     def __exit__(self, *exc) -> None:
-        global _loop_busy
+        global _loop_busy, _light
         _loop_busy -= 1
+        _light -= self.light
 
 
 def content_modified(uri: str) -> JsonRpcContentModified:

@@ -8,6 +8,7 @@ functions of (session, params).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import threading
@@ -18,10 +19,12 @@ from lsprotocol import types as lsp
 
 from ..ide import Document
 from .runs import implemented_executors
-from .scheduling import Worker
+from .scheduling import Worker, light_in_flight
 from .settings import Settings
 
 logger = logging.getLogger("cint_ls.server")
+
+YIELD_TO_LIGHT = 0.05  # seconds a heavy answer waits at most for the light requests before it
 
 
 class Client(Protocol):
@@ -42,6 +45,15 @@ class Client(Protocol):
         """The id of the request being handled (None in a notification)."""
         ...
 
+    def backlog(self) -> bool:
+        """Whether input has arrived that is not handled yet."""
+        ...
+
+    def serialize(self, result: Any) -> str:
+        """The JSON text of a request's result, as it goes on the wire (thread-safe: the
+        worker serializes big answers, so that the loop only writes them)."""
+        ...
+
     async def configuration(self, section: str, timeout: float) -> list: ...
 
     async def register_configuration(self, section: str) -> None: ...
@@ -60,6 +72,15 @@ class Client(Protocol):
 
 
 _generations = itertools.count(1)
+
+
+class Serialized:
+    """A request's result already serialized (`Client.serialize`): sent as it is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 class OpenDocument:
@@ -102,6 +123,19 @@ class Session:
 
     def supports(self, path: str) -> bool:
         return self.client is not None and self.client.supports(path)
+
+    async def light_first(self, limit: float = YIELD_TO_LIGHT) -> None:
+        """Wait, at most `limit` seconds, while messages that arrived are not handled yet
+        or light requests are being answered: a heavy answer (semantic tokens of a big
+        file are a megabyte of JSON, which the client reads before anything after it)
+        goes after the hover that came with it."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        while loop.time() < deadline:
+            backlog = self.client is not None and self.client.backlog()
+            if not backlog and not light_in_flight():
+                return
+            await asyncio.sleep(0 if backlog else 0.001)
 
     # ---- documents
 

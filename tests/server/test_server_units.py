@@ -11,7 +11,6 @@ from cint_ls.analysis.types import I64
 from cint_ls.exec.faults import Address, FaultRecord, StackFrame
 from cint_ls.exec.run import RunOutcome
 from cint_ls.exec.runtime import RunResult
-from cint_ls.ide import SemanticToken
 from cint_ls.ide.document import Document
 from cint_ls.server import convert
 from cint_ls.server.handlers import Route, serve
@@ -60,29 +59,20 @@ def test_positions_are_utf16():
     assert convert.offsets_of(source, lsp.Range(start=lsp.Position(1, 0), end=lsp.Position(0, 0))) == (0, 7)
 
 
-def test_semantic_tokens_are_split_per_line_and_relative():
-    source = SourceText("ab 😀cd\n  efg\nh")
+def test_token_arrays_of_consecutive_ranges_join_into_one():
+    def encode(tokens):  # (line, character) each, sorted: LSP's relative encoding
+        data, prev_line, prev_char = [], 0, 0
+        for line, char in tokens:
+            data += [line - prev_line, char - prev_char if line == prev_line else char, 1, 0, 0]
+            prev_line, prev_char = line, char
+        return data
 
-    def token(start: int, end: int, kind: str, modifiers=()) -> SemanticToken:
-        return SemanticToken(source.span(start, end), kind, modifiers)
-
-    cd = len("ab 😀".encode())
-    tokens = [
-        token(0, 2, "keyword"),
-        token(cd, cd + 2, "variable", ("readonly", "nonesuch")),
-        token(cd + 1, cd + 5, "number"),  # spans the line break: split, its first part overlaps `cd`
-        token(len(source.data) - 1, len(source.data), "kernel"),
-        token(1, 1, "type"),  # empty: left out
-        token(0, 1, "nonesuch"),  # not in the legend: left out
-    ]
-    kinds = ("keyword", "variable", "number", "kernel", "type")
-    data = convert.encode_semantic_tokens(source, tokens, kinds, ("declaration", "readonly"))
-    assert data == [
-        0, 0, 2, 0, 0,  # `ab`
-        0, 5, 2, 1, 2,  # `cd` at UTF-16 column 5, readonly
-        1, 0, 2, 2, 0,  # the second line's part of the split token: `  `
-        1, 0, 1, 3, 0,  # `h`
-    ]
+    tokens = [(0, 0), (0, 7), (2, 4), (3, 0), (3, 9), (7, 2)]
+    # Ranges of lines 0-2, 2-4 (line 2 again: its token is in both) and 5-: each encoded
+    # from line 0, character 0.
+    pieces = [encode(tokens[:3]), encode(tokens[2:5]), encode(tokens[5:]), []]
+    assert convert.join_token_data(pieces) == encode(tokens)
+    assert convert.join_token_data([[], encode(tokens)]) == encode(tokens)
 
 
 def test_minimal_edit():
@@ -191,3 +181,25 @@ def test_tokens_edit_is_one_edit_of_whole_tokens():
         start, deleted, data = edit
         assert start % 5 == 0 and deleted % 5 == 0 and len(data) % 5 == 0
         assert old[:start] + data + old[start + deleted:] == new
+
+
+def test_document_symbols_are_lsprotocols_json():
+    import json
+
+    from pygls.protocol import default_converter
+
+    from cint_ls import ide
+
+    doc = Document("file:///m.ci", "// é😀\n" + HEAT.replace("a[i] * 2", "a[i] * 2 /* é */"))
+    source = doc.source
+
+    def made(symbol) -> lsp.DocumentSymbol:
+        return lsp.DocumentSymbol(
+            name=symbol.name or "?", kind=convert.symbol_kind(symbol.kind),
+            range=convert.lsp_range(source, symbol.span), selection_range=convert.lsp_range(source, symbol.selection),
+            detail=symbol.detail or None, children=[made(c) for c in symbol.children] or None)
+
+    symbols = ide.document_symbols(doc.snapshot())
+    assert symbols and any(s.children for s in symbols)
+    expected = json.loads(json.dumps(default_converter().unstructure([made(s) for s in symbols])))
+    assert [convert.document_symbol_json(source, s) for s in symbols] == expected

@@ -24,11 +24,11 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from ..pinned import held, hold, keep_kernels, lock_of, pin, pin_light, reading
+from ..pinned import held, hold, pin
 from ..scheduling import content_modified, loop_busy
-from ..session import Session
+from ..session import Serialized, Session
 from . import documents, features, lifecycle, tokens
-from .features import Immediate
+from .features import Computed, Immediate
 
 logger = logging.getLogger("cint_ls.server")
 
@@ -41,7 +41,7 @@ class Route:
     options: Any = None
     empty: Any = None  # the answer when the handler fails (a value or a factory)
     prepare: Callable[..., Any] | None = None  # heavy: (session, entry, params) on the loop
-    finish: Callable[..., Any] | None = None  # heavy: (session, entry, params, result) on the loop
+    finish: Callable[..., Any] | None = None  # heavy: (session, entry, params, computed) on the loop, once answered
     on_loop_if: Callable[..., bool] | None = None  # heavy: (entry) -> answer on the loop instead
 
     def empty_answer(self) -> Any:
@@ -74,9 +74,9 @@ ROUTES: tuple[Route, ...] = (
     _light(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, features.signature_help,
            lsp.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","])),
     _heavy(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, tokens.full, tokens.LEGEND, empty=tokens.empty_tokens,
-           finish=tokens.full_finish),
+           prepare=tokens.full_prepare, finish=tokens.keep),
     _heavy(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA, tokens.delta, empty=tokens.empty_tokens,
-           prepare=tokens.delta_prepare, finish=tokens.delta_finish),
+           prepare=tokens.delta_prepare, finish=tokens.keep),
     _heavy(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, tokens.range_, empty=tokens.empty_tokens),
     _heavy(lsp.TEXT_DOCUMENT_INLAY_HINT, features.inlay_hints, empty=list, prepare=features.inlay_hints_prepare),
     _heavy(lsp.TEXT_DOCUMENT_CODE_LENS, features.code_lenses, empty=list, prepare=features.code_lenses_prepare),
@@ -122,24 +122,27 @@ async def serve_light(session: Session, route: Route, params: Any) -> Any:
     doc = session.document(params.text_document.uri)
     if doc is None:
         return route.empty_answer()
-    return await _on_loop(session, route, pin_light(doc), route.fn, params)
+    return await _on_loop(session, route, pin(doc), route.fn, params)
 
 
-async def _on_loop(session: Session, route: Route, doc: Any, fn: Callable[..., Any], *args: Any) -> Any:
-    lock = lock_of(doc)
-    with loop_busy():
+async def _on_loop(session: Session, route: Route, snapshot: Any, fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(snapshot, *args)` on the loop, once the loop holds the document's lock (the ide
+    takes it again inside, at once): never blocking the loop while the worker has it."""
+    lock = snapshot.lock
+    with loop_busy(light=True):
         await hold(lock)
-        with held(lock), reading(doc):
-            return guarded(session, route.method, route.empty, fn, doc, *args)
+        with held(lock):
+            return guarded(session, route.method, route.empty, fn, snapshot, *args)
 
 
-def _work(fn: Callable[..., Any], doc: Any, params: Any, prepared: Any) -> Any:
-    """A heavy feature on `doc`, inside the version's `reading()` unless it takes the
-    lock itself a chunk at a time (`fn.chunked`)."""
-    if getattr(fn, "chunked", False):
-        return fn(doc, params, prepared)
-    with reading(doc):
-        return fn(doc, params, prepared)
+def _compute(client: Any, fn: Callable[..., Any], snapshot: Any, params: Any, prepared: Any) -> tuple[Any, str | None]:
+    """On the worker: the heavy feature, and its answer serialized for the wire (a
+    document's symbols or tokens take tens of ms to serialize: not on the loop)."""
+    computed = fn(snapshot, params, prepared)
+    answer = computed.answer if isinstance(computed, Computed) else computed
+    if isinstance(answer, Serialized):
+        return computed, answer.text
+    return computed, None if client is None else client.serialize(answer)
 
 
 async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
@@ -154,17 +157,21 @@ async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
         prepared = route.prepare(session, entry, params) if route.prepare is not None else None
         if isinstance(prepared, Immediate):
             return prepared.value
+        snapshot = pin(entry.doc)
+        text = None
         if route.on_loop_if is not None and route.on_loop_if(entry):
-            result = await _on_loop(session, route, pin_light(entry.doc), route.fn, params, prepared)
-            if session.current(uri, generation) is None:
-                raise content_modified(uri)
+            computed = await _on_loop(session, route, snapshot, route.fn, params, prepared)
         else:
-            view = pin(entry.doc)
-            result = await session.worker.run(uri, _work, route.fn, view, params, prepared)
-            if session.current(uri, generation) is None:
-                raise content_modified(uri)
-            keep_kernels(view, entry.doc)
-        return route.finish(session, entry, params, result) if route.finish is not None else result
+            computed, text = await session.worker.run(uri, _compute, session.client, route.fn, snapshot, params,
+                                                      prepared)
+            await session.light_first()
+        if session.current(uri, generation) is None:
+            raise content_modified(uri)
+        if route.finish is not None:
+            route.finish(session, entry, params, computed)
+        if text is not None:
+            return Serialized(text)
+        return computed.answer if isinstance(computed, Computed) else computed
     except (JsonRpcException, asyncio.CancelledError):
         raise
     except Exception as error:

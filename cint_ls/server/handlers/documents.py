@@ -19,13 +19,14 @@ from ...ide import Document
 from ...syntax.parser import TextEdit
 from ...syntax.source import Position
 from .. import convert
-from ..pinned import held, lock_of, reading
-from ..scheduling import loop_busy
+from ..pinned import held, pin
+from ..scheduling import light_in_flight, loop_busy
 from ..session import OpenDocument, Session
 
 logger = logging.getLogger("cint_ls.server")
 
 PUBLISH_DELAY = 0.002  # seconds from a change to the analysis of the document
+PUBLISH_DEFER = 25  # times a publication gives way to messages not handled yet (PUBLISH_DELAY each)
 IDLE_COLLECT = 1.0  # seconds without a publication before a full garbage collection
 FULL_COLLECT_EVERY = 100  # publications
 
@@ -97,7 +98,12 @@ def schedule_publish(session: Session, uri: str) -> None:
     loop.call_later(PUBLISH_DELAY, _publish_pending, session, uri)
 
 
-def _publish_pending(session: Session, uri: str) -> None:
+def _publish_pending(session: Session, uri: str, deferred: int = 0) -> None:
+    # Messages that came with the change (a hover after it) are handled first: they
+    # wait for nothing else on the loop. At most PUBLISH_DEFER times.
+    if deferred < PUBLISH_DEFER and (light_in_flight() or (session.client is not None and session.client.backlog())):
+        asyncio.get_running_loop().call_later(PUBLISH_DELAY, _publish_pending, session, uri, deferred + 1)
+        return
     session.publishing.pending.discard(uri)
     publish(session, uri)
 
@@ -110,9 +116,9 @@ def publish(session: Session, uri: str) -> None:
     if entry is None:
         _stop_waiting(session, uri)
         return
-    doc = entry.doc
-    lock = lock_of(doc)
-    if lock is not None and not lock.acquire(blocking=False):
+    snapshot = pin(entry.doc)
+    lock = snapshot.lock
+    if not lock.acquire(blocking=False):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -123,15 +129,14 @@ def publish(session: Session, uri: str) -> None:
     _stop_waiting(session, uri)
     with held(lock):
         try:
-            with reading(doc):
-                found = [convert.lsp_diagnostic(doc, d) for d in ide.diagnostics(doc, session.settings.targets)]
+            found = [convert.lsp_diagnostic(snapshot, d) for d in ide.diagnostics(snapshot, session.settings.targets)]
         except Exception as error:
             logger.exception("diagnostics failed")
             session.log(lsp.MessageType.Error, f"cint-ls: diagnostics failed: {type(error).__name__}: {error}")
             found = []
     if session.client is not None:
         session.client.publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=found + entry.fault, version=doc.version))
+            uri=uri, diagnostics=found + entry.fault, version=snapshot.version))
     _settle_heap(session)
 
 

@@ -4,15 +4,15 @@
 Light features (hover, completion, signature help, definition, prepareRename) are
 functions of (doc, params) answered on the loop; heavy ones, functions of (doc, params,
 prepared) that run on the worker thread, `prepared` being what their `prepare` took on
-the loop thread (settings, the executors). Either way `doc` is the document at the
-version the request was asked about (`pinned.py`); see handlers/__init__.py for which
-is which.
+the loop thread (settings, the executors). Either way `doc` is the version of the document
+the request was asked about (an `ide.Snapshot`, `pinned.py`). The ide holds the
+document's lock while it computes; its results have frozen spans, so converting them
+needs no lock. See handlers/__init__.py for which feature is which.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
+import json
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
@@ -20,12 +20,21 @@ from pygls.exceptions import JsonRpcException
 from ... import ide
 from ...syntax.source import Position, SourceText
 from .. import convert
-from ..pinned import reading
 from ..scheduling import checkpoint
-from ..session import OpenDocument, Session
+from ..session import OpenDocument, Serialized, Session
 
 SMALL_FILE_LINES = 2000  # references in a file up to this size are answered on the loop
 CHUNK_LINES = 300  # lines of a chunk of tokens or hints computed at once on the worker
+
+
+class Computed:
+    """What a heavy feature computed: the answer, and what its `finish` keeps of it."""
+
+    __slots__ = ("answer", "kept")
+
+    def __init__(self, answer, kept) -> None:
+        self.answer = answer
+        self.kept = kept
 
 
 class Immediate:
@@ -92,24 +101,20 @@ def inlay_hints_prepare(session: Session, entry: OpenDocument, params) -> Immedi
 
 
 def inlay_hints(doc, params: lsp.InlayHintParams, prepared) -> list[lsp.InlayHint]:
-    """In chunks of CHUNK_LINES lines, each read under the version's lock, with a
-    checkpoint between them (a whole-file request of a big file holds the document
-    for one chunk at a time)."""
+    """In chunks of CHUNK_LINES lines (the ide holds the document's lock for each),
+    with a checkpoint between them: a whole-file request of a big file holds the
+    document for one chunk at a time."""
     source = doc.source
     start, end = convert.offsets_of(source, params.range)
     hints: list[lsp.InlayHint] = []
     for a, b, last in chunks(source, start, end):
-        with reading(doc):
-            for h in _ide_inlay_hints(doc, a, b):
-                if a <= h.offset < b or (last and h.offset == b):
-                    hints.append(lsp.InlayHint(position=convert.lsp_position(source, h.offset), label=h.label,
-                                               tooltip=h.tooltip, padding_left=True))
+        for h in ide.inlay_hints(doc, a, b):
+            if a <= h.offset < b or (last and h.offset == b):
+                hints.append(lsp.InlayHint(position=convert.lsp_position(source, h.offset), label=h.label,
+                                           tooltip=h.tooltip, padding_left=True))
         if not last:
             checkpoint()
     return hints
-
-
-inlay_hints.chunked = True  # type: ignore[attr-defined]
 
 
 def chunks(source: SourceText, start: int, end: int, lines: int = 0):
@@ -128,8 +133,9 @@ def chunks(source: SourceText, start: int, end: int, lines: int = 0):
         a = b
 
 
-def document_symbols(doc, params: lsp.DocumentSymbolParams, prepared) -> list[lsp.DocumentSymbol]:
-    return [convert.document_symbol(doc.source, s) for s in ide.document_symbols(doc)]
+def document_symbols(doc, params: lsp.DocumentSymbolParams, prepared) -> Serialized:
+    """Made as JSON directly: thousands of symbols in a big file."""
+    return Serialized(json.dumps([convert.document_symbol_json(doc.source, s) for s in ide.document_symbols(doc)]))
 
 
 def references(doc, params: lsp.ReferenceParams, prepared) -> list[lsp.Location]:
@@ -177,22 +183,6 @@ def code_lenses(doc, params: lsp.CodeLensParams, executors: list[str]) -> list[l
 
 def _locations(doc, found) -> list[lsp.Location]:
     return [lsp.Location(uri=doc.uri, range=convert.lsp_range(doc.source, loc.span)) for loc in found]
-
-
-@functools.cache
-def _parameters(fn) -> tuple[str, ...]:
-    try:
-        return tuple(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        return ()
-
-
-def _ide_inlay_hints(doc, start: int, end: int):
-    """`ide.inlay_hints(doc, start, end)`, or `ide.inlay_hints(doc, (start, end))` where
-    it takes the byte range as one argument."""
-    if len(_parameters(ide.inlay_hints)) == 2:
-        return ide.inlay_hints(doc, (start, end))
-    return ide.inlay_hints(doc, start, end)
 
 
 def minimal_edit(source: SourceText, new: str) -> lsp.TextEdit:
