@@ -317,3 +317,40 @@ def test_generated_dispatches_give_the_reference_record(case):
         expected = outcome(reference(program, fuel))
         for threads in (1, 2, 7):
             assert outcome(c17(program, fuel, threads, chunk_min=chunk)) == expected, (threads, fuel, chunk)
+
+
+# ---- the fast path's `bounded` variant: uniform factors tested once per dispatch
+
+
+BOUNDED = """
+kernel k[n](in I32[n] a, I64 f, I32 g, U16 h, I64 d, out I64[n] b, out I64 s) over [i: n] {{
+    I64 x = (a[i] as I64) * f;
+    I64 y = div_round(x, d, half_even) + (a[i] as I64);
+    I64 z = (g as I64) * (a[i] as I64) + (h as I64) * (a[i] as I64);
+    b[i] = y + z;
+    reduce s = sum(y);
+}}
+void go() {{
+    I32[5] a = [2147483647, I32.min, 3, 0, -7];
+    I64[5] b; I64 s = 0;
+    k(a, {f}, {g}, {h}, {d}, b, s);
+    "{{s}} {{b[0]}} {{b[1]}} {{b[4]}}\\n";
+}}
+go();
+"""
+
+
+@pytest.mark.parametrize("f,g,h,d", [
+    (1, 1, 1, 8), (268435456, 3, 7, 8), (-268435456, -3, 65535, 1), (268435457, 1, 1, 8),
+    (4294967298, 2, 2, 3), (-9223372036854775807, 1, 1, 2), (5, 1, 1, 0), (5, 1, 1, -1),
+])
+def test_uniform_factors_inside_and_outside_their_bounds(f, g, h, d):
+    text = BOUNDED.format(f=f, g=g, h=h, d=d)
+    program = build(text, "bounded.ci").program
+    assert program is not None
+    from cint_ls.exec.c17 import emit_text
+
+    assert "_run_bounded(" in emit_text(program)
+    expected = outcome(reference(program, None))
+    for threads in (1, 2):
+        assert outcome(c17(program, None, threads)) == expected

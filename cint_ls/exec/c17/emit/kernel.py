@@ -8,9 +8,12 @@ The fast path is tuned without changing any outcome:
 - an index that is an over variable ranging over the dimension's own size symbol is
   not checked (it cannot be out of range; unit.py `in_range`);
 - two variants, chosen at each dispatch: `common` when every view read is row-major
-  dense (offsets by Horner's rule over the extents, like hand-written `y * w + x`) and
+  dense (offsets by Horner's rule over the extents, like hand-written `y * w + x`),
   every uniform divisor (a scalar in parameter) is neither 0 nor -1 (its division needs
-  no test), and `general` for every other case; a staging is always dense;
+  no test) and every uniform factor (a scalar in parameter multiplied by a value of
+  known range) lies within a bound that keeps its products, and what they flow into,
+  provably in range (their checks are left out), and `general` for every other case; a
+  staging is always dense;
 - a sum of contributions of up to 64 bits is held in locals, as a 64-bit partial sum
   folded into the 128-bit total when it would overflow; its count is the number of
   work-items when the reduce statement is unconditional;
@@ -234,10 +237,39 @@ class KernelEmitter:
                     found[divisor.slot] = slots[divisor.slot]
         return [found[s] for s in sorted(found)]
 
+    def _uniform_factors(self) -> list[tuple[int, ir.KernelParam, int]]:
+        """Scalar in parameters of up to 64 bits that a checked `*` multiplies by a value
+        of known range, each with a bound B (a power of 2): with |p| <= B every such
+        product lies within 2^62 in magnitude, so neither it nor a sum with a value
+        of up to 62 bits after it can overflow I64."""
+        kernel = self.kernel
+        slots = {p.slot: (k, p) for k, p in enumerate(kernel.params)
+                 if p.extents is None and p.mode == "in" and is_small(p.type) and isinstance(p.type, IntType)}
+        ranges = Ranges(kernel.body, kernel)
+        bounds: dict[int, int] = {}
+        for statement in kernel.body:
+            for node in walk(statement):
+                if not (isinstance(node, ir.Arith) and node.op == "mul" and node.form == "checked"
+                        and isinstance(node.type, IntType) and len(node.args) == 2):
+                    continue
+                for mine, other in ((node.args[0], node.args[1]), (node.args[1], node.args[0])):
+                    if not (isinstance(mine, ir.Var) and mine.slot in slots) or isinstance(other, ir.Var) \
+                            and other.slot in slots:
+                        continue
+                    found = ranges.of(other)
+                    if found is None:
+                        continue
+                    most = max(-found[0], found[1], 1)
+                    bound = 1 << max(0, (1 << 62).bit_length() - 1 - most.bit_length())
+                    bounds[mine.slot] = min(bound, bounds.get(mine.slot, bound))
+        return [(*slots[slot], bound) for slot, bound in sorted(bounds.items())]
+
     def run(self) -> str:
-        """The fast path in two variants, chosen at each dispatch: `common`, for views
-        read that are row-major dense and uniform divisors that are neither 0 nor -1
-        (tested here, once), and `general` for every other case."""
+        """The fast path in up to three variants, chosen at each dispatch: `common`, for
+        views read that are row-major dense and uniform divisors that are neither 0 nor
+        -1, `bounded`, `common` whose uniform factors also lie within their bounds (when
+        that leaves out a check), both tested here, once, and `general` for every other
+        case."""
         name = f"{self.name}_run"
         tests = []
         dense = self._dense_test()
@@ -248,23 +280,47 @@ class KernelEmitter:
             ct = c_type(param.type)
             value = f"*(const {ct} *)plan->args[{p}].in"
             tests.append(f"{value} != 0" + (f" && {value} != -1" if signed(param.type) else ""))
-        if not tests:
+        factors = self._uniform_factors()
+        bounded = None
+        if factors:
+            bounded = self._run(f"{name}_bounded", common=True, divisors=divisors, factors=factors)
+            if bounded == self._run(f"{name}_bounded", common=True, divisors=divisors):
+                bounded = None  # the bounds prove nothing more
+        if not tests and bounded is None:
             return self._run(name, common=True, divisors=[])
+        call = "(ctx, plan, cint_first, cint_end, item)"
+        parts = [bounded] if bounded is not None else []
+        parts.append(self._run(f"{name}_common", common=True, divisors=divisors))
+        body = []
+        if tests:
+            parts.append(self._run(f"{name}_general", common=False, divisors=[]))
+            body.append(f"    if (!({' && '.join(tests)})) return {name}_general{call};")
+        if bounded is not None:
+            bounds = []
+            for p, param, bound in factors:
+                ct = c_type(param.type)
+                value = f"*(const {ct} *)plan->args[{p}].in"
+                limit = constant(param.type, min(bound, param.type.max))
+                bounds.append(f"{value} <= {limit}" + (f" && {value} >= -{limit}" if signed(param.type) else ""))
+            body.append(f"    if ({' && '.join(bounds)}) return {name}_bounded{call};")
+        body.append(f"    return {name}_common{call};")
         return "\n".join([
-            self._run(f"{name}_common", common=True, divisors=divisors),
-            self._run(f"{name}_general", common=False, divisors=[]),
+            *parts,
             f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t cint_first, int64_t cint_end, int64_t *item) {{",
-            f"    if ({' && '.join(tests)}) return {name}_common(ctx, plan, cint_first, cint_end, item);",
-            f"    return {name}_general(ctx, plan, cint_first, cint_end, item);",
+            *body,
             "}",
             "",
         ])
 
-    def _run(self, name: str, common: bool, divisors: list) -> str:
+    def _run(self, name: str, common: bool, divisors: list, factors: list = ()) -> str:
         """The work-items cint_first .. cint_end - 1 in ascending order, not counting
         steps (the fast path)."""
         kernel = self.kernel
         u, types = self._unit(FAST)
+        if factors:
+            assumed = {param.slot: (max(-bound, param.type.min), min(bound, param.type.max))
+                       for _, param, bound in factors}
+            u.ranges = Ranges(kernel.body, kernel, assumed)
         u.dense = common
         u.safe_divisors = {param.slot for _, param in divisors}
         over = [u.slot_names[slot] for _, slot, _ in kernel.over]

@@ -7,7 +7,10 @@ its extent, an I64); a size symbol, in [0, MAX(I64)] (an extent); an element rea
 conversion, the range of its type; a local assigned exactly once in its unit, the range
 of that value; a loop variable, [start, end - 1] of its bounds' ranges (when it runs at
 all its value lies there); a checked + - * of operands with known ranges whose every result fits
-its type, the range of those results. Anything else is its type's whole range.
+its type, the range of those results; a div_round whose dividend lies in [-A, A], the
+same range (|b| >= 1, so the rounded quotient is at most |a|); a scalar parameter the
+fast path's `common` variant tested at the dispatch (`assumed`). Anything else is its
+type's whole range.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ def _type_range(t: Type) -> Range | None:
 
 
 class Ranges:
-    def __init__(self, body: list[ir.Stmt], kernel: ir.Kernel | None = None) -> None:
-        self.fixed: dict[int, Range] = {}
+    def __init__(self, body: list[ir.Stmt], kernel: ir.Kernel | None = None,
+                 assumed: dict[int, Range] | None = None) -> None:
+        self.fixed: dict[int, Range] = dict(assumed or {})
         if kernel is not None:
             for slot in kernel.size_slots:
                 self.fixed[slot] = (0, I64_MAX)
@@ -92,6 +96,11 @@ class Ranges:
             exact = self.exact(e)
             if exact is not None and whole[0] <= exact[0] and exact[1] <= whole[1]:
                 return exact
+        if isinstance(e, ir.DivRound) and not isinstance(e.type, FixedType):
+            a = self.of(e.left)
+            if a is not None:
+                bound = max(-a[0], a[1])
+                return max(-bound, whole[0]), min(bound, whole[1])
         return whole
 
     def exact(self, e: ir.Arith) -> Range | None:
