@@ -19,7 +19,8 @@
  * - a fault stops it, and its work-item goes into the dispatch's least faulting
  *   work-item by an atomic minimum (10.6 para 2); a chunk is not started when its
  *   first work-item is above that minimum, since none of its work-items can be
- *   canonical.
+ *   canonical; so is the last work-item of the greatest completed chunk when the
+ *   completed chunks charge more than F in all (the fuel fault is at or below it).
  *
  * Then the dispatching thread takes the chunks in ascending order, with the entry's
  * fuel and the dispatch's reduction states, as the sequential run would reach them.
@@ -73,8 +74,12 @@ struct cint_job {
     const cint_kernel *k;
     const cint_plan *plan;
     int64_t nchunks;
-    _Atomic int64_t next;  /* the next chunk to take */
-    _Atomic int64_t fault; /* the least work-item found faulting (INT64_MAX: none) */
+    _Atomic int64_t next;      /* the next chunk to take */
+    _Atomic int64_t fault;     /* the least work-item found faulting (INT64_MAX: none) */
+    _Atomic int64_t last_done; /* the greatest chunk that completed (-1: none) */
+    _Atomic uint64_t charged;  /* the charges of the chunks that completed, in all */
+    uint64_t allowance;        /* F (with a budget; else unused) */
+    bool budget;
     cint_chunk *chunks;
 };
 
@@ -140,6 +145,16 @@ static void run_chunk(cint_job *job, cint_chunk *c) {
         c->out = w.out;
         c->out_len = w.out_len;
         w.out = NULL;
+        if (job->budget && c->charges > 0) {
+            /* Completed chunks that charge more than F in all put the fuel fault at or
+             * below the last work-item of the greatest of them: nothing above it runs. */
+            int64_t j = c - job->chunks, last = atomic_load(&job->last_done);
+            while (j > last && !atomic_compare_exchange_weak(&job->last_done, &last, j)) {
+            }
+            uint64_t before = atomic_fetch_add(&job->charged, c->charges);
+            if (before + c->charges < before || before + c->charges > job->allowance)
+                found_fault(job, job->chunks[atomic_load(&job->last_done)].end - 1);
+        }
     } else if (rc != 0 && !c->cancelled && w.status != CINT_RESOURCE) {
         c->state = CHUNK_FAULT;
         found_fault(job, item);
@@ -349,6 +364,10 @@ int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_
     job.nchunks = nchunks;
     atomic_init(&job.next, 0);
     atomic_init(&job.fault, INT64_MAX);
+    atomic_init(&job.last_done, -1);
+    atomic_init(&job.charged, 0);
+    job.budget = ctx->budget >= 0;
+    job.allowance = ctx->fuel_left;
     for (int64_t j = 0; j < nchunks; j++) {
         cint_chunk *c = &job.chunks[j];
         c->job = &job;
