@@ -82,17 +82,29 @@ class Part:
     the entry, or a comment between them. `at` is its start as (byte, line, column),
     line and column 1-based in code points, the way an `Anchor` has it."""
 
-    __slots__ = ("at", "end", "entry", "memo", "node", "record", "start", "tree_node")
+    __slots__ = ("_entry", "_shared", "at", "end", "memo", "node", "record", "start", "tree_node")
 
-    def __init__(self, tree_node, start: int, end: int, at: tuple[int, int, int], node, record, entry) -> None:
+    def __init__(self, tree_node, start: int, end: int, at: tuple[int, int, int], node, record,
+                 entry: ItemEntry | None, shared: _Shared) -> None:
         self.tree_node = tree_node
         self.start = start
         self.end = end
         self.at = at
         self.node = node  # the lowered AST node (None for a comment)
         self.record = record  # the analysis record of its unit, when it has one
-        self.entry = entry  # its ItemEntry when its results can be kept across versions
+        self._entry = entry
+        self._shared = shared
         self.memo: dict = {}  # this version's results of the part, by feature
+
+    @property
+    def entry(self) -> ItemEntry | None:
+        """Its ItemEntry when its results can be kept across versions. Another version
+        of the item with another record may have taken the entry since (its results
+        are then that record's): it is claimed back, emptied, for this one."""
+        entry = self._entry
+        if entry is not None and entry.record is not self.record:
+            entry = self._entry = self._shared.entry(self.node, self.record)
+        return entry
 
 
 class Move:
@@ -424,7 +436,7 @@ class Snapshot:
                     prefix = data[start - column:start]
                     if not prefix.isascii():
                         column = len(prefix.decode("utf-8", errors="replace"))
-                    parts.append(Part(child, start, end, (start, row + 1, column + 1), node, record, entry))
+                    parts.append(Part(child, start, end, (start, row + 1, column + 1), node, record, entry, shared))
                 self._parts = parts
             return self._parts
 
