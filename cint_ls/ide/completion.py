@@ -15,7 +15,7 @@ from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MO
 from ..analysis.symbols import SymbolKind
 from ..syntax import ast
 from . import declaration_text
-from .find import clamp, contains, top_level, total
+from .find import clamp, contains, total
 from .results import CompletionItem
 
 STATEMENT_KEYWORDS = ("if", "else", "for", "while", "break", "continue", "switch", "case", "default", "return",
@@ -114,7 +114,8 @@ def _visible(doc, offset: int) -> list[CompletionItem]:
             items[name] = CompletionItem(name, kind, detail, None)
 
     # Innermost first: locals, then the enclosing item's names, then the module's.
-    item = next((n for n in top_level(module) if contains(n.span, offset, inclusive_end=True)), None)
+    item = next((p.node for p in doc.parts_between(offset, offset)
+                 if p.node is not None and contains(p.node.span, offset, inclusive_end=True)), None)
     stack: list[ast.Node] = []
     if item is not None:
         node: ast.Node | None = item
@@ -147,16 +148,46 @@ def _visible(doc, offset: int) -> list[CompletionItem]:
         for s in module.statements:  # the entry's variables, declared before the cursor
             if isinstance(s, ast.VarDecl) and s.span.end_byte <= offset:
                 add(s.name.text, "variable", _local_detail(checked, s))
-    for name, info in checked.kernels.items():
-        add(name, "kernel", declaration_text.kernel_signature(checked, info))
-    for name, info in checked.functions.items():
-        add(name, "function", declaration_text.function_signature(checked, info))
-    for k in module.items:
-        if isinstance(k, ast.KernelDef):
-            add(k.name.text, "kernel", "kernel")
-        elif isinstance(k, ast.FunctionDef):
-            add(k.name.text, "function", "function")
+    for name, kind, detail in _module_names(doc):
+        add(name, kind, detail)
     return list(items.values())
+
+
+def _module_names(doc) -> list[tuple[str, str, str]]:
+    """The kernels and functions as completion offers them, kept per version; each
+    signature kept with its item across versions (it reads the item's analysis)."""
+    found = doc.memo.get("completion_names")
+    if found is not None:
+        return found
+    checked = doc.checked
+    kernels, functions = [], []
+    for part in doc.parts():
+        node = part.node
+        if isinstance(node, ast.KernelDef):
+            info, table, out, make = checked.kernels.get(node.name.text), kernels, kernels, \
+                declaration_text.kernel_signature
+        elif isinstance(node, ast.FunctionDef):
+            info, table, out, make = checked.functions.get(node.name.text), functions, functions, \
+                declaration_text.function_signature
+        else:
+            continue
+        if info is None or info.node is not node:
+            continue
+        entry = part.entry
+        signature = entry.results.get("signature") if entry is not None else None
+        if signature is None:
+            signature = make(checked, info)
+            if entry is not None:
+                entry.results["signature"] = signature
+        out.append((info.symbol.name, "kernel" if table is kernels else "function", signature))
+    found = kernels + functions
+    for k in checked.module.items:
+        if isinstance(k, ast.KernelDef):
+            found.append((k.name.text, "kernel", "kernel"))
+        elif isinstance(k, ast.FunctionDef):
+            found.append((k.name.text, "function", "function"))
+    doc.memo["completion_names"] = found
+    return found
 
 
 def _children(node: ast.Node) -> list[ast.Node]:

@@ -118,11 +118,32 @@ def item_at(module: ast.Module, offset: int) -> ast.Node | None:
     return next((n for n in top_level(module) if contains(n.span, offset, inclusive_end=True)), None)
 
 
-def name_at(checked, offset: int) -> tuple[ast.Node, Symbol] | None:
+def _names_near(doc, checked, offset: int) -> Iterator[tuple[ast.Node, Symbol]]:
+    """The names of the top-level items around `offset` with their symbols (a name's
+    node is inside its item); each item's list kept with it across versions."""
+    symbols = checked.symbols
+    for part in doc.parts_between(offset, offset):
+        if part.node is None:
+            continue
+        entry = part.entry
+        names = entry.results.get("names") if entry is not None else None
+        if names is None:
+            names = [n for n in walk(part.node) if n in symbols]
+            if entry is not None:
+                entry.results["names"] = names
+        for node in names:
+            symbol = symbols.get(node)
+            if symbol is not None:
+                yield node, symbol
+
+
+def name_at(checked, offset: int, doc=None) -> tuple[ast.Node, Symbol] | None:
     """The name (declaration or reference) under the cursor and its symbol. The cursor
-    just after a name counts as on it (editors place it there after typing)."""
+    just after a name counts as on it (editors place it there after typing). With the
+    document (`doc`), only the names of the items around the cursor are looked at."""
     best: tuple[ast.Node, Symbol] | None = None
-    for node, symbol in checked.symbols.items():
+    found = _names_near(doc, checked, offset) if hasattr(doc, "parts_between") else checked.symbols.items()
+    for node, symbol in found:
         span = node.span
         if span.start_byte <= offset <= span.end_byte and span.end_byte > span.start_byte:
             if best is None or offset < span.end_byte:  # prefer the name the cursor is inside

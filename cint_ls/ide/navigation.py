@@ -35,7 +35,7 @@ def _occurrences(checked, symbol) -> list[Span]:
 
 @total(list)
 def definition(doc, offset: int) -> list[Location]:
-    found = name_at(doc.checked, clamp(doc, offset))
+    found = name_at(doc.checked, clamp(doc, offset), doc)
     if found is None:
         return []
     symbol = found[1]
@@ -47,7 +47,7 @@ def definition(doc, offset: int) -> list[Location]:
 @total(list)
 def references(doc, offset: int, include_declaration: bool = True) -> list[Location]:
     checked = doc.checked
-    found = name_at(checked, clamp(doc, offset))
+    found = name_at(checked, clamp(doc, offset), doc)
     if found is None:
         return []
     symbol = found[1]
@@ -62,7 +62,7 @@ def references(doc, offset: int, include_declaration: bool = True) -> list[Locat
 
 @total(lambda: None)
 def prepare_rename(doc, offset: int) -> Span | None:
-    found = name_at(doc.checked, clamp(doc, offset))
+    found = name_at(doc.checked, clamp(doc, offset), doc)
     if found is None:
         return None
     node, symbol = found
@@ -92,7 +92,7 @@ def _resolution(checked) -> dict[int, int]:
 @total(lambda: RenameResult(None, "nothing to rename here"))
 def rename(doc, offset: int, new_name: str) -> RenameResult:
     checked = doc.checked
-    found = name_at(checked, clamp(doc, offset))
+    found = name_at(checked, clamp(doc, offset), doc)
     if found is None:
         return RenameResult(None, "there is no name to rename here")
     symbol = found[1]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from strategies import edit_for
 
 from cint_ls import ide
-from cint_ls.ide import folding, tokens
+from cint_ls.ide import find, folding, tokens
 from cint_ls.ide.document import Document
 from cint_ls.syntax import Position, TextEdit
 
@@ -49,6 +49,8 @@ def results(doc) -> dict:
         "lenses": [(c.span.absolute(), c.title, c.command, c.arguments) for c in ide.code_lenses(doc, ("a", "b"))],
         "diagnostics": [(d.code, d.message, d.span.absolute()) for d in ide.diagnostics(doc)],
         "format": ide.format_document(doc),
+        "completion": [(c.label, c.kind, c.detail) for c in ide.completion(doc, size // 2)],
+        "definition": [d.span.absolute() for n in range(0, size, 97) for d in ide.definition(doc, n)],
     }
 
 
@@ -80,6 +82,10 @@ def assert_whole(doc) -> None:
     assert ide.semantic_tokens(doc) == tokens.semantic_tokens_of_module(doc)
     assert tokens.semantic_tokens_data(doc) == encode(doc, ide.semantic_tokens(doc))
     assert ide.folding_ranges(doc) == folding.folding_ranges_of_tree(doc)
+    with doc.reading():
+        checked = doc.checked
+        for offset in range(0, len(doc.source.data) + 1, 7):
+            assert find.name_at(checked, offset, doc) == find.name_at(checked, offset)
 
 
 def edits(text: str):
@@ -103,6 +109,9 @@ def test_kept_results_equal_a_fresh_document(data, base, count):
             results(doc)  # some versions computed, some not
         if data.draw(st.booleans()):
             old.append((doc.snapshot(), doc.text))
+        if old and data.draw(st.integers(0, 3)) == 0:  # an older version read in between
+            snapshot, text = data.draw(st.sampled_from(old))
+            assert results(snapshot) == results(Document("file:///m.ci", text, path="m.ci"))
     fresh = Document("file:///m.ci", doc.text, path="m.ci")
     assert results(doc) == results(fresh)
     assert_whole(doc)
