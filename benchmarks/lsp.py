@@ -391,7 +391,10 @@ async def run_bursts(args: argparse.Namespace) -> None:
             if pattern not in ("vscode", "neovim"):
                 raise SystemExit(f"unknown pattern {pattern!r}: vscode or neovim")
             print(f"{pattern}, {lines} lines ...", flush=True)
-            results.append(await burst(pattern, lines, args))
+            try:
+                results.append(await burst(pattern, lines, args))
+            except Exception as error:  # noqa: BLE001 - the other bursts still report
+                print(f"{pattern}, {lines} lines: failed: {error!r}", flush=True)
     print_table(results, args)
 
 
