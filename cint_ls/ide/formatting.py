@@ -66,6 +66,7 @@ class _Formatter:
         self.kept = kept
         self.outer: ast.Node | None = None
         self.texts: list[bytes] = []  # each top-level element's text, as it parses alone
+        self.starts: list[int] = []  # the line each top-level element's output starts at
 
     # ---- comments and blank lines
 
@@ -137,6 +138,7 @@ class _Formatter:
     def run(self) -> str:
         elements = top_level(self.module)
         for k, node in enumerate(elements):
+            self.starts.append(len(self.lines))
             self.element(node, k == 0 and not self.lines)
             self.top(node)
         self.leading(len(self.data) + 1, allow_blank=bool(self.lines))
@@ -472,6 +474,29 @@ class _Unformattable(Exception):
     pass
 
 
+GUARD_ELEMENTS = 64  # top-level elements parsed at once by the last guard
+
+
+def _same_elements(text: str, formatter: _Formatter) -> bool:
+    """Whether `text` parses, without errors, to the elements `formatter` wrote, each
+    the same text. Parsed GUARD_ELEMENTS elements at a time, each piece from the start
+    of an element's output (a piece that ended inside a construct would have an error),
+    so that the tree of a long file is never all in memory at once."""
+    lines = text.split("\n")
+    starts, texts = formatter.starts, formatter.texts
+    for first in range(0, max(len(starts), 1), GUARD_ELEMENTS):
+        last = first + GUARD_ELEMENTS
+        a = starts[first] if first < len(starts) else 0
+        b = starts[last] if last < len(starts) else len(lines)
+        piece = "\n".join(lines[a:b]) + "\n"
+        data = piece.encode("utf-8")
+        root = parse(piece).root_node
+        found = [data[c.start_byte:c.end_byte] for c in root.children if c.type != "comment"]
+        if root.has_error or found != texts[first:last]:
+            return False
+    return True
+
+
 def _alone(lines: list[str], node: ast.Node) -> bytes:
     """The text of a top-level element formatted as `lines`, once it is checked to
     parse alone, without errors, to one element of the same shape as `node`."""
@@ -520,11 +545,6 @@ def _format_document(doc) -> str | None:
             return None
         # Each element parsed alone to its own shape (`_alone`); the whole text must
         # parse to those elements, each the same text, and nothing else.
-        data = text.encode("utf-8")
-        root = parse(text).root_node
-        found = [data[c.start_byte:c.end_byte] for c in root.children if c.type != "comment"]
-        if root.has_error or found != formatter.texts:
-            return None  # never a change of meaning
-        return text
+        return text if _same_elements(text, formatter) else None  # never a change of meaning
     finally:
         sys.setrecursionlimit(old_limit)
