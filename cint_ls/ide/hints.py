@@ -7,6 +7,8 @@ its operator call. Functions have none: their steps depend on the caller.
 
 from __future__ import annotations
 
+import sys
+
 from ..ir.printer import format_steps
 from ..syntax import ast
 from .find import total, walk
@@ -45,15 +47,17 @@ def _kernel_hints(doc, name: str, info) -> list[tuple[int, str, str]]:
         c = counted.get(op.anchor.start_byte)
         if c is None:
             continue
-        out.append((min(_hint_offset(op), size), format_steps(c.steps), f"{steps_text(c.steps)} · {c.op_id}"))
+        # The same few labels and tooltips recur in every kernel: one string each.
+        out.append((min(_hint_offset(op), size), sys.intern(format_steps(c.steps)),
+                    sys.intern(f"{steps_text(c.steps)} · {c.op_id}")))
     out.sort(key=lambda h: h[0])
     doc.counters["hints"] = doc.counters.get("hints", 0) + 1
     return out
 
 
 def _part_hints(doc, part) -> list[InlayHint]:
-    """The hints of a part that is a kernel: kept (relative to the kernel's start) with
-    its item across versions, made into this version's InlayHints once."""
+    """The hints of a part that is a kernel: kept with its item across versions (with
+    the kernel's start they were made at, moved when the kernel moved)."""
     found = part.memo.get("hints")
     if found is not None:
         return found
@@ -61,13 +65,17 @@ def _part_hints(doc, part) -> list[InlayHint]:
     found = []
     info = doc.checked.kernels.get(node.name.text) if isinstance(node, ast.KernelDef) else None
     if info is not None and info.node is node:
-        base = part.start
-        relative = part.entry.results.get("hints") if part.entry is not None else None
-        if relative is None:
-            relative = [(offset - base, label, tip) for offset, label, tip in _kernel_hints(doc, node.name.text, info)]
-            if part.entry is not None:
-                part.entry.results["hints"] = relative
-        found = [InlayHint(base + offset, label, tip) for offset, label, tip in relative]
+        entry = part.entry
+        kept = entry.results.get("hints") if entry is not None else None
+        if kept is None:
+            found = [InlayHint(offset, label, tip) for offset, label, tip in _kernel_hints(doc, node.name.text, info)]
+        elif kept[0] == part.start:
+            found = kept[1]
+        else:
+            by = part.start - kept[0]
+            found = [InlayHint(h.offset + by, h.label, h.tooltip) for h in kept[1]]
+        if entry is not None:
+            entry.results["hints"] = (part.start, found)
     part.memo["hints"] = found
     return found
 
