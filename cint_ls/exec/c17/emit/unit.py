@@ -312,6 +312,8 @@ class UnitEmitter:
         a, b = self.expr(e.left), self.expr(e.right)
         t = e.left.type
         if isinstance(t, BoolType):
+            if a.text == b.text:  # `x == x`: its value, without C's self-comparison (a warning)
+                return Atom("true" if e.op in ("==", "<=", ">=") else "false")
             return Atom(f"({a.text} {e.op} {b.text})")
         if is_small(t):
             return Atom(f"cint_{COMPARE[e.op]}_{suffix(t)}({a.text}, {b.text})")
