@@ -52,7 +52,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from fuzz_gen import PATH, generate  # noqa: E402
+from fuzz_gen import PATH, generate
 
 REFERENCE = "cpu-sir-interp"
 PRE_RUN_FUEL = 400_000  # a program that needs more is skipped (too slow to be worth it)
@@ -238,8 +238,9 @@ class Worker:
 class Stats:
     programs: int = 0
     runs: int = 0
-    mismatches: int = 0
-    crashes: int = 0
+    mismatches: int = 0  # checked runs that differ from the reference
+    crashes: int = 0  # runs with no result (a crash, "a defect of cint-ls"), or a fuzzer exception
+    bad_programs: collections.Counter = field(default_factory=collections.Counter)  # by status
     hangs: int = 0
     rejects: int = 0
     long: int = 0
@@ -284,6 +285,7 @@ class Stats:
         if status == "crash" and not result.get("runs"):
             self.crashes += 1
         if status in ("mismatch", "crash", "hang", "reject"):
+            self.bad_programs[status] += 1
             self.findings.append((status, result["seed"], result.get("line", "")))
 
     @property
@@ -292,15 +294,15 @@ class Stats:
 
     def report(self, seconds: float, machine: str) -> str:
         lines = [f"done: {machine}",
-                 f"programs tried: {self.programs} in {seconds:.0f} s ({self.boundaries} boundaries on the "
-                 f"reference; {self.long} skipped as too long)",
+                 (f"programs tried: {self.programs} in {seconds:.0f} s ({self.boundaries} boundaries on the "
+                 f"reference; {self.long} skipped as too long)"),
                  f"checked runs: {self.runs} (each compared with {REFERENCE} at every boundary)",
-                 f"mismatches: {self.mismatches}",
-                 f"crashes: {self.crashes}; hangs: {self.hangs}",
+                 f"mismatches: {self.mismatches} runs ({self.bad_programs['mismatch']} programs)",
+                 f"crashes: {self.crashes} runs ({self.bad_programs['crash']} programs); hangs: {self.hangs}",
                  f"generator rejects: {self.rejects}",
-                 f"gpu-cuda: ran {self.gpu_ran} programs; refused {self.refused} "
+                 (f"gpu-cuda: ran {self.gpu_ran} programs; refused {self.refused} "
                  f"({', '.join(f'{c} {n}' for c, n in self.by_capability.most_common()) or 'none'}); "
-                 f"{self.gpu_programs} programs were generated inside its profile"]
+                 f"{self.gpu_programs} programs were generated inside its profile")]
         lines.append("faults seen (per executor, one per checked run):")
         for executor in sorted(self.codes):
             counts = self.codes[executor]
@@ -310,9 +312,26 @@ class Stats:
             finales[f"{finale}->{code}"] += n
         lines.append("finales (planned -> reference's fault): "
                      + ", ".join(f"{k} {n}" for k, n in sorted(finales.items())))
-        for status, seed, line in self.findings[:20]:
-            lines.append(f"{status.upper()} seed {seed}: {line.splitlines()[0] if line else ''}")
+        groups: dict[str, list[str]] = {}
+        for status, seed, line in self.findings:
+            groups.setdefault(f"{status.upper()}: {signature(line)}", []).append(seed)
+        if groups:
+            lines.append(f"findings: {len(self.findings)} programs, {len(groups)} distinct (by their first line, "
+                         "numbers and paths left out):")
+        for what, seeds in groups.items():
+            shown = ", ".join(seeds[:5]) + (f", ... ({len(seeds)} programs)" if len(seeds) > 5 else "")
+            lines.append(f"  {what[:300]}\n    seeds {shown}")
         return "\n".join(lines)
+
+
+def signature(line: str) -> str:
+    """A finding's first line with numbers, hashes and paths left out, to group findings."""
+    import re
+
+    first = line.splitlines()[0] if line else ""
+    first = re.sub(r"(/[^\s:]+)+", "PATH", first)
+    first = re.sub(r"\b0x[0-9a-fA-F]+\b|\b[0-9a-f]{16,}\b|\b\d+\b", "N", first)
+    return first
 
 
 def save_finding(out_dir: Path, result: dict) -> Path:

@@ -14,10 +14,11 @@ BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:
     sys.path.insert(0, str(BENCHMARKS))
 
-import fuzz_exec  # noqa: E402
-import fuzz_gen  # noqa: E402
-from cint_ls.exec.run import refusal  # noqa: E402
-from cint_ls.ir.build import build  # noqa: E402
+import fuzz_exec
+import fuzz_gen
+
+from cint_ls.exec.run import refusal
+from cint_ls.ir.build import build
 
 
 def test_generated_programs_check_clean_and_gpu_programs_are_admitted():
