@@ -782,7 +782,9 @@ class Gen:
         if k and reducible and ctx.loops == 0:
             opts.append((2, "reduce"))
         if k and not gpu and ctx.nest > 0:
-            opts.append((0.2 if self.risky(3) else 0, "return"))
+            # a work-item that returns early contributes nothing: min and max may be empty
+            empty = any(p.reduce in ("min", "max") for p in ctx.pending)
+            opts.append((0.3 if not empty or self.risky(3) else 0, "return"))
         if ctx.where == "func" and ctx.nest > 0:
             opts.append((0.3, "freturn"))
         what = self.weighted(opts)
@@ -982,7 +984,9 @@ class Gen:
             if safe or self.risky():
                 break
         else:
-            p.reduce = op = self.pick(["sum_wrap", "min", "max"])
+            # no safe contribution: a reduction that cannot fault (min and max only at the
+            # top of the body, where every work-item contributes)
+            p.reduce = op = self.pick(["sum_wrap", "min", "max"]) if ctx.nest == 0 else "sum_wrap"
             e = self.expr(ctx, t, 2)
             args = e.text
             p.stored = e.iv if op in ("min", "max") else t.top
