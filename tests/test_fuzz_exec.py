@@ -56,11 +56,11 @@ def test_views_footprints():
 
 @pytest.mark.needs_cc
 def test_a_short_fixed_seed_run_agrees(tmp_path):
-    stats = fuzz_exec.fuzz(seconds=60, seed="pytest", jobs=1, out_dir=tmp_path, limit=4)
-    assert stats.programs == 4
+    stats = fuzz_exec.fuzz(seconds=60, seed="pytest", jobs=1, out_dir=tmp_path, limit=3)
+    assert stats.programs == 3
     assert stats.rejects == 0, stats.findings
     assert stats.mismatches == 0 and stats.crashes == 0 and stats.hangs == 0, stats.report(0, "test")
-    assert stats.runs >= 4
+    assert stats.runs >= 6
     assert "cpu-c17" in stats.codes and "cpu-sir-interp" in stats.codes
     assert not list(tmp_path.iterdir())
 
