@@ -54,7 +54,7 @@ from ..syntax import (
 )
 from ..syntax.diagnostics import Diagnostic, Severity
 from ..syntax.lower import ItemCache
-from ..syntax.source import Position, SourceText, Span
+from ..syntax.source import ROOT, Position, SourceText, Span
 
 _UNSET = object()
 T = TypeVar("T")
@@ -119,10 +119,18 @@ class Move:
 
     def span(self, span: Span) -> Span:
         """A frozen span inside the item, where it is after the move (frozen too)."""
-        line, end_line = span.line, span.end_line
-        return Span(span.start_byte + self.bytes, span.end_byte + self.bytes,
-                    line + self.lines, span.column + (self.columns if line == self.line else 0),
-                    end_line + self.lines, span.end_column + (self.columns if end_line == self.line else 0))
+        if span.anchor is ROOT:  # frozen: its fields are absolute (ROOT is line 1, column 1)
+            line, end_line = span._line + 1, span._end_line + 1
+            column = span._column + 1 if line == 1 else span._column
+            end_column = span._end_column + 1 if end_line == 1 else span._end_column
+            start, end = span._start, span._end
+        else:
+            start, end, line, column, end_line, end_column = span.absolute()
+        if line == self.line:
+            column += self.columns
+        if end_line == self.line:
+            end_column += self.columns
+        return Span(start + self.bytes, end + self.bytes, line + self.lines, column, end_line + self.lines, end_column)
 
 
 class _Shared:

@@ -40,6 +40,20 @@ def _part_folds(doc, part) -> list[tuple[int, int, str | None]]:
     return found
 
 
+def _part_ranges(doc, part) -> list[FoldingRange]:
+    """A part's FoldingRanges at its line: the same objects while its item stays on
+    the same line (an edit that adds no line break moves no fold)."""
+    first = part.at[1] - 1
+    entry = part.entry
+    kept = entry.text_results.get("ranges") if entry is not None else None
+    if kept is not None and kept[0] == first:
+        return kept[1]
+    ranges = [FoldingRange(start + first, end + first, kind) for start, end, kind in _part_folds(doc, part)]
+    if entry is not None:
+        entry.text_results["ranges"] = (first, ranges)
+    return ranges
+
+
 @total(list)
 def folding_ranges(doc) -> list[FoldingRange]:
     found = doc.memo.get("folds")
@@ -47,13 +61,11 @@ def folding_ranges(doc) -> list[FoldingRange]:
         seen: set[tuple[int, int]] = set()
         found = []
         for part in doc.parts():
-            first = part.at[1] - 1
-            for start, end, kind in _part_folds(doc, part):
-                start, end = start + first, end + first
-                if (start, end) in seen:
+            for fold in _part_ranges(doc, part):
+                if (fold.start_line, fold.end_line) in seen:
                     continue
-                seen.add((start, end))
-                found.append(FoldingRange(start, end, kind))
+                seen.add((fold.start_line, fold.end_line))
+                found.append(fold)
         found.sort(key=lambda f: (f.start_line, -f.end_line))
         doc.memo["folds"] = found
     return list(found)
