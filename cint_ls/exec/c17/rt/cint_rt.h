@@ -297,6 +297,10 @@ struct cint_ctx {
     int64_t parallel_min, chunk_min;
     cint_pool *pool;
     int64_t parallel_dispatches; /* dispatches whose work-items ran on the pool */
+    /* Staging buffers of finished dispatches, kept for the next ones (dispatch.c): no
+     * allocation, and no page faults, for a step after step of the same shapes. */
+    void *spare[4];
+    size_t spare_bytes[4];
     /* In the context of a thread of the pool: the chunk it runs (NULL otherwise). */
     cint_chunk *chunk;
 };

@@ -251,13 +251,54 @@ static void copy_view(cint_ctx *ctx, const cint_view *to, const cint_view *from,
     }
 }
 
-static int make_staging(cint_ctx *ctx, cint_view *staging, const cint_view *v, bool copy_in) {
+/* A buffer of at least `bytes` for a staging: the smallest spare one that fits (its
+ * size in *capacity), else a new one. */
+static void *take_buffer(cint_ctx *ctx, size_t bytes, size_t *capacity) {
+    int best = -1;
+    for (int i = 0; i < 4; i++)
+        if (ctx->spare[i] != NULL && ctx->spare_bytes[i] >= bytes &&
+            (best < 0 || ctx->spare_bytes[i] < ctx->spare_bytes[best]))
+            best = i;
+    if (best < 0) {
+        *capacity = bytes;
+        return malloc(bytes);
+    }
+    void *data = ctx->spare[best];
+    *capacity = ctx->spare_bytes[best];
+    ctx->spare[best] = NULL;
+    return data;
+}
+
+/* A staging's storage freed, its buffer kept as a spare (in place of a smaller one). */
+static void release_staging(cint_ctx *ctx, cint_view *staging, size_t capacity) {
+    if (staging->storage == NULL) return;
+    void *data = staging->storage->data;
+    free(staging->storage);
+    memset(staging, 0, sizeof *staging);
+    int slot = -1;
+    for (int i = 0; i < 4; i++) {
+        if (ctx->spare[i] == NULL) {
+            slot = i;
+            break;
+        }
+        if (ctx->spare_bytes[i] < capacity && (slot < 0 || ctx->spare_bytes[i] < ctx->spare_bytes[slot])) slot = i;
+    }
+    if (slot < 0) {
+        free(data);
+        return;
+    }
+    free(ctx->spare[slot]);
+    ctx->spare[slot] = data;
+    ctx->spare_bytes[slot] = capacity;
+}
+
+static int make_staging(cint_ctx *ctx, cint_view *staging, const cint_view *v, bool copy_in, size_t *capacity) {
     int64_t extents[CINT_MAX_RANK];
     for (int32_t d = 0; d < v->rank; d++) extents[d] = v->extents[d];
     size_t size = element_size(v->element);
     int64_t n = view_size(v);
     cint_storage *storage = calloc(1, sizeof *storage);
-    void *data = malloc(n > 0 ? (size_t)n * size : 1u);
+    void *data = take_buffer(ctx, n > 0 ? (size_t)n * size : 1u, capacity);
     if (storage == NULL || data == NULL) {
         free(storage);
         free(data);
@@ -378,10 +419,12 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
         return 1;
     }
     cint_view writes[64];
+    size_t capacity[64];
     cint_reduction reductions[64];
     uint64_t results[64][16];
     int rc = 1;
     memset(writes, 0, sizeof writes);
+    memset(capacity, 0, sizeof capacity);
     plan.writes = writes;
     plan.reductions = reductions;
     for (int32_t p = 0; p < k->nparams; p++) {
@@ -389,7 +432,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
         if (!is_array(param) || !is_output(param)) continue;
         bool whole = param->overwritten && param->rank == k->nover;
         for (int32_t d = 0; whole && d < k->nover; d++) whole = args[p].view.extents[d] == plan.over[d];
-        if (make_staging(ctx, &writes[p], &args[p].view, !whole)) goto done;
+        if (make_staging(ctx, &writes[p], &args[p].view, !whole, &capacity[p])) goto done;
     }
     for (int32_t r = 0; r < k->nreductions; r++) cint_red_start(&reductions[r], &k->reductions[r]);
     int64_t item = 0;
@@ -433,7 +476,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
     if (ctx->trace) trace_boundary(ctx, k, args, number);
     rc = 0;
 done:
-    for (int32_t p = 0; p < k->nparams; p++) cint_array_free(&writes[p]);
+    for (int32_t p = 0; p < k->nparams; p++) release_staging(ctx, &writes[p], capacity[p]);
     return rc;
 }
 
@@ -458,10 +501,12 @@ int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const 
                      const int64_t *over, cint_arg *args, const void *const *folds, int64_t item) {
     cint_plan plan;
     cint_view writes[64];
+    size_t capacity[64];
     cint_reduction reductions[64];
     int rc = 1;
     memset(&plan, 0, sizeof plan);
     memset(writes, 0, sizeof writes);
+    memset(capacity, 0, sizeof capacity);
     plan.kernel = k;
     plan.number = number;
     plan.args = args;
@@ -475,7 +520,8 @@ int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const 
     }
     for (int32_t p = 0; p < k->nparams; p++) {
         const cint_param *param = &k->params[p];
-        if (is_array(param) && is_output(param) && make_staging(ctx, &writes[p], &args[p].view, true)) goto done;
+        if (is_array(param) && is_output(param) && make_staging(ctx, &writes[p], &args[p].view, true, &capacity[p]))
+            goto done;
     }
     for (int32_t r = 0; r < k->nreductions; r++) {
         cint_red_start(&reductions[r], &k->reductions[r]);
@@ -490,6 +536,6 @@ int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const 
     if (ctx->status != CINT_FAULT) goto done;
     work_item_address(ctx, k, number, item);
 done:
-    for (int32_t p = 0; p < k->nparams; p++) cint_array_free(&writes[p]);
+    for (int32_t p = 0; p < k->nparams; p++) release_staging(ctx, &writes[p], capacity[p]);
     return rc;
 }

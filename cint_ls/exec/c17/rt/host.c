@@ -37,6 +37,7 @@ int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx) { return ctx->parallel
 void cint_ctx_free(cint_ctx *ctx) {
     if (ctx == NULL) return;
     cint_pool_free(ctx->pool);
+    for (int i = 0; i < 4; i++) free(ctx->spare[i]);
     free(ctx->out);
     free(ctx->fault.frames);
     free(ctx->boundaries);
