@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import random
 import statistics
 import sys
@@ -170,25 +172,117 @@ def p95(samples: list[float]) -> float:
     return samples[min(len(samples) - 1, int(len(samples) * 0.95))]
 
 
-def burst_capabilities() -> lsp.ClientCapabilities:
-    """What VS Code and Neovim both announce for the requests of a burst."""
-    return lsp.ClientCapabilities(
-        workspace=lsp.WorkspaceClientCapabilities(configuration=True),
-        text_document=lsp.TextDocumentClientCapabilities(
-            synchronization=lsp.TextDocumentSyncClientCapabilities(dynamic_registration=False),
-            hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
-            completion=lsp.CompletionClientCapabilities(
-                completion_item=lsp.ClientCompletionItemOptions(snippet_support=True)),
-            semantic_tokens=lsp.SemanticTokensClientCapabilities(
-                requests=lsp.ClientSemanticTokensRequestOptions(
-                    range=True, full=lsp.ClientSemanticTokensRequestFullDelta(delta=True)),
-                token_types=[], token_modifiers=[], formats=[lsp.TokenFormat.Relative]),
-            inlay_hint=lsp.InlayHintClientCapabilities(),
-            code_lens=lsp.CodeLensClientCapabilities(),
-            document_symbol=lsp.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True),
-            folding_range=lsp.FoldingRangeClientCapabilities(),
-        ),
-    )
+BURST_CAPABILITIES = {
+    "workspace": {"configuration": True},
+    "textDocument": {
+        "synchronization": {"dynamicRegistration": False},
+        "hover": {"contentFormat": ["markdown"]},
+        "completion": {"completionItem": {"snippetSupport": True}},
+        "semanticTokens": {"requests": {"range": True, "full": {"delta": True}}, "tokenTypes": [],
+                           "tokenModifiers": [], "formats": ["relative"]},
+        "inlayHint": {},
+        "codeLens": {},
+        "documentSymbol": {"hierarchicalDocumentSymbolSupport": True},
+        "foldingRange": {},
+    },
+}
+
+
+class RawClient:
+    """A minimal LSP client over the server's stdio: JSON in and out, answers as plain
+    JSON (`json.loads`), so that the time measured is the server's, not the time a
+    Python client takes to turn a large answer into objects."""
+
+    def __init__(self) -> None:
+        self.process: asyncio.subprocess.Process | None = None
+        self.pending: dict[int, asyncio.Future] = {}
+        self.next_id = 0
+        self.published: dict[int, float] = {}  # version -> arrival of its publishDiagnostics
+        self.counts: dict[int, int] = {}
+        self.arrived = asyncio.Event()
+        self.reader_task: asyncio.Task | None = None
+
+    async def start(self, command: list[str]) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, limit=1 << 20)
+        self.reader_task = asyncio.ensure_future(self.read())
+
+    async def read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            length = 0
+            while True:
+                line = await stream.readline()
+                if not line:
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                name, _, value = line.partition(b":")
+                if name.lower() == b"content-length":
+                    length = int(value)
+            message = json.loads(await stream.readexactly(length))
+            self.dispatch(message)
+
+    def dispatch(self, message: dict) -> None:
+        method = message.get("method")
+        if method is None:
+            future = self.pending.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                if "error" in message:
+                    future.set_exception(RuntimeError(message["error"].get("message", "error")))
+                else:
+                    future.set_result(message.get("result"))
+            return
+        if "id" in message:  # a request of the server: configuration, registrations, refreshes
+            params = message.get("params") or {}
+            result = [None for _ in params.get("items", [])] if method == "workspace/configuration" else None
+            self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        elif method == "textDocument/publishDiagnostics":
+            params = message["params"]
+            if params.get("version") is not None:
+                self.published[params["version"]] = time.perf_counter()
+                self.counts[params["version"]] = len(params["diagnostics"])
+                self.arrived.set()
+
+    def send(self, message: dict) -> None:
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: dict | None) -> asyncio.Future:
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.pending[self.next_id] = future
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return future
+
+    async def diagnostics_of(self, version: int, timeout: float = 600.0) -> float:
+        deadline = time.monotonic() + timeout
+        while version not in self.published:
+            self.arrived.clear()
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no diagnostics for version {version}")
+            try:
+                await asyncio.wait_for(self.arrived.wait(), remaining)
+            except TimeoutError:
+                pass
+        return self.published[version]
+
+    async def stop(self) -> None:
+        await self.request("shutdown", None)
+        self.notify("exit", None)
+        await self.process.stdin.drain()
+        try:
+            await asyncio.wait_for(self.process.wait(), 10)
+        except TimeoutError:
+            self.process.kill()
+        if self.reader_task is not None:
+            self.reader_task.cancel()
 
 
 def server_rss(pid: int) -> tuple[float, float]:
@@ -221,39 +315,32 @@ class BurstResult:
             self.times[name].append(ms)
 
 
+def position(line: int, character: int) -> dict:
+    return {"line": line, "character": character}
+
+
 async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> BurstResult:
     rng = random.Random(args.seed)
     text = heat_file(lines_wanted)
     lines = text.split("\n")
     result = BurstResult(pattern, text.count("\n"))
-    bench = Bench()
-    client = bench.client
-
-    @client.feature(lsp.WORKSPACE_CONFIGURATION)
-    def configuration(params: lsp.ConfigurationParams):
-        return [None for _ in params.items]
-
-    for method in (lsp.WORKSPACE_INLAY_HINT_REFRESH, lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
-                   lsp.WORKSPACE_CODE_LENS_REFRESH, lsp.CLIENT_REGISTER_CAPABILITY,
-                   lsp.WINDOW_WORK_DONE_PROGRESS_CREATE):
-        client.feature(method)(lambda params: None)
-    client.feature(lsp.WINDOW_LOG_MESSAGE)(lambda params: None)
-
-    await client.start_io(sys.executable, "-P", "-m", "cint_ls.server")
-    pid = client._server.pid
-    initialized = await client.initialize_async(lsp.InitializeParams(capabilities=burst_capabilities()))
-    client.initialized(lsp.InitializedParams())
-    provider = initialized.capabilities.semantic_tokens_provider
-    full = getattr(provider, "full", None) if provider is not None else None
-    result.delta = pattern == "vscode" and bool(getattr(full, "delta", False))
+    client = RawClient()
+    await client.start(args.server.split() if args.server else [sys.executable, "-P", "-m", "cint_ls.server"])
+    pid = client.process.pid
+    initialized = await client.request("initialize", {"processId": os.getpid(), "rootUri": None,
+                                                      "capabilities": BURST_CAPABILITIES})
+    client.notify("initialized", {})
+    provider = initialized["capabilities"].get("semanticTokensProvider") or {}
+    full = provider.get("full")
+    result.delta = pattern == "vscode" and isinstance(full, dict) and bool(full.get("delta"))
 
     version = 1
     sent = time.perf_counter()
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        text_document=lsp.TextDocumentItem(uri=URI, language_id="cint", version=version, text=text)))
-    result.open_ms = (await bench.diagnostics_of(version, 600) - sent) * 1000
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "cint", "version": version,
+                                                            "text": text}})
+    result.open_ms = (await client.diagnostics_of(version) - sent) * 1000
 
-    doc = lsp.TextDocumentIdentifier(uri=URI)
+    doc = {"uri": URI}
     spaces = [i for i, line in enumerate(lines) if line.startswith("    I64 c = ")]
     semis = [i for i, line in enumerate(lines) if line.endswith("as I32;")]
     stars = [(i, line.index("kn * lap") + 3) for i, line in enumerate(lines) if "kn * lap" in line]
@@ -263,30 +350,29 @@ async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> Bu
         start = time.perf_counter()
         try:
             answer = await request
-        except Exception:  # noqa: BLE001 - ContentModified, RequestCancelled: counted
+        except RuntimeError:  # an error answer (ContentModified, RequestCancelled): counted
             if not warm:
                 result.add(name, None)
             return
         if not warm:
             result.add(name, (time.perf_counter() - start) * 1000)
-        if name.startswith("semanticTokens") and answer is not None and getattr(answer, "result_id", None):
-            result_id[0] = answer.result_id
+        if name.startswith("semanticTokens") and isinstance(answer, dict) and answer.get("resultId"):
+            result_id[0] = answer["resultId"]
 
     def tokens_request():
         if result.delta and result_id[0] is not None:
-            return "semanticTokens/full/delta", client.text_document_semantic_tokens_full_delta_async(
-                lsp.SemanticTokensDeltaParams(text_document=doc, previous_result_id=result_id[0]))
-        return "semanticTokens/full", client.text_document_semantic_tokens_full_async(
-            lsp.SemanticTokensParams(text_document=doc))
+            return "semanticTokens/full/delta", client.request(
+                "textDocument/semanticTokens/full/delta", {"textDocument": doc, "previousResultId": result_id[0]})
+        return "semanticTokens/full", client.request("textDocument/semanticTokens/full", {"textDocument": doc})
 
     async def later(delay: float, line: int, column: int, warm: bool) -> None:
         await asyncio.sleep(delay)
         star = min(stars, key=lambda s: abs(s[0] - line))
         await asyncio.gather(
-            timed("hover", client.text_document_hover_async(lsp.HoverParams(
-                text_document=doc, position=lsp.Position(*star))), warm),
-            timed("completion", client.text_document_completion_async(lsp.CompletionParams(
-                text_document=doc, position=lsp.Position(line, column))), warm))
+            timed("hover", client.request("textDocument/hover", {"textDocument": doc,
+                                                                 "position": position(*star)}), warm),
+            timed("completion", client.request("textDocument/completion", {"textDocument": doc,
+                                                                           "position": position(line, column)}), warm))
 
     async def round_(n: int, warm: bool) -> None:
         nonlocal version, line, column, kind
@@ -299,36 +385,32 @@ async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> Bu
             step = (column, column + 1, "") if kind == "space" else (column, column, ";")
         version += 1
         sent = time.perf_counter()
-        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=URI, version=version),
-            content_changes=[lsp.TextDocumentContentChangePartial(
-                range=lsp.Range(start=lsp.Position(line, step[0]), end=lsp.Position(line, step[1])),
-                text=step[2])]))
-        end_line = len(lines) + 1
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": URI, "version": version},
+            "contentChanges": [{"range": {"start": position(line, step[0]), "end": position(line, step[1])},
+                                "text": step[2]}]})
         if pattern == "vscode":
             first = max(0, line - 20)
-            visible = lsp.Range(start=lsp.Position(first, 0), end=lsp.Position(first + 60, 0))
+            visible = {"start": position(first, 0), "end": position(first + 60, 0)}
             name, tokens = tokens_request()
             jobs = [
                 timed(name, tokens, warm),
-                timed("inlayHint (60 lines)", client.text_document_inlay_hint_async(
-                    lsp.InlayHintParams(text_document=doc, range=visible)), warm),
-                timed("codeLens", client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc)), warm),
-                timed("documentSymbol", client.text_document_document_symbol_async(
-                    lsp.DocumentSymbolParams(text_document=doc)), warm),
-                timed("foldingRange", client.text_document_folding_range_async(
-                    lsp.FoldingRangeParams(text_document=doc)), warm),
+                timed("inlayHint (60 lines)", client.request("textDocument/inlayHint",
+                                                             {"textDocument": doc, "range": visible}), warm),
+                timed("codeLens", client.request("textDocument/codeLens", {"textDocument": doc}), warm),
+                timed("documentSymbol", client.request("textDocument/documentSymbol", {"textDocument": doc}), warm),
+                timed("foldingRange", client.request("textDocument/foldingRange", {"textDocument": doc}), warm),
             ]
         else:
-            whole = lsp.Range(start=lsp.Position(0, 0), end=lsp.Position(end_line, 0))
+            whole = {"start": position(0, 0), "end": position(len(lines) + 1, 0)}
             jobs = [
-                timed("semanticTokens/full", client.text_document_semantic_tokens_full_async(
-                    lsp.SemanticTokensParams(text_document=doc)), warm),
-                timed("inlayHint (whole buffer)", client.text_document_inlay_hint_async(
-                    lsp.InlayHintParams(text_document=doc, range=whole)), warm),
+                timed("semanticTokens/full", client.request("textDocument/semanticTokens/full",
+                                                            {"textDocument": doc}), warm),
+                timed("inlayHint (whole buffer)", client.request("textDocument/inlayHint",
+                                                                 {"textDocument": doc, "range": whole}), warm),
             ]
         jobs.append(later(0.3, line, len("    I64 c = ") if kind == "space" else column, warm))
-        diagnostics = asyncio.ensure_future(bench.diagnostics_of(version, 600))
+        diagnostics = asyncio.ensure_future(client.diagnostics_of(version))
         await asyncio.gather(*jobs)
         published = await diagnostics
         if not warm:
@@ -346,19 +428,12 @@ async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> Bu
     # The unchanged version: what the same requests cost when nothing changed.
     if pattern == "vscode":
         for _ in range(5):
-            for name, request in (
-                    ("codeLens (unchanged)", client.text_document_code_lens_async(
-                        lsp.CodeLensParams(text_document=doc))),
-                    ("documentSymbol (unchanged)", client.text_document_document_symbol_async(
-                        lsp.DocumentSymbolParams(text_document=doc))),
-                    ("foldingRange (unchanged)", client.text_document_folding_range_async(
-                        lsp.FoldingRangeParams(text_document=doc))),
-                    ("semanticTokens/full (unchanged)", client.text_document_semantic_tokens_full_async(
-                        lsp.SemanticTokensParams(text_document=doc)))):
-                await timed(name, request, False)
+            for name, method in (("codeLens (unchanged)", "textDocument/codeLens"),
+                                 ("documentSymbol (unchanged)", "textDocument/documentSymbol"),
+                                 ("foldingRange (unchanged)", "textDocument/foldingRange"),
+                                 ("semanticTokens/full (unchanged)", "textDocument/semanticTokens/full")):
+                await timed(name, client.request(method, {"textDocument": doc}), False)
     result.peak_mb, result.rss_mb = server_rss(pid)
-    await client.shutdown_async(None)
-    client.exit(None)
     await client.stop()
     return result
 
@@ -407,6 +482,8 @@ def main() -> None:
     parser.add_argument("--burst", help="editor-burst mode: vscode, neovim, or both comma-separated")
     parser.add_argument("--rounds", type=int, default=30, help="measured rounds of a burst")
     parser.add_argument("--pause", type=float, default=0.1, help="seconds between the rounds of a burst")
+    parser.add_argument("--server", help="the server's command line in a burst (default: this python -P -m "
+                                         "cint_ls.server), e.g. to run it under a profiler")
     args = parser.parse_args()
     if args.burst:
         asyncio.run(run_bursts(args))
