@@ -82,6 +82,30 @@ def test_a_bad_thread_count_is_one_line(bad):
         thread_options({"threads": bad})
 
 
+def test_stacks_under_an_address_space_limit(monkeypatch):
+    import resource
+
+    from cint_ls.exec.c17 import host
+
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (4 << 30, resource.RLIM_INFINITY))
+    assert host._fit_threads(1, 256 << 20) == (1, 256 << 20)
+    assert host._fit_threads(2, 256 << 20) == (2, 256 << 20)  # the entry thread's stack
+    threads, stack = host._fit_threads(7, 256 << 20)
+    assert threads == 7 and 6 * stack <= 1 << 30 and stack >= host.WORKER_STACK_MIN and stack % 65536 == 0
+    assert host._fit_threads(64, 256 << 20) == (17, 64 << 20)  # a quarter of the limit, 64 MiB each
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert host._fit_threads(64, 256 << 20) == (64, 256 << 20)
+
+
+def test_an_isolated_run_takes_the_option():
+    from cint_ls.exec.isolated import Request, run_isolated
+
+    options = {"threads": 3, **FORCED}
+    result = run_isolated(Request("cpu-c17", "heat100.ci", HEAT_100, None, options), time_limit=120)
+    assert result.notes == ["cpu-c17 ran the work-items of 6 of 6 dispatches on 3 threads"]
+    assert result.output == reference(build(HEAT_100, "heat100.ci").program, None).output
+
+
 HEAT_100 = """
 kernel diffuse[h, w](in I32[h, w] u, I64 kn, I64 kd, out I32[h, w] v, out I64 total) over [y: h, x: w] {
     I64 c = u[y, x] as I64;

@@ -30,6 +30,7 @@ STACK_SIZE = 256 << 20  # bytes: 1000 nested calls of large frames
 MAX_BUDGET = (1 << 63) - 1
 MAX_THREADS = 1024
 PARALLEL_MIN = 4096  # work-items: a smaller dispatch runs on one thread (README.md "Threads")
+WORKER_STACK_MIN = 64 << 20  # bytes: a pool thread's least stack under an address-space limit
 CHUNK_MIN = 1024  # work-items: the least chunk a thread of the pool takes
 
 CDEF = """
@@ -150,8 +151,8 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
     if ctx == ffi.NULL:
         raise MemoryError("the cpu-c17 run exceeded its memory limit")
     try:
-        stack = _fit_stack(stack_size)
-        lib.cint_ctx_set_threads(ctx, _fit_threads(threads, stack), stack, parallel_min, chunk_min)
+        threads, worker_stack = _fit_threads(threads, _fit_stack(stack_size))
+        lib.cint_ctx_set_threads(ctx, threads, worker_stack, parallel_min, chunk_min)
         status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)
@@ -203,18 +204,24 @@ def _fit_stack(size: int) -> int:
     return max(size, 32 * 1024) // 4096 * 4096
 
 
-def _fit_threads(threads: int, stack: int) -> int:
-    """At most as many threads as leave half the address-space limit (isolated runs set
-    one) to the program: each has a stack of `stack` bytes, as the entry's thread."""
+def _fit_threads(threads: int, stack: int) -> tuple[int, int]:
+    """(threads, the stack of each thread of the pool): the entry thread's stack, unless
+    an address-space limit (isolated runs set one) would then go to stacks: the pool's
+    stacks take at most a quarter of it, each at least WORKER_STACK_MIN (64 KiB for each
+    of 1000 nested calls, some 30 times what a call of I1024 values takes), and fewer
+    threads when even that does not fit."""
     try:
         import resource
 
         limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     except (ImportError, OSError, ValueError):
-        return threads
-    if limit != resource.RLIM_INFINITY and limit > 0:
-        threads = min(threads, max(1, limit // 2 // max(stack, 1)))
-    return threads
+        return threads, stack
+    if threads <= 1 or limit == resource.RLIM_INFINITY or limit <= 0:
+        return threads, stack
+    share = limit // 4
+    worker = min(stack, max(WORKER_STACK_MIN, share // (threads - 1)))
+    worker = worker // 65536 * 65536
+    return max(1, min(threads, 1 + share // worker)), worker
 
 
 def _run_in_thread(lib, ctx, stack_size: int) -> int:
