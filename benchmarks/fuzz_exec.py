@@ -20,6 +20,7 @@ capability profile is not a mismatch: it is counted, by capability.
     python benchmarks/fuzz_exec.py --seconds 600 --seed 1 [--jobs 2] [--out DIR]
     python benchmarks/fuzz_exec.py --replay DIR/mismatch_1_17.ci
     python benchmarks/fuzz_exec.py --show 1:17          # print the program of seed 1, index 17
+    python benchmarks/fuzz_exec.py --seconds 600 --device cuda   # gpu-cuda on a GPU (cuda-python)
 
 Each program runs in a worker process (`--jobs`, 1 by default) with a time limit
 (`--program-timeout`): a worker that takes longer is stopped and its program counted as
@@ -69,9 +70,10 @@ class Config:
         return f"{self.executor}{opts} fuel={self.fuel if self.fuel is not None else 'none'}"
 
 
-def configs_for(rng: random.Random, fuel: int, boundaries: list[int]) -> list[Config]:
+def configs_for(rng: random.Random, fuel: int, boundaries: list[int], device: str = "sim") -> list[Config]:
     """The configurations of one program that needs `fuel` units (boundaries: the fuel
-    consumed at each published dispatch)."""
+    consumed at each published dispatch); gpu-cuda runs on `device` ("sim", or "cuda":
+    a GPU, where the order options do not apply)."""
     def budget() -> int | None:
         if fuel <= 1:
             return None
@@ -79,7 +81,7 @@ def configs_for(rng: random.Random, fuel: int, boundaries: list[int]) -> list[Co
             return max(1, min(fuel - 1, rng.choice(boundaries) + rng.randint(-2, 2)))
         return rng.randint(1, fuel - 1)
 
-    sim = {"device": "sim"}
+    sim = {"device": device}
     return [
         Config("cpu-c17", None),
         Config("cpu-c17", budget()),
@@ -114,7 +116,7 @@ def run_config(text: str, config: Config) -> dict:
             record.update(status="reject", line=f"{d.code} at {d.span.line}:{d.span.column}: {d.message}")
         return record
     if outcome.error is not None:
-        if outcome.error.startswith("no C compiler"):
+        if outcome.error.startswith("no C compiler") or "the simulated device needs none" in outcome.error:
             raise EnvironmentProblem(outcome.error)
         record.update(status="crash", line=f"{config.executor}: {outcome.error}")
         return record
@@ -135,7 +137,7 @@ def run_config(text: str, config: Config) -> dict:
     return record
 
 
-def fuzz_one(seed: str, configs: list[Config] | None = None) -> dict:
+def fuzz_one(seed: str, configs: list[Config] | None = None, device: str = "sim") -> dict:
     """Generate (or take) one program and run it in every configuration."""
     from cint_ls.exec.run import RunRequest, run
 
@@ -165,7 +167,7 @@ def fuzz_one(seed: str, configs: list[Config] | None = None) -> dict:
     marks = [b.fuel for b in (pre.result.boundaries() or [])]
     rng = random.Random(f"configs:{seed}")
     if configs is None:
-        configs = configs_for(rng, fuel, marks)
+        configs = configs_for(rng, fuel, marks, device)
     gpu_refused = False
     for config in configs:
         if config.executor == "gpu-cuda" and gpu_refused:
@@ -189,7 +191,7 @@ def fuzz_one(seed: str, configs: list[Config] | None = None) -> dict:
 
 # ---------------------------------------------------------------- workers
 
-def _worker(conn, cache: str | None) -> None:
+def _worker(conn, cache: str | None, device: str) -> None:
     if cache:
         os.environ["XDG_CACHE_HOME"] = cache
     while True:
@@ -200,7 +202,7 @@ def _worker(conn, cache: str | None) -> None:
         if seed is None:
             return
         try:
-            conn.send(fuzz_one(seed))
+            conn.send(fuzz_one(seed, device=device))
         except EnvironmentProblem as problem:
             conn.send({"seed": seed, "status": "environment", "line": str(problem)})
         except Exception:  # noqa: BLE001
@@ -208,9 +210,9 @@ def _worker(conn, cache: str | None) -> None:
 
 
 class Worker:
-    def __init__(self, ctx, cache: str | None) -> None:
+    def __init__(self, ctx, cache: str | None, device: str = "sim") -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker, args=(child, cache), daemon=True)
+        self.proc = ctx.Process(target=_worker, args=(child, cache, device), daemon=True)
         self.proc.start()
         child.close()
         self.seed: str | None = None
@@ -345,14 +347,14 @@ def save_finding(out_dir: Path, result: dict) -> Path:
 
 
 def fuzz(seconds: float, seed: str, jobs: int = 1, out_dir: Path | None = None, cache: str | None = None,
-         program_timeout: float = 300.0, progress=None, limit: int | None = None) -> Stats:
+         program_timeout: float = 300.0, progress=None, limit: int | None = None, device: str = "sim") -> Stats:
     """Run programs `seed:0`, `seed:1`, ... until `seconds` have passed (or `limit`
     programs ran); returns the statistics. `progress(stats, elapsed)` is called now and
     then."""
     own_cache = cache is None
     cache = cache or tempfile.mkdtemp(prefix="cint-fuzz-cache-")
     ctx = multiprocessing.get_context("fork")
-    workers = [Worker(ctx, cache) for _ in range(max(1, jobs))]
+    workers = [Worker(ctx, cache, device) for _ in range(max(1, jobs))]
     stats = Stats()
     started = time.monotonic()
     deadline = started + seconds
@@ -378,12 +380,12 @@ def fuzz(seconds: float, seed: str, jobs: int = 1, out_dir: Path | None = None, 
                     except (EOFError, OSError):
                         result = {"seed": w.seed, "status": "crash", "line": "the worker process died"}
                         w.kill()
-                        workers[workers.index(w)] = w = Worker(ctx, cache)
+                        workers[workers.index(w)] = w = Worker(ctx, cache, device)
                 elif now - w.started > program_timeout:
                     result = {"seed": w.seed, "status": "hang",
                               "line": f"no answer after {program_timeout:.0f} s"}
                     w.kill()
-                    workers[workers.index(w)] = w = Worker(ctx, cache)
+                    workers[workers.index(w)] = w = Worker(ctx, cache, device)
                 if result is None:
                     continue
                 w.seed = None
@@ -464,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--program-timeout", type=float, default=300.0,
                         help="seconds one program may take in all its configurations (default 300)")
     parser.add_argument("--limit", type=int, default=None, help="stop after this many programs")
+    parser.add_argument("--device", choices=("sim", "cuda"), default="sim",
+                        help="gpu-cuda's device: the simulated one (default) or a GPU (needs cuda-python)")
     parser.add_argument("--replay", type=Path, help="rerun one written program (NAME.ci, with NAME.json)")
     parser.add_argument("--show", metavar="SEED:INDEX", help="print the program of one seed and index")
     args = parser.parse_args(argv)
@@ -472,7 +476,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.replay:
         return replay(args.replay)
-    header = f"fuzz_exec: seed {args.seed}, {args.seconds:.0f} s budget; {machine_line(args.jobs)}"
+    header = (f"fuzz_exec: seed {args.seed}, {args.seconds:.0f} s budget, gpu-cuda on device {args.device}; "
+              f"{machine_line(args.jobs)}")
     print(header, flush=True)
 
     def progress(stats: Stats, elapsed: float) -> None:
@@ -483,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         stats = fuzz(args.seconds, args.seed, args.jobs, Path(args.out), args.cache, args.program_timeout,
-                     progress, args.limit)
+                     progress, args.limit, args.device)
     except EnvironmentProblem as problem:
         print(f"fuzz_exec: cannot run: {problem}", file=sys.stderr)
         return 2
