@@ -69,7 +69,13 @@ def executor_options(args: argparse.Namespace) -> dict[str, dict]:
     if not 1 <= args.block_size <= 1024:
         raise InputError("--block-size takes 1 to 1024 work-items")
     gpu = {"device": args.device, "block_size": args.block_size, "order": args.order, "seed": args.seed}
-    return {"gpu-cuda": gpu}
+    options = {"gpu-cuda": gpu}
+    threads = getattr(args, "threads", None)
+    if threads is not None:
+        if not 1 <= threads <= 1024:
+            raise InputError("--threads takes 1 to 1024 threads")
+        options["cpu-c17"] = {"threads": threads}
+    return options
 
 
 def _print_outcome_notes(outcome: RunOutcome, args: argparse.Namespace) -> None:

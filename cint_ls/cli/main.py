@@ -77,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     gpu.add_argument("--seed", type=int, default=0, metavar="N", help="the seed of --order shuffled")
     gpu.add_argument("--verbose", action="store_true",
                      help="print the executor's notes (device, launches) to stderr after the run")
+    c17 = p.add_argument_group("cpu-c17")
+    c17.add_argument("--threads", type=int, default=None, metavar="N",
+                     help="threads for the work-items of dispatches of 4096 or more work-items, 1 to 1024 "
+                          "(default: the cores this process may use)")
     p.set_defaults(handler=commands.run)
 
     p = sub.add_parser("emit-ir", help="print the intermediate representation, with step ordinals")

@@ -161,3 +161,14 @@ def test_a_file_over_the_size_bound_is_refused(capsys, tmp_path, monkeypatch):
     big.write_text("// " + "x" * 2000 + "\n")
     code, out, err = run(capsys, "check", str(big))
     assert code == 2 and err.startswith(f"cint: error: '{big}' is larger than ")
+
+
+@pytest.mark.needs_cc
+def test_threads_reach_cpu_c17(capsys):
+    """Issue 14: `--threads N` runs cpu-c17's large dispatches on N threads, same result."""
+    code, out, err = run(capsys, "run", "--executor", "cpu-c17", "--threads", "2", "--check", "cpu-sir-interp",
+                         str(CONFORMANCE / "heat_tour.ci"))
+    assert code == 0 and out == "after 40 steps: total=60150 center=1042 edge=72\n"
+    assert err == "check: cpu-sir-interp and cpu-c17 agree at 41 boundaries\n"
+    code, out, err = run(capsys, "run", "--executor", "cpu-c17", "--threads", "0", str(CONFORMANCE / "heat_tour.ci"))
+    assert code == 2 and err == "cint: error: --threads takes 1 to 1024 threads\n"
