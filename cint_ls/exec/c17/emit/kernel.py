@@ -289,21 +289,28 @@ class KernelEmitter:
         if not tests and bounded is None:
             return self._run(name, common=True, divisors=[])
         call = "(ctx, plan, cint_first, cint_end, item)"
+        bounds = []
+        for p, param, bound in factors if bounded is not None else []:
+            # A bound at or past the type's own range tests nothing (and GCC's
+            # -Werror=type-limits rejects a comparison that is always true).
+            ct = c_type(param.type)
+            value = f"*(const {ct} *)plan->args[{p}].in"
+            if bound < param.type.max:
+                bounds.append(f"{value} <= {constant(param.type, bound)}")
+            if signed(param.type) and -bound > param.type.min:
+                bounds.append(f"{value} >= -{constant(param.type, bound)}")
+        # With every factor within its bound whatever its value, `bounded` is the common case.
+        always_bounded = bounded is not None and not bounds
         parts = [bounded] if bounded is not None else []
-        parts.append(self._run(f"{name}_common", common=True, divisors=divisors))
+        if not always_bounded:
+            parts.append(self._run(f"{name}_common", common=True, divisors=divisors))
         body = []
         if tests:
             parts.append(self._run(f"{name}_general", common=False, divisors=[]))
             body.append(f"    if (!({' && '.join(tests)})) return {name}_general{call};")
-        if bounded is not None:
-            bounds = []
-            for p, param, bound in factors:
-                ct = c_type(param.type)
-                value = f"*(const {ct} *)plan->args[{p}].in"
-                limit = constant(param.type, min(bound, param.type.max))
-                bounds.append(f"{value} <= {limit}" + (f" && {value} >= -{limit}" if signed(param.type) else ""))
+        if bounds:
             body.append(f"    if ({' && '.join(bounds)}) return {name}_bounded{call};")
-        body.append(f"    return {name}_common{call};")
+        body.append(f"    return {name}_{'bounded' if always_bounded else 'common'}{call};")
         return "\n".join([
             *parts,
             f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t cint_first, int64_t cint_end, int64_t *item) {{",

@@ -4,8 +4,8 @@ unchanged because there is no fault to occur).
 
 Known ranges: a constant; a kernel's over variable, in [0, MAX(I64) - 1] (it is below
 its extent, an I64); a size symbol, in [0, MAX(I64)] (an extent); an element read or a
-conversion, the range of its type; a local assigned exactly once in its unit, the range
-of that value; a loop variable, [start, end - 1] of its bounds' ranges (when it runs at
+conversion, the range of its type; a local assigned exactly once in its unit (and never
+the scalar `out` argument of a dispatch, which writes it too), the range of that value; a loop variable, [start, end - 1] of its bounds' ranges (when it runs at
 all its value lies there); a checked + - * of operands with known ranges whose every result fits
 its type, the range of those results; a div_round whose dividend lies in [-A, A], the
 same range (|b| >= 1, so the rounded quotient is at most |a|); a scalar parameter the
@@ -41,14 +41,18 @@ class Ranges:
                 self.fixed[slot] = (0, I64_MAX - 1)
         assigned: dict[int, list[ir.Expr]] = {}
         loops: dict[int, list[ir.For]] = {}
+        published: set[int] = set()  # scalar `out`/`inout` arguments: a dispatch writes them
         for statement in body:
             for node in walk(statement):
                 if isinstance(node, ir.Assign):
                     assigned.setdefault(node.slot, []).append(node.value)
                 elif isinstance(node, ir.For):
                     loops.setdefault(node.slot, []).append(node)
+                elif isinstance(node, ir.Dispatch):
+                    published.update(arg.slot for arg in node.args if isinstance(arg, ir.OutArg))
         self.single = {slot: values[0] for slot, values in assigned.items()
-                       if len(values) == 1 and slot not in loops and slot not in self.fixed}
+                       if len(values) == 1 and slot not in loops and slot not in self.fixed
+                       and slot not in published}
         # A loop variable (never assigned in its body, C3006) lies in [start, end - 1].
         self.loops = {slot: found[0] for slot, found in loops.items()
                       if len(found) == 1 and slot not in assigned and slot not in self.fixed}

@@ -1,0 +1,64 @@
+"""Two defects of cpu-c17 the differential fuzzer found (benchmarks/fuzz_exec.py), each
+minimized: the run must equal the reference's, byte for byte, at every boundary."""
+
+from __future__ import annotations
+
+import pytest
+
+from cint_ls.exec.run import RunRequest, run
+
+pytestmark = pytest.mark.needs_cc
+
+# A scalar `out` argument is written by the dispatch: the range analysis took `s` for its
+# initial 0 and left out the check of `10 - s` (cpu-c17 printed 18446744073709551566).
+SCALAR_OUT = """kernel total[n](in I64[n] a, out U64 s) over [i: n] {
+    reduce s = sum(a[i]);
+}
+
+void go() {
+    I64[3] a = [10, 20, 30];
+    U64 s = 0;
+    total(a, s);
+    "{10 - s}\\n";
+}
+go();
+"""
+
+# The bounded fast path tested a narrow factor against its own type's maximum, which GCC's
+# -Werror=type-limits rejects ("a defect of cint-ls").
+NARROW_FACTOR = """kernel k[n](in {T}[n] a, {T} s, I64 c, out I64[n] b) over [i: n] {{
+    b[i] = c * 7 + (a[i] * s) as I64;
+}}
+
+void go() {{
+    {T}[3] a = [1, 2, 3];
+    I64[3] b;
+    k(a, {S}, 9, b);
+    "{{b[0]}} {{b[2]}}\\n";
+}}
+go();
+"""
+
+
+def checked(text: str):
+    outcome = run(RunRequest("found.ci", text, "cpu-c17", check="cpu-sir-interp"))
+    assert outcome.error is None and not outcome.diagnostics, outcome.error
+    assert outcome.comparison is not None and outcome.comparison.agree, outcome.comparison.line
+    return outcome.result
+
+
+def test_a_scalar_out_argument_is_a_write():
+    result = checked(SCALAR_OUT)
+    assert result.fault is not None and result.fault.operation == "sub.checked.u64"
+
+
+@pytest.mark.parametrize("element,factor,output,code", [
+    ("U8", "5", "68 78\n", None),
+    ("I16", "5", "68 78\n", None),
+    ("I16", "-32767 - 1", "", "E_OVERFLOW"),  # 2 * MIN(I16) overflows I16, the same on both
+    ("I8", "-127 - 1", "", "E_OVERFLOW"),
+])
+def test_a_narrow_uniform_factor_compiles_and_agrees(element, factor, output, code):
+    result = checked(NARROW_FACTOR.format(T=element, S=factor))
+    assert result.output == output
+    assert (result.fault.code if result.fault is not None else None) == code
