@@ -62,19 +62,19 @@ def summary(name: str, samples: list[float]) -> str:
             f"   max {samples[-1]:8.2f} ms   (n={len(samples)})")
 
 
-class Bench:
+class Publications:
+    """When each version's publishDiagnostics arrived, for both clients below."""
+
     def __init__(self) -> None:
-        self.client = LanguageClient("cint-ls-benchmark", "1")
         self.published: dict[int, float] = {}  # version -> arrival time
         self.counts: dict[int, int] = {}  # version -> number of diagnostics
         self.arrived = asyncio.Event()
 
-        @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def publish(params: lsp.PublishDiagnosticsParams):
-            if params.version is not None:
-                self.published[params.version] = time.perf_counter()
-                self.counts[params.version] = len(params.diagnostics)
-                self.arrived.set()
+    def record(self, version: int | None, count: int) -> None:
+        if version is not None:
+            self.published[version] = time.perf_counter()
+            self.counts[version] = count
+            self.arrived.set()
 
     async def diagnostics_of(self, version: int, timeout: float = 60.0) -> float:
         deadline = time.monotonic() + timeout
@@ -88,6 +88,16 @@ class Bench:
             except TimeoutError:
                 pass
         return self.published[version]
+
+
+class Bench(Publications):
+    def __init__(self) -> None:
+        super().__init__()
+        self.client = LanguageClient("cint-ls-benchmark", "1")
+
+        @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(params: lsp.PublishDiagnosticsParams):
+            self.record(params.version, len(params.diagnostics))
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -188,18 +198,16 @@ BURST_CAPABILITIES = {
 }
 
 
-class RawClient:
+class RawClient(Publications):
     """A minimal LSP client over the server's stdio: JSON in and out, answers as plain
     JSON (`json.loads`), so that the time measured is the server's, not the time a
     Python client takes to turn a large answer into objects."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.process: asyncio.subprocess.Process | None = None
         self.pending: dict[int, asyncio.Future] = {}
         self.next_id = 0
-        self.published: dict[int, float] = {}  # version -> arrival of its publishDiagnostics
-        self.counts: dict[int, int] = {}
-        self.arrived = asyncio.Event()
         self.reader_task: asyncio.Task | None = None
 
     async def start(self, command: list[str]) -> None:
@@ -241,10 +249,7 @@ class RawClient:
             self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
         elif method == "textDocument/publishDiagnostics":
             params = message["params"]
-            if params.get("version") is not None:
-                self.published[params["version"]] = time.perf_counter()
-                self.counts[params["version"]] = len(params["diagnostics"])
-                self.arrived.set()
+            self.record(params.get("version"), len(params["diagnostics"]))
 
     def send(self, message: dict) -> None:
         body = json.dumps(message).encode()
@@ -261,17 +266,7 @@ class RawClient:
         return future
 
     async def diagnostics_of(self, version: int, timeout: float = 600.0) -> float:
-        deadline = time.monotonic() + timeout
-        while version not in self.published:
-            self.arrived.clear()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError(f"no diagnostics for version {version}")
-            try:
-                await asyncio.wait_for(self.arrived.wait(), remaining)
-            except TimeoutError:
-                pass
-        return self.published[version]
+        return await super().diagnostics_of(version, timeout)
 
     async def stop(self) -> None:
         await self.request("shutdown", None)
