@@ -168,6 +168,9 @@ class Checker(KernelRules, ExpressionChecker):
                     if record is not None and isinstance(record.info, FunctionInfo):
                         info = record.info  # its parameters are the symbols the reused body refers to
                         info.symbol = symbol
+                        # The record's signature diagnostics include what resolving the
+                        # return type and declaring the name just reported again: keep one copy.
+                        del self.result.diagnostics[before:]
                         self.result.diagnostics.extend(record.declaration)
                     else:
                         params = [self.function_param(item.name.text, p) for p in item.params]

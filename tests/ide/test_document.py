@@ -117,3 +117,18 @@ def test_a_signature_edit_analyses_every_item_again():
     assert diagnostics(document.diagnostics) == diagnostics(fresh.diagnostics)
     assert [d.code for d in document.diagnostics if d.severity == 1] == ["C3003", "C3003"]
     assert resolution(document.checked) == resolution(fresh)
+
+
+def test_a_reused_function_reports_its_signature_once():
+    """Found by the hypothesis test above: a function whose unit the analysis cache
+    reuses reported a C9001 of its return type twice (re-resolved, and again from the
+    record). Edits that make `kernelvoid run() {` the header of the unchanged `run`."""
+    base = next(b for b in BASES if "total128" in b)
+    document = Document("file:///m.ci", base, path="m.ci")
+    document.checked  # noqa: B018
+    for (a, b, c, d) in [(0, 1, 3, 0), (1, 0, 5, 0), (2, 0, 5, 0), (0, 0, 0, 0)]:
+        document.apply([TextEdit(Position(a, b), Position(c, d), "kernel")])
+        document.checked  # noqa: B018
+    fresh = check(parse_source(document.text, "m.ci"))
+    assert diagnostics(document.diagnostics) == diagnostics(fresh.diagnostics)
+    assert [d.message for d in fresh.diagnostics].count("`kernelvoid`: structs are not implemented") == 1
