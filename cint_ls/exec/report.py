@@ -113,15 +113,7 @@ def render(source: SourceText, record: FaultRecord, *, fuel: bool = True, revisi
         *(f"view: {format_view(v)}" for v in record.views),
         *(f"stack: {f.function} at {path}:{f.span.line}:{f.span.column}" for f in record.stack),
     ]
-    if record.address is not None:
-        fields.append(f"address: {format_address(record.address)}")
-    if revision is not None:
-        fields.append(f"revision: {revision}")
-    if fuel:
-        fields.append(f"fuel-consumed: {record.fuel_consumed} (not part of the fault record)")
-    indent = " " * (width + 1)
-    lines += [f"{indent}= {f}" for f in fields]
-    return "\n".join(lines) + "\n"
+    return _report(lines, width, fields + _closing_fields(record, fuel, revision))
 
 
 def _render_host_status(source: SourceText, record: FaultRecord, *, fuel: bool = True) -> str:
@@ -137,13 +129,25 @@ def _render_host_status(source: SourceText, record: FaultRecord, *, fuel: bool =
     framed, width = record_frame(source, record)
     lines = [f"host[{record.code}]: {record.message}; the entry ended (not a cint fault)", *framed]
     fields = [f"operation: {record.operation}", *(f"detail: {d}" for d in record.details)]
+    return _report(lines, width, fields + _closing_fields(record, fuel))
+
+
+def _closing_fields(record: FaultRecord, fuel: bool, revision: str | None = None) -> list[str]:
+    """The `= address`, `= revision` and `= fuel-consumed` fields that close a report."""
+    fields = []
     if record.address is not None:
         fields.append(f"address: {format_address(record.address)}")
+    if revision is not None:
+        fields.append(f"revision: {revision}")
     if fuel:
         fields.append(f"fuel-consumed: {record.fuel_consumed} (not part of the fault record)")
+    return fields
+
+
+def _report(lines: list[str], width: int, fields: list[str]) -> str:
+    """The header and frame `lines`, then each field as an `= ` line under the gutter."""
     indent = " " * (width + 1)
-    lines += [f"{indent}= {f}" for f in fields]
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *(f"{indent}= {f}" for f in fields)]) + "\n"
 
 
 def _module_file(record: FaultRecord) -> str | None:

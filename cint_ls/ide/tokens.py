@@ -334,7 +334,7 @@ def semantic_tokens_data(doc, byte_range: tuple[int, int] | None = None) -> list
     UTF-16 column deltas, UTF-16 length, index into SEMANTIC_TOKEN_KINDS, bits of
     SEMANTIC_TOKEN_MODIFIERS), the array a `semanticTokens` answer carries; what
     encoding `semantic_tokens(doc, byte_range)` gives, without making the objects."""
-    if _lone_carriage_return(doc.source):
+    if doc.source.lone_carriage_returns:
         return _encode_tokens(doc.source, semantic_tokens(doc, byte_range))
     if byte_range is None:
         found = doc.memo.get("tokens_data")
@@ -351,18 +351,17 @@ def semantic_tokens_data(doc, byte_range: tuple[int, int] | None = None) -> list
             rs, re, rl, _, _, u, length, k, bits, _ = rows[i:i + _ROW]
             if base + re > start and base + rs < end:
                 pieces.append((line1 - 1 + rl, u_base + u if rl == 0 else u, length, k, bits))
+    return _relative(pieces)
+
+
+def _relative(pieces: list[tuple[int, int, int, int, int]]) -> list[int]:
+    """LSP's relative encoding of (line, character, length, kind, modifiers) in order."""
     data: list[int] = []
     prev_line = prev_char = 0
     for line, char, length, k, bits in pieces:
         data += (line - prev_line, char - prev_char if line == prev_line else char, length, k, bits)
         prev_line, prev_char = line, char
     return data
-
-
-def _lone_carriage_return(source) -> bool:
-    """Whether a lone `\r` ends a line: LSP's lines are then not the tree's (and the
-    rows' lines and columns are the tree's)."""
-    return source._lsp_starts is not source._line_starts
 
 
 def _encode_tokens(source, found: list[SemanticToken]) -> list[int]:
@@ -380,12 +379,7 @@ def _encode_tokens(source, found: list[SemanticToken]) -> list[int]:
                 source.offset(Position(line, 1 << 30))).character
             if last > first:
                 pieces.append((line, first, last - first, k, bits))
-    data: list[int] = []
-    prev_line = prev_char = 0
-    for line, char, length, k, bits in pieces:
-        data += (line - prev_line, char - prev_char if line == prev_line else char, length, k, bits)
-        prev_line, prev_char = line, char
-    return data
+    return _relative(pieces)
 
 
 def _encode_parts(doc, parts) -> list[int]:

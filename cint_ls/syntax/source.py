@@ -152,6 +152,11 @@ class SourceText:
     # ---- lines
 
     @property
+    def lone_carriage_returns(self) -> bool:
+        """Whether a lone `\r` ends a line: LSP's lines are then not the tree's."""
+        return self._lsp_starts is not self._line_starts
+
+    @property
     def line_count(self) -> int:
         return len(self._line_starts)
 
