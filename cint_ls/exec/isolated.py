@@ -283,14 +283,14 @@ def child_main() -> int:
     """The child: read the request, build, run (run.run_built: the same admission and
     executor call as an in-process run), write the result."""
     from ..ir.build import build
+    from ..syntax.report import diagnostic_line
     from .executors import ExecutorUnavailable
     from .run import cap_output, run_built
 
     request = json.loads(sys.stdin.read())
     built = build(request["text"], request["path"])
     if built.program is None:
-        first = built.checked.errors[0]
-        reply = {"error": f"{first.code} at {first.span.line}:{first.span.column}: {first.message}"}
+        reply = {"error": diagnostic_line(built.checked.errors[0])}
     else:
         try:
             result = run_built(built, request["executor"], request.get("fuel"), request.get("options") or {})

@@ -15,12 +15,13 @@ result (which may hold a fault or a host status).
 from __future__ import annotations
 
 import time
-from pathlib import PurePath
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from ..ir.build import Build, build
 from ..syntax import Diagnostic, SourceText
+from ..syntax.report import diagnostic_line
 from .compare import Comparison, compare
 from .executors import Executor, ExecutorUnavailable, get
 from .isolated import IsolatedRunError, Request, run_isolated
@@ -67,8 +68,14 @@ class RunOutcome:
     comparison: Comparison | None = None
 
     @property
-    def ran(self) -> bool:
-        return self.result is not None
+    def reason(self) -> str | None:
+        """Why there is no result, in one line (the first translation error or the
+        refusal, else the error); None when there is one."""
+        if self.result is not None:
+            return None
+        if self.error is None and self.diagnostics:
+            return diagnostic_line(self.diagnostics[0])
+        return self.error
 
     @property
     def report(self) -> str | None:
@@ -83,10 +90,7 @@ class RunOutcome:
         (work-item 20, step 22); fuel 65; 0.41 s`."""
         head = f"{self.executor}: "
         if self.result is None:
-            if self.diagnostics:
-                first = self.diagnostics[0]
-                return head + f"{first.code} at {first.span.line}:{first.span.column}: {first.message}"
-            return head + (self.error or "no result")
+            return head + (self.reason or "no result")
         if self.result.fault is not None:
             what = summary(self.result.fault, path=PurePath(self.source.path).name)
         else:

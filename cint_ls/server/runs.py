@@ -52,10 +52,7 @@ def run_result_json(outcome: RunOutcome, uri: str, version: int | None) -> dict:
     schema/run-result.schema.json. `report` and `summary` are the texts the editors
     print; they never format `fault` themselves."""
     result = outcome.result
-    error = outcome.error
-    if result is None and error is None and outcome.diagnostics:
-        first = outcome.diagnostics[0]
-        error = f"{first.code} at {first.span.line}:{first.span.column}: {first.message}"
+    error = outcome.reason
     return {
         "uri": uri,
         "version": version,

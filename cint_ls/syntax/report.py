@@ -65,6 +65,11 @@ def frame(source: SourceText, span: Span, label: str = "") -> list[str]:
     ]
 
 
+def diagnostic_line(diagnostic: Diagnostic) -> str:
+    """One line for a place with no room for a frame: `C5010 at 7:14: message`."""
+    return f"{diagnostic.code} at {diagnostic.span.line}:{diagnostic.span.column}: {diagnostic.message}"
+
+
 def render_diagnostic(source: SourceText, diagnostic: Diagnostic) -> str:
     """A translation diagnostic: `error[CODE]: message` and its frame; related
     information follows as `= note:` lines."""
