@@ -66,7 +66,7 @@ class Boundary:
     dispatch: int | None
     output_length: int  # bytes of UTF-8 output so far
     fuel: int
-    digest: int | None  # FNV-1a of the published data (exec/interp/trace.py, rt/dispatch.c)
+    digest: int | None  # FNV-1a of the published data (exec/digest.py, rt/dispatch.c)
 
 
 @dataclass

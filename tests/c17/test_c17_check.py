@@ -9,7 +9,7 @@ import pytest
 
 from cint_ls.cli.main import main
 from cint_ls.exec.compare import compare
-from cint_ls.exec.interp.trace import run_traced
+from cint_ls.exec.interp import Machine
 from cint_ls.exec.runtime import Boundary
 from cint_ls.ir.build import build
 from conftest import CONFORMANCE
@@ -53,7 +53,7 @@ def test_executor_c17_checked_against_the_reference(capsys, monkeypatch):
 
 def _reference(name: str):
     text = (CONFORMANCE / name).read_text()
-    return run_traced(build(text, name).program, None)
+    return Machine(build(text, name).program, None, trace=True).run()
 
 
 def _traced(result, trace, executor="cpu-c17", **changes):

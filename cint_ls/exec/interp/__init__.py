@@ -6,11 +6,7 @@ from .machine import EXECUTOR, Machine, run_program
 
 def _run(program, fuel, write, options):
     """Options: `trace` (the boundaries of a comparison in RunResult.trace)."""
-    if (options or {}).get("trace"):
-        from .trace import run_traced
-
-        return run_traced(program, fuel, write)
-    return run_program(program, fuel, write)
+    return Machine(program, fuel, write, trace=bool((options or {}).get("trace"))).run()
 
 
 register(Executor(EXECUTOR, "the reference interpreter (Python)", _run))
