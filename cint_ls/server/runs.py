@@ -15,7 +15,7 @@ from ..exec.executors import EXECUTOR_NAMES, available
 from ..exec.run import REFERENCE, RunOutcome, RunRequest, run
 from .settings import Settings
 
-__all__ = ["REFERENCE", "Comparison", "compare", "implemented_executors", "run_program", "run_result_json"]
+__all__ = ["REFERENCE", "Verdict", "compare_executors", "implemented_executors", "run_program", "run_result_json"]
 
 
 def implemented_executors() -> list[str]:
@@ -70,7 +70,7 @@ def run_result_json(outcome: RunOutcome, uri: str, version: int | None) -> dict:
 
 
 @dataclass
-class Comparison:
+class Verdict:
     """The verdict of a comparison: the executors whose results were compared, those that
     gave none (an executor may refuse a program by its capability profile, or be
     unavailable here) with the reason, and the first difference among the results."""
@@ -104,7 +104,7 @@ def _reason(outcome: RunOutcome) -> str:
     return outcome.error or "no result"
 
 
-def compare(outcomes: list[RunOutcome]) -> Comparison:
+def compare_executors(outcomes: list[RunOutcome]) -> Verdict:
     """Compare every outcome that has a result with the first of them (the reference,
     cpu-sir-interp when it ran), with `exec.compare` (at every boundary when both were
     traced)."""
@@ -116,4 +116,4 @@ def compare(outcomes: list[RunOutcome]) -> Comparison:
         if verdict.difference is not None:
             difference = f"{verdict.first} and {verdict.second} differ at {verdict.difference}"
             break
-    return Comparison([o.executor for o in ran], skipped, difference)
+    return Verdict([o.executor for o in ran], skipped, difference)

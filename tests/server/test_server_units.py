@@ -15,7 +15,7 @@ from cint_ls.ide.document import Document
 from cint_ls.server import convert
 from cint_ls.server.handlers import Route, serve
 from cint_ls.server.handlers.features import minimal_edit
-from cint_ls.server.runs import compare
+from cint_ls.server.runs import compare_executors
 from cint_ls.server.session import Session
 from cint_ls.server.settings import DEFAULT_TARGETS, Settings, parse_settings
 from cint_ls.syntax.source import SourceText
@@ -130,7 +130,7 @@ def _outcome(executor: str, output="1\n", fault=None, fuel=3, error=None) -> Run
 
 
 def first_difference(a: RunOutcome, b: RunOutcome) -> str | None:
-    return compare([a, b]).difference
+    return compare_executors([a, b]).difference
 
 
 def test_compare():
@@ -142,10 +142,10 @@ def test_compare():
     assert "only x faulted" in first_difference(_outcome("x", fault=_record()), b)
     assert "differ in address" in first_difference(_outcome("x", fault=_record()),
                                                    _outcome("y", fault=_record(address=Address("m.k", 0, 1, 2, 1))))
-    verdict = compare([a, b, _outcome("gpu-cuda", error="gpu-cuda cannot build this program: neg")])
+    verdict = compare_executors([a, b, _outcome("gpu-cuda", error="gpu-cuda cannot build this program: neg")])
     assert verdict.agree and verdict.compared == ["cpu-sir-interp", "cpu-c17"]
     assert "gpu-cuda gave no result" in verdict.message
-    verdict = compare([a, _outcome("cpu-c17", output="2\n")])
+    verdict = compare_executors([a, _outcome("cpu-c17", output="2\n")])
     assert not verdict.agree and "disagree" in verdict.message
 
 

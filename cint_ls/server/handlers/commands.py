@@ -15,7 +15,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ...exec.run import RunOutcome
 from .. import convert
-from ..runs import REFERENCE, compare, run_program, run_result_json
+from ..runs import REFERENCE, compare_executors, run_program, run_result_json
 from ..session import OpenDocument, Session
 from .documents import publish
 
@@ -118,7 +118,7 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
     if not compare_them:
         return run_result_json(outcomes[0], uri, version)
 
-    verdict = compare(outcomes)
+    verdict = compare_executors(outcomes)
     session.log(lsp.MessageType.Info if verdict.agree else lsp.MessageType.Error, f"cint compare: {verdict.message}")
     result = {
         "uri": uri,
