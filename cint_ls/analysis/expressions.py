@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 
 from ..syntax import ast
+from ..syntax.diagnostics import Severity
 from ..vocabulary.operators import BINARY_OPERATORS
 from .builtins import BUILTIN_FUNCTIONS, ROUNDING_MODES, TYPE_PROPERTIES
 from .literals import fixed_literal_to_stored, parse_integer_literal
@@ -106,7 +107,9 @@ class ExpressionChecker:
             candidates = list(self.scope.visible_names()) + list(BUILTIN_FUNCTIONS)
             close = difflib.get_close_matches(name, candidates, n=1)
             hint = f"; did you mean `{close[0]}`?" if close else ""
-            self.error("C2001", f"unknown name `{name}`{hint}", node.span)
+            # The suggestion again as data: the editor's quick fix offers the same name.
+            data = {"suggestion": close[0]} if close else {}
+            self.report("C2001", Severity.ERROR, f"unknown name `{name}`{hint}", node.span, data=data)
             return None
         self.result.symbols[node] = symbol
         return symbol

@@ -330,16 +330,21 @@ class KernelRules:
                 if keys[i] is None or keys[i] != keys[j]:
                     continue
                 if {info.params[i].mode, info.params[j].mode} & {"out", "inout"}:
-                    self.result.diagnostics.append(self.c5010(e.args[j], info.params[i], info.params[j]))
+                    self.result.diagnostics.append(self.c5010(e.args[i], e.args[j], info.params[i], info.params[j]))
                     return
 
-    def c5010(self, arg: ast.Expr, first: Symbol, second: Symbol):
-        from ..syntax.diagnostics import Diagnostic, Severity
+    def c5010(self, earlier: ast.Expr, arg: ast.Expr, first: Symbol, second: Symbol):
+        from ..syntax.diagnostics import Diagnostic, Related, Severity
 
         detail = (f"the same {'view' if isinstance(first.type, ArrayType) else 'variable'} is passed for "
                   f"`{first.name}` ({first.mode}) and `{second.name}` ({second.mode}); an output shares no "
                   "element with another argument")
-        return Diagnostic("C5010", Severity.ERROR, C5010_MESSAGE, arg.span, data={"detail": detail})
+        # Both arguments, for the editor (`data`, not `related`: `cint check` prints
+        # related notes, and its C5010 output is the spec's, conformance `same_c5010`).
+        what = "view" if isinstance(first.type, ArrayType) else "variable"
+        see = (Related(earlier.span, f"passed for `{first.name}` ({first.mode})"),
+               Related(arg.span, f"the same {what} passed for `{second.name}` ({second.mode})"))
+        return Diagnostic("C5010", Severity.ERROR, C5010_MESSAGE, arg.span, data={"detail": detail, "see": see})
 
     def argument_key(self, arg: ast.Expr):
         """A normal form of an argument such that equal forms are provably the same view

@@ -10,6 +10,7 @@ from ..analysis.capabilities import gpu_refusals
 from .completion import completion
 from .diagnostics import DEFAULT_TARGETS, REFUSAL_CODE, diagnostics
 from .document import Document, Snapshot
+from .explain import explain
 from .folding import folding_ranges
 from .formatting import format_document
 from .hints import inlay_hints
@@ -22,6 +23,7 @@ from .results import (
     CodeLens,
     CompletionItem,
     DocumentSymbol,
+    Explanation,
     FoldingRange,
     HoverResult,
     InlayHint,
@@ -38,9 +40,9 @@ from .tokens import semantic_tokens, semantic_tokens_data
 
 __all__ = [
     "DEFAULT_TARGETS", "REFUSAL_CODE", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeLens",
-    "CompletionItem", "Document", "DocumentSymbol", "FoldingRange", "HoverResult", "InlayHint", "Location",
-    "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange", "code_lenses", "completion",
-    "definition", "diagnostics", "document_symbols", "folding_ranges", "format_document", "gpu_refusals", "hover",
-    "inlay_hints", "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_data",
-    "signature_help",
+    "CompletionItem", "Document", "DocumentSymbol", "Explanation", "FoldingRange", "HoverResult", "InlayHint",
+    "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange", "code_lenses",
+    "completion", "definition", "diagnostics", "document_symbols", "explain", "folding_ranges", "format_document",
+    "gpu_refusals", "hover", "inlay_hints", "prepare_rename", "references", "rename", "semantic_tokens",
+    "semantic_tokens_data", "signature_help",
 ]

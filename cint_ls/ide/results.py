@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.capabilities import Refusal
+from ..syntax.diagnostics import Related
 from ..syntax.source import Span
 
 # The legend of semantic tokens, in order (the server sends indices into these).
@@ -100,8 +101,14 @@ class CodeLens:
     arguments: tuple = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    message: str  # the specific reason (a diagnostic's message is its catalogue line)
+    related: tuple[Related, ...]  # the other places of the conflict, frozen spans
+
+
 __all__ = [
-    "CodeLens", "CompletionItem", "DocumentSymbol", "FoldingRange", "HoverResult", "InlayHint", "Location",
-    "Refusal", "RenameResult", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "SemanticToken", "SignatureHelp",
-    "TextChange",
+    "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeLens", "CompletionItem", "DocumentSymbol",
+    "Explanation", "FoldingRange", "HoverResult", "InlayHint", "Location", "Refusal", "RenameResult",
+    "SemanticToken", "SignatureHelp", "TextChange",
 ]

@@ -7,17 +7,34 @@ Nothing here talks to a client.
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 from lsprotocol import types as lsp
 
 from ..exec.faults import FaultRecord
 from ..exec.report import diagnostic_message
 from ..ide.document import Document
+from ..ide.explain import explain
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import Position, SourceText, Span
 
 SOURCE = "cint"
 MAX_FRAMES = 32  # related entries of a fault diagnostic, at most
+
+
+def _checkout_catalogue() -> str | None:
+    path = Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md"
+    return path.as_uri() if path.is_file() else None
+
+
+# `codeDescription.href` of a diagnostic: its code's row in the catalogue,
+# docs/diagnostics.md, whose rows carry anchors (`<a id="c5010">`). The project names no
+# public repository URL (pyproject has no [project.urls], the README none), so this is
+# the catalogue of the checkout the server runs from (an editable install), or no link
+# from an installed wheel. Set it here, once, when the docs have a published address.
+CATALOGUE_URL: str | None = _checkout_catalogue()
+_CATALOGUED = re.compile(r"C[0-9]{4}")
 
 
 # ---- positions
@@ -66,19 +83,32 @@ def _json_data(diagnostic: Diagnostic) -> dict | None:
     return data or None
 
 
+def code_description(code: str) -> lsp.CodeDescription | None:
+    if CATALOGUE_URL is None or not _CATALOGUED.fullmatch(code):
+        return None
+    return lsp.CodeDescription(href=f"{CATALOGUE_URL}#{code.lower()}")
+
+
 def lsp_diagnostic(doc: Document, diagnostic: Diagnostic) -> lsp.Diagnostic:
+    """The editor's diagnostic: the specific reason as the message and the other half
+    of a conflict as related information (`ide.explain`), linked to the catalogue. The
+    CLI prints the same diagnostic with the catalogue's line (conformance outputs)."""
     source = doc.source
+    explained = explain(doc, diagnostic)
+    message, places = (diagnostic.message, diagnostic.related) if explained is None else \
+        (explained.message, explained.related)
     related = [
         lsp.DiagnosticRelatedInformation(
             location=lsp.Location(uri=doc.uri, range=lsp_range(source, r.span)), message=r.message
         )
-        for r in diagnostic.related
+        for r in places
     ]
     return lsp.Diagnostic(
         range=lsp_range(source, diagnostic.span),
-        message=diagnostic.message,
+        message=message,
         severity=lsp.DiagnosticSeverity(int(diagnostic.severity)),
         code=diagnostic.code,
+        code_description=code_description(diagnostic.code),
         source=SOURCE,
         related_information=related or None,
         data=_json_data(diagnostic),
