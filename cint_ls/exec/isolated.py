@@ -49,6 +49,7 @@ class Request:
     options: dict | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     output_limit: int | None = None  # bytes of output sent back (exec.run.cap_output)
+    function: str | None = None  # the entry: this exported function (exec.run.with_entry)
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -285,7 +286,7 @@ def child_main() -> int:
     from ..ir.build import build
     from ..syntax.report import diagnostic_line
     from .executors import ExecutorUnavailable
-    from .run import cap_output, run_built
+    from .run import NoSuchEntry, cap_output, run_built
 
     request = json.loads(sys.stdin.read())
     built = build(request["text"], request["path"])
@@ -293,9 +294,10 @@ def child_main() -> int:
         reply = {"error": diagnostic_line(built.checked.errors[0])}
     else:
         try:
-            result = run_built(built, request["executor"], request.get("fuel"), request.get("options") or {})
+            result = run_built(built, request["executor"], request.get("fuel"), request.get("options") or {},
+                               function=request.get("function"))
             reply = result_to_json(cap_output(result, request.get("output_limit")))
-        except ExecutorUnavailable as error:
+        except (ExecutorUnavailable, NoSuchEntry) as error:
             reply = {"error": str(error)}
     sys.stdout.write(json.dumps(reply))
     sys.stdout.flush()

@@ -10,6 +10,10 @@ An outcome is exactly one of: translation errors (`diagnostics`, nothing ran), a
 by the executor (`diagnostics` holds its E_UNSUPPORTED error, nothing ran), no result
 (`error`, one line: no C compiler, no device, a crash, a time-out, a cancel), or a
 result (which may hold a fault or a host status).
+
+The entry is the module's top-level statements, or with `function` a call of that
+exported function without parameters (the workbench's `:run f()`, SPEC-02P.1 8.4
+example 1: the call charges 1).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from ..ir import nodes as ir
 from ..ir.build import Build, build
 from ..syntax import Diagnostic, SourceText
 from ..syntax.report import diagnostic_line
@@ -46,6 +51,7 @@ class RunRequest:
     cancel: Callable[[], bool] | None = None  # polled; True stops the run (implies a child process)
     write: Callable[[str], object] | None = None  # the program's output (streamed when in process)
     output_limit: int | None = None  # bytes of output kept (cap_output); None: all of it
+    function: str | None = None  # run this exported function instead of the top-level statements
 
     def options_for(self, executor: str) -> dict:
         options = dict(self.options.get(executor) or {})
@@ -95,7 +101,57 @@ class RunOutcome:
             what = summary(self.result.fault, path=PurePath(self.source.path).name)
         else:
             what = "finished"
-        return head + f"{what}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s"
+        where = "; ran on the simulated device" if self.simulated else ""
+        return head + f"{what}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s{where}"
+
+    @property
+    def simulated(self) -> bool:
+        """Whether the run took place on gpu-cuda's simulated device, as its note says
+        (cuda.device_note; the CLI reads the same note)."""
+        return self.result is not None and any("ran on the simulated device" in note for note in self.result.notes)
+
+
+def executor_label(name: str) -> str:
+    """The executor's name as an editor shows it: `gpu-cuda (simulated)` where its runs
+    will take place on the simulated device (the executor's `simulated` option, a quick
+    forecast)."""
+    try:
+        forecast = get(name).options.get("simulated")
+    except ExecutorUnavailable:
+        return name
+    return f"{name} (simulated)" if forecast is not None and forecast() else name
+
+
+class NoSuchEntry(ValueError):
+    """The function asked for cannot be an entry: one line that says why."""
+
+
+def runnable_functions(built: Build) -> list[str]:
+    """The functions a run can start from: exported, without parameters."""
+    return [name for name, info in built.checked.functions.items() if info.node.export and not info.params]
+
+
+def with_entry(built: Build, function: str | None) -> ir.Program:
+    """The built program, its entry replaced by a call of `function` when one is named.
+    Raises NoSuchEntry."""
+    program = built.program
+    assert program is not None, "only a program without translation errors runs"
+    if function is None:
+        return program
+    info = built.checked.functions.get(function)
+    if info is None or not info.node.export:
+        known = ", ".join(runnable_functions(built)) or "none"
+        what = "no function" if info is None else "no exported function"
+        raise NoSuchEntry(f"{what} {function!r} to run (exported functions without parameters: {known})")
+    if info.params:
+        raise NoSuchEntry(f"{function} takes parameters: only a function without parameters can be run")
+    target = program.functions[function]
+    # The call's span is the function's name: where the entry's stack frame and the
+    # call's fuel charge point.
+    call = ir.Call(target.return_type, function, [], target.span)
+    entry = ir.Function("<entry>", f"{program.module} entry {function}()", [], [], [], program.entry.return_type,
+                        [ir.Eval(target.span, call)], 0, target.span)
+    return ir.Program(program.module, program.path, program.functions, program.kernels, entry)
 
 
 class Refused(ExecutorUnavailable):
@@ -141,14 +197,15 @@ def cap_output(result: RunResult, limit: int | None) -> RunResult:
 
 
 def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
-              write: Callable[[str], object] | None = None) -> RunResult:
+              write: Callable[[str], object] | None = None, function: str | None = None) -> RunResult:
     """Run a built program in this process (the child of an isolated run calls this).
-    Raises ExecutorUnavailable (Refused for a program the executor refuses)."""
+    Raises ExecutorUnavailable (Refused for a program the executor refuses) and
+    NoSuchEntry."""
     executor = get(executor_name)
     refusal = _admission(executor, built)
     if refusal is not None:
         raise Refused(refusal.message)
-    return executor.run(built.program, fuel, write, options)
+    return executor.run(with_entry(built, function), fuel, write, options)
 
 
 def _one(request: RunRequest, executor_name: str, source: SourceText, built: Build,
@@ -171,13 +228,13 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
     try:
         if isolate:
             outcome.result = run_isolated(Request(executor_name, source.path, source.text, request.fuel, options,
-                                                  output_limit=request.output_limit),
+                                                  output_limit=request.output_limit, function=request.function),
                                           time_limit=request.time_limit, cancel=request.cancel)
             if write is not None and outcome.result.output:
                 write(outcome.result.output)
         else:
-            outcome.result = cap_output(executor.run(built.program, request.fuel, write, options),
-                                        request.output_limit)
+            outcome.result = cap_output(executor.run(with_entry(built, request.function), request.fuel, write,
+                                                     options), request.output_limit)
     except (IsolatedRunError, ExecutorUnavailable) as error:
         outcome.error = str(error)
     outcome.seconds = time.monotonic() - started
@@ -192,6 +249,10 @@ def run(request: RunRequest) -> RunOutcome:
     if built.program is None:
         return RunOutcome(request.executor, source, diagnostics=list(built.checked.errors),
                           fuel_budget=request.fuel)
+    try:
+        with_entry(built, request.function)  # before any child starts
+    except NoSuchEntry as error:
+        return RunOutcome(request.executor, source, error=str(error), fuel_budget=request.fuel)
     outcome = _one(request, request.executor, source, built, request.write)
     if request.check is None or request.check == request.executor or outcome.result is None:
         return outcome

@@ -1,16 +1,20 @@
-"""Code lenses above the entry (the first top-level statement) and above each exported
-function: `▶ Run on <executor>` for each executor given (the implemented ones), and
-`Compare executors`.
+"""Code lenses where a run starts: above the entry (the first top-level statement) and
+above each exported function without parameters (the functions a run can start from,
+`exec.run.with_entry`): `▶ Run on <executor>` for each executor given (the implemented
+ones), and `Compare executors`. A function with parameters gets none: nothing would
+give it arguments.
 
 Commands: `cint.run` with arguments (uri, executor) for the entry, and (uri, executor,
 function name) above an exported function; `cint.compareExecutors` with (uri,) or
-(uri, function name).
+(uri, function name). A title names the executor as `exec.run.executor_label` does:
+`gpu-cuda (simulated)` on a machine where gpu-cuda runs on its simulated device.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..exec.run import executor_label
 from ..syntax import ast
 from .find import total
 from .results import CodeLens
@@ -19,22 +23,30 @@ RUN = "cint.run"
 COMPARE = "cint.compareExecutors"
 
 
-def _lenses(span, uri: str, executors: Sequence[str], extra: tuple) -> list[CodeLens]:
-    out = [CodeLens(span, f"▶ Run on {name}", RUN, (uri, name) + extra) for name in executors]
+def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple) -> list[CodeLens]:
+    out = [CodeLens(span, f"▶ Run on {label}", RUN, (uri, name) + extra) for name, label in executors]
     out.append(CodeLens(span, "Compare executors", COMPARE, (uri,) + extra))
     return out
 
 
 @total(list)
 def code_lenses(doc, executors: Sequence[str] = ("cpu-sir-interp",)) -> list[CodeLens]:
-    key = ("lenses", tuple(executors))
+    # The labels are part of the key: a forecast of gpu-cuda's device can arrive later.
+    labelled = tuple((name, executor_label(name)) for name in executors)
+    key = ("lenses", labelled)
     found = doc.memo.get(key)
     if found is None:
-        found = doc.memo[key] = _code_lenses(doc, tuple(executors))
+        found = doc.memo[key] = _code_lenses(doc, labelled)
     return list(found)
 
 
-def _code_lenses(doc, executors: tuple[str, ...]) -> list[CodeLens]:
+def entry_functions(module: ast.Module) -> list[str]:
+    """The functions a run can start from: exported, without parameters."""
+    return [item.name.text for item in module.items
+            if isinstance(item, ast.FunctionDef) and item.export and item.name.text and not item.params]
+
+
+def _code_lenses(doc, executors: tuple[tuple[str, str], ...]) -> list[CodeLens]:
     module = doc.module
     out: list[CodeLens] = []
     anchors = []
@@ -42,8 +54,9 @@ def _code_lenses(doc, executors: tuple[str, ...]) -> list[CodeLens]:
         first = min(module.statements, key=lambda s: s.span.start_byte)
         if not isinstance(first, ast.ErrorStmt):
             anchors.append((first.span.start_byte, first.span, ()))
+    runnable = set(entry_functions(module))
     for item in module.items:
-        if isinstance(item, ast.FunctionDef) and item.export and item.name.text:
+        if isinstance(item, ast.FunctionDef) and item.name.text in runnable:
             anchors.append((item.span.start_byte, item.span, (item.name.text,)))
     for _, span, extra in sorted(anchors, key=lambda a: a[0]):
         out += _lenses(span.freeze(), doc.uri, executors, extra)

@@ -32,7 +32,7 @@ def test_comment_and_switch_folds():
 
 
 def test_lenses_above_the_entry_and_exports():
-    doc = doc_of("export I64 f(I64 x) { return x; }\nvoid g() {}\n\nI64 t = f(1);\ng();\n")
+    doc = doc_of("export I64 f() { return 1; }\nvoid g() {}\n\nI64 t = f();\ng();\n")
     lenses = code_lenses(doc, ["cpu-sir-interp", "cpu-c17"])
     rows = [(l.span.line, l.title, l.command, l.arguments) for l in lenses]
     assert rows == [
@@ -43,6 +43,23 @@ def test_lenses_above_the_entry_and_exports():
         (4, "▶ Run on cpu-c17", "cint.run", (doc.uri, "cpu-c17")),
         (4, "Compare executors", "cint.compareExecutors", (doc.uri,)),
     ]
+
+
+def test_no_lens_where_nothing_would_run():
+    # A function with parameters cannot start a run (nothing gives it arguments), and a
+    # function that is not exported is no entry: neither gets a lens.
+    doc = doc_of("export I64 f(I64 x) { return x; }\nI64 h() { return 1; }\nexport void k() {}\n")
+    assert {(l.span.line, l.arguments[-1]) for l in code_lenses(doc, ["cpu-sir-interp"])} == {(3, "k")}
+
+
+def test_gpu_cuda_lens_says_simulated_where_it_will_be():
+    from cint_ls.exec.cuda import probe
+
+    reason = probe.wait(60)
+    doc = doc_of("export void k() {}\n")
+    titles = [l.title for l in code_lenses(doc, ["cpu-sir-interp", "gpu-cuda"])]
+    expected = "▶ Run on gpu-cuda (simulated)" if reason else "▶ Run on gpu-cuda"
+    assert titles == ["▶ Run on cpu-sir-interp", expected, "Compare executors"]
 
 
 def test_no_entry_no_lens():

@@ -33,6 +33,7 @@ from ..runtime import RunResult
 from .admission import admit, admit_build
 from .device import ORDERS, Device, DeviceError, DeviceUnavailable
 from .host import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, CudaMachine
+from .probe import simulated_reason
 from .ptx import PARAM_SPACE, EmitError, PtxModule, emit_module
 from .simulator import SimulatedDevice
 from .status import HostStatus
@@ -138,7 +139,7 @@ def emit_text(program: ir.Program) -> str:
 
 register(Executor(EXECUTOR, "the work-item phase on an NVIDIA GPU (PTX through the CUDA driver API), "
                             "or on the simulated device", _run, native=True,
-                  options={"admit": admit_build, "emit": emit_text}))
+                  options={"admit": admit_build, "emit": emit_text, "simulated": simulated_reason}))
 
 __all__ = ["CudaOptions", "DEVICES", "EXECUTOR", "device_note", "admit", "admit_build", "compile_program",
            "open_device", "run", "DeviceError"]

@@ -16,6 +16,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ...exec.run import RunOutcome
 from .. import convert
 from ..runs import REFERENCE, compare_executors, run_program, run_result_json
+from ...ide.lenses import entry_functions
+from ..pinned import held, hold, pin
+from ..scheduling import loop_busy
 from ..session import OpenDocument, Session
 from .documents import publish
 
@@ -36,6 +39,9 @@ def cancel_request(session: Session, msg_id: Any) -> None:
 
 
 async def execute_command(session: Session, params: lsp.ExecuteCommandParams) -> Any:
+    """`cint.run` [uri, executor?, function?] and `cint.compareExecutors` [uri, function?];
+    an argument of the wrong type, a document that is not open or a function that no run
+    can start from is an InvalidParams error."""
     args = list(params.arguments or [])
     uri = args[0] if args else None
     if isinstance(uri, dict):
@@ -49,10 +55,32 @@ async def execute_command(session: Session, params: lsp.ExecuteCommandParams) ->
         executor = args[1] if len(args) > 1 and args[1] is not None else REFERENCE
         if not isinstance(executor, str):
             raise JsonRpcInvalidParams(f"{RUN_COMMAND}: the second argument must be an executor name")
-        return await _run(session, params, entry, [executor], compare_them=False)
+        function = await _function_argument(entry, args, 2, RUN_COMMAND)
+        return await _run(session, params, entry, [executor], function, compare_them=False)
     if params.command == COMPARE_COMMAND:
-        return await _run(session, params, entry, session.executors(), compare_them=True)
+        function = await _function_argument(entry, args, 1, COMPARE_COMMAND)
+        return await _run(session, params, entry, session.executors(), function, compare_them=True)
     raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
+
+
+async def _function_argument(entry: OpenDocument, args: list, index: int, command: str) -> str | None:
+    """The function a run starts from (None: the top-level statements), checked against
+    the document's current version."""
+    function = args[index] if len(args) > index else None
+    if function is None:
+        return None
+    if not isinstance(function, str):
+        raise JsonRpcInvalidParams(f"{command}: argument {index + 1} must be the name of a function")
+    snapshot = pin(entry.doc)
+    with loop_busy():  # the worker may be reading this document: it pauses at its next checkpoint
+        await hold(snapshot.lock)
+        with held(snapshot.lock):
+            runnable = entry_functions(snapshot.module)
+    if function not in runnable:
+        known = ", ".join(runnable) or "none"
+        raise JsonRpcInvalidParams(f"{command}: no exported function {function!r} without parameters in "
+                                   f"this document (those there are: {known})")
+    return function
 
 
 async def _progress_token(session: Session, params: lsp.ExecuteCommandParams):
@@ -70,7 +98,7 @@ async def _progress_token(session: Session, params: lsp.ExecuteCommandParams):
 
 
 async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDocument, executors: list[str],
-               compare_them: bool) -> dict:
+               function: str | None, compare_them: bool) -> dict:
     client = session.client
     msg_id = client.request_id()
     doc = entry.doc
@@ -80,7 +108,8 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
     if msg_id is not None:
         session.cancels[msg_id] = event
     token = await _progress_token(session, params)
-    title = "cint: compare executors" if compare_them else f"cint: run on {executors[0]}"
+    what = f" {function}()" if function is not None else ""
+    title = f"cint: compare executors{what}" if compare_them else f"cint: run{what} on {executors[0]}"
 
     def cancelled() -> bool:  # asked from the run threads
         if event.is_set() or session.stopping.is_set():
@@ -94,7 +123,7 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
     try:
         # A comparison asks for traces: the executors are compared at every boundary.
         jobs = [loop.run_in_executor(session.run_pool, run_program, name, path, text, settings, cancelled,
-                                     compare_them)
+                                     compare_them, function)
                 for name in executors]
         outcomes: list[RunOutcome] = list(await asyncio.gather(*jobs))
     except BaseException:
