@@ -7,6 +7,7 @@ any half-typed text gives None or [] rather than an exception. The language serv
 """
 
 from ..analysis.capabilities import gpu_refusals
+from .actions import code_actions
 from .completion import completion
 from .diagnostics import DEFAULT_TARGETS, REFUSAL_CODE, diagnostics
 from .document import Document, Snapshot
@@ -20,6 +21,7 @@ from .navigation import definition, prepare_rename, references, rename
 from .results import (
     SEMANTIC_TOKEN_KINDS,
     SEMANTIC_TOKEN_MODIFIERS,
+    CodeAction,
     CodeLens,
     CompletionItem,
     DocumentSymbol,
@@ -39,9 +41,9 @@ from .symbols import document_symbols
 from .tokens import semantic_tokens, semantic_tokens_data
 
 __all__ = [
-    "DEFAULT_TARGETS", "REFUSAL_CODE", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeLens",
+    "DEFAULT_TARGETS", "REFUSAL_CODE", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeAction", "CodeLens",
     "CompletionItem", "Document", "DocumentSymbol", "Explanation", "FoldingRange", "HoverResult", "InlayHint",
-    "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange", "code_lenses",
+    "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange", "code_actions", "code_lenses",
     "completion", "definition", "diagnostics", "document_symbols", "explain", "folding_ranges", "format_document",
     "gpu_refusals", "hover", "inlay_hints", "prepare_rename", "references", "rename", "semantic_tokens",
     "semantic_tokens_data", "signature_help",

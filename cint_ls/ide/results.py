@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..analysis.capabilities import Refusal
-from ..syntax.diagnostics import Related
+from ..syntax.diagnostics import Diagnostic, Related
 from ..syntax.source import Span
 
 # The legend of semantic tokens, in order (the server sends indices into these).
@@ -107,8 +107,17 @@ class Explanation:
     related: tuple[Related, ...]  # the other places of the conflict, frozen spans
 
 
+@dataclass(frozen=True, slots=True)
+class CodeAction:
+    title: str
+    kind: str  # "quickfix"
+    diagnostic: Diagnostic  # the one it fixes (frozen spans)
+    changes: tuple[TextChange, ...]
+    preferred: bool = False
+
+
 __all__ = [
-    "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeLens", "CompletionItem", "DocumentSymbol",
+    "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeAction", "CodeLens", "CompletionItem", "DocumentSymbol",
     "Explanation", "FoldingRange", "HoverResult", "InlayHint", "Location", "Refusal", "RenameResult",
     "SemanticToken", "SignatureHelp", "TextChange",
 ]

@@ -132,7 +132,9 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
         if not visited_children:
             if node.is_missing:
                 at = source.span(node.start_byte, node.start_byte)
-                found.append(Diagnostic("C1002", Severity.ERROR, _missing_message(source, node), at))
+                # The missing token, for the editor's quick fix that inserts it.
+                data = {} if node.is_named else {"missing": node.type}
+                found.append(Diagnostic("C1002", Severity.ERROR, _missing_message(source, node), at, data=data))
             elif node.type == "ERROR" or node.is_error:
                 end = node.end_byte if node.end_byte > node.start_byte else node.start_byte
                 found.append(

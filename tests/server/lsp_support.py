@@ -166,3 +166,20 @@ def at(line1: int, column1: int) -> lsp.Position:
 
 def doc_id(uri: str) -> lsp.TextDocumentIdentifier:
     return lsp.TextDocumentIdentifier(uri=uri)
+
+
+def raw_request(client: LanguageClient, method: str, params):
+    """A request written as it is, params unchecked (pygls' client refuses to serialize
+    malformed ones): the future of its answer."""
+    import json
+    import uuid
+    from concurrent.futures import Future
+
+    msg_id = f"raw-{uuid.uuid4()}"
+    future: Future = Future()
+    client.protocol._request_futures[msg_id] = future
+    body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+    written = client.protocol.writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    if asyncio.iscoroutine(written):
+        asyncio.ensure_future(written)
+    return asyncio.wait_for(asyncio.wrap_future(future), 10)

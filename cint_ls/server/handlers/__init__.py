@@ -27,7 +27,7 @@ from pygls.exceptions import JsonRpcException
 from ..pinned import held, hold, pin
 from ..scheduling import content_modified, loop_busy
 from ..session import Serialized, Session
-from . import documents, features, lifecycle, tokens
+from . import actions, documents, features, lifecycle, tokens
 from .features import Computed, Immediate
 
 logger = logging.getLogger("cint_ls.server")
@@ -85,6 +85,7 @@ ROUTES: tuple[Route, ...] = (
     _heavy(lsp.TEXT_DOCUMENT_FORMATTING, features.formatting, empty=list),
     _heavy(lsp.TEXT_DOCUMENT_RENAME, features.rename),
     _heavy(lsp.TEXT_DOCUMENT_REFERENCES, features.references, empty=list, on_loop_if=features.small_file),
+    _heavy(lsp.TEXT_DOCUMENT_CODE_ACTION, actions.code_actions, actions.OPTIONS, empty=list, prepare=actions.prepare),
 )
 
 

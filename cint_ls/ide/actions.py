@@ -1,0 +1,136 @@
+"""Quick fixes for the diagnostics under a range (the editor's light bulb).
+
+Each fix is an edit of the document's text. A fix is offered only when it works: the
+edited text is analysed again (`Document.analyse_text`, as a rename is) and must have
+fewer errors than before, none of them new. Every fix is for an error, so the program it
+edits did not compile: no fix changes the outputs, fuel or fault record of a program
+that runs. That is also why none is offered for a gpu-cuda refusal (a warning on a
+program that runs): rewriting `-x` as `0 - x` would change the operation a fault names
+(`neg.checked.i64` becomes `sub.checked.i64`, SPEC-02P.1 clause 4).
+
+| code | fix |
+| --- | --- |
+| C1002 | insert the missing `;`, `)`, `]` or `}` where it belongs |
+| C2001 | the name the message suggests ("did you mean `x`?") |
+| C3003 | convert the value with `as T` (an assignment, a declaration, an argument) |
+| C5005 | declare the in parameter a store writes `inout` |
+| C5014 | declare the out array parameter the body reads `inout` |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analysis.symbols import SymbolKind
+from ..analysis.types import ArrayType, FixedType, IntType
+from ..syntax import ast
+from ..syntax.diagnostics import Diagnostic, Severity
+from .diagnostics import DEFAULT_TARGETS, diagnostics
+from .find import path_at, total
+from .results import CodeAction, TextChange
+
+CLOSERS = (";", ")", "]", "}")
+# Expressions that `as T` can follow without parentheses.
+_PRIMARY = (ast.Ident, ast.IntLit, ast.FixedLit, ast.BoolLit, ast.Paren, ast.Call, ast.Index, ast.TypeProperty,
+            ast.Unary)  # unary operators bind tighter than `as` (LANGUAGE.md "Precedence")
+
+
+@total(list)
+def code_actions(doc, start: int, end: int, targets: Sequence[str] = DEFAULT_TARGETS) -> list[CodeAction]:
+    """The quick fixes of the diagnostics that touch the byte range [start, end]."""
+    start, end = min(start, end), max(start, end)
+    out: list[CodeAction] = []
+    for d in diagnostics(doc, targets):
+        if d.severity != Severity.ERROR or d.span.start_byte > end or d.span.end_byte < start:
+            continue
+        for title, changes, preferred in _fixes(doc, d):
+            if _works(doc, changes):
+                out.append(CodeAction(title, "quickfix", d, tuple(changes), preferred))
+    return out
+
+
+def _fixes(doc, d: Diagnostic):
+    data = d.data or {}
+    if d.code == "C1002" and data.get("missing") in CLOSERS:
+        token = data["missing"]
+        yield f"Insert `{token}`", [TextChange(d.span, token)], True
+    elif d.code == "C2001" and isinstance(data.get("suggestion"), str):
+        yield f"Change to `{data['suggestion']}`", [TextChange(d.span, data["suggestion"])], True
+    elif d.code == "C3003":
+        yield from _conversion(doc, d)
+    elif d.code in ("C5005", "C5014"):
+        yield from _mode(doc, d)
+
+
+def _node_at(doc, span) -> tuple[ast.Node | None, ast.Node | None]:
+    """The node exactly at `span` and its parent."""
+    path = path_at(doc.module, span.start_byte)
+    for i in range(len(path) - 1, -1, -1):
+        if (path[i].span.start_byte, path[i].span.end_byte) == (span.start_byte, span.end_byte):
+            return path[i], (path[i - 1] if i > 0 else None)
+    return None, None
+
+
+def _conversion(doc, d: Diagnostic):
+    node, parent = _node_at(doc, d.span)
+    if not isinstance(node, ast.Expr):
+        return
+    checked = doc.checked
+    wanted = None
+    if isinstance(parent, ast.Assign) and parent.value is node:
+        wanted = checked.types.get(parent.target)
+    elif isinstance(parent, ast.VarDecl) and parent.value is node:
+        symbol = checked.symbols.get(parent.name)
+        wanted = symbol.type if symbol is not None else None
+    elif isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.callee, ast.Ident):
+        callee = checked.symbols.get(parent.callee)
+        params = (getattr(callee.node, "params", None) or []) if callee is not None else []
+        index = parent.args.index(node)
+        symbol = checked.symbols.get(params[index].name) if index < len(params) else None
+        wanted = symbol.type if symbol is not None and symbol.kind is SymbolKind.PARAM else None
+    if not isinstance(wanted, (IntType, FixedType)):  # `as` converts numbers (LANGUAGE.md, operators)
+        return
+    text = doc.source.data[node.span.start_byte:node.span.end_byte].decode("utf-8")
+    if not isinstance(node, _PRIMARY):
+        text = f"({text})"
+    yield f"Convert the value with `as {wanted.name}`", [TextChange(d.span, f"{text} as {wanted.name}")], True
+
+
+def _mode(doc, d: Diagnostic):
+    """`in` or `out` → `inout` in the parameter's declaration (its mode keyword, or
+    before its type when no mode is written)."""
+    node, _ = _node_at(doc, d.span)
+    while isinstance(node, (ast.Index, ast.Paren)):
+        node = node.value if isinstance(node, ast.Index) else node.expr
+    symbol = doc.checked.symbols.get(node) if isinstance(node, ast.Ident) else None
+    param = symbol.node if symbol is not None else None
+    if not isinstance(param, ast.Param) or symbol.kind is not SymbolKind.PARAM:
+        return
+    if d.code == "C5014" and not isinstance(symbol.type, ArrayType):
+        return  # a scalar out is a reduction's target: `inout` is no scalar mode (C5015)
+    data = doc.source.data
+    start = param.span.start_byte
+    if param.mode is None:
+        change = TextChange(doc.source.span(start, start), "inout ")
+    else:
+        length = len(param.mode)
+        if data[start:start + length].decode("ascii", "replace") != param.mode:
+            return
+        change = TextChange(doc.source.span(start, start + length), "inout")
+    yield f"Declare `{symbol.name}` inout", [change], True
+
+
+def _errors(checked) -> int:
+    return sum(1 for d in checked.diagnostics if d.severity == Severity.ERROR)
+
+
+def _works(doc, changes: list[TextChange]) -> bool:
+    """Whether the text with `changes` has fewer errors than the document."""
+    data = doc.source.data
+    pieces, last = [], 0
+    for change in sorted(changes, key=lambda c: c.span.start_byte):
+        pieces += [data[last:change.span.start_byte], change.new_text.encode("utf-8")]
+        last = change.span.end_byte
+    pieces.append(data[last:])
+    text = b"".join(pieces).decode("utf-8")
+    return doc.analyse_text(text, _errors) < _errors(doc.checked)
