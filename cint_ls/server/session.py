@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from lsprotocol import types as lsp
 
 from ..ide import Document
+from .lens_refresh import LensRefresh
 from .runs import implemented_executors
 from .scheduling import Worker, light_in_flight
 from .settings import Settings
@@ -59,6 +60,10 @@ class Client(Protocol):
     async def register_configuration(self, section: str) -> None: ...
 
     def refresh_inlay_hints(self) -> None: ...
+
+    def workspace_code_lens_refresh(self, params: None) -> Any:
+        """`workspace/codeLens/refresh` (pygls' own method, so the shim needs none)."""
+        ...
 
     async def create_progress(self, token: str, timeout: float) -> None: ...
 
@@ -108,6 +113,7 @@ class Session:
         self.run_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cint-run")
         self.worker = Worker()
         self.publishing = Publishing()
+        self.lens_refresh = LensRefresh(self)
         self._executors: list[str] | None = None
         self._result_ids = 0
 
@@ -157,6 +163,7 @@ class Session:
         if entry is not None:
             entry.generation = next(_generations)
         self.worker.supersede(uri)
+        self.lens_refresh.changed(uri)
 
     def executors(self) -> list[str]:
         if self._executors is None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types as lsp
 
+from cint_ls.exec.run import executor_label
 from cint_ls.ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS
 from cint_ls.server.runs import implemented_executors
 from lsp_support import at, conformance, doc_id, open_document, server_fixture, uri_of
@@ -186,7 +187,8 @@ async def test_code_lenses_and_their_commands(client):
     lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc_id(HEAT)))
     titles = [lens.command.title for lens in lenses]
     executors = implemented_executors()
-    assert titles == [f"▶ Run on {e}" for e in executors] + ["Compare executors"]
+    # (gpu-cuda's title says "(simulated)" where it will run on the simulated device.)
+    assert titles == [f"▶ Run on {executor_label(e)}" for e in executors] + ["Compare executors"]
     assert all(lens.range.start == at(29, 1) for lens in lenses)  # above the entry: `step();`
     run = lenses[0].command
     assert run.command == "cint.run" and list(run.arguments) == [HEAT, "cpu-sir-interp"]

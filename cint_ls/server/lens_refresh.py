@@ -1,0 +1,86 @@
+"""`workspace/codeLens/refresh` when a document's code lenses may have moved.
+
+A client that asks for lenses only now and then (Neovim asks on attach and on write)
+goes on showing them where they were: after two lines are inserted above a Run lens,
+running the lens under the cursor finds none. The refresh request makes every client
+that declares `workspace.codeLens.refreshSupport` ask again.
+
+After a change, once the document has been quiet for REFRESH_DELAY (a burst of typing
+makes one check, after its diagnostics are published), the document's lens layout
+(each lens's line, title, command and arguments) is computed on the loop and compared
+with the layout of the previous check; a difference sends one refresh (the request is
+for the whole workspace). Lenses are memoized per version by the ide, so the client's
+codeLens request that follows costs nothing more. The first check after a didOpen only
+records the layout: the client asks for lenses of a document it opens anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from .. import ide
+from .pinned import held, pin
+
+if TYPE_CHECKING:
+    from .session import Session
+
+logger = logging.getLogger("cint_ls.server")
+
+REFRESH_DELAY = 0.3  # seconds of quiet after a change before its lenses are compared
+RETRY_DELAY = 0.02  # seconds before looking again while the worker holds the document
+
+
+class LensRefresh:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.layouts: dict[str, tuple] = {}  # uri -> the layout of the last check
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.sent = 0  # refresh requests sent (tests, logs)
+
+    def changed(self, uri: str) -> None:
+        """`uri` changed, opened or closed: check its lenses once it is quiet."""
+        if not self.session.supports("workspace.code_lens.refresh_support"):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: unit tests of the session
+            return
+        self._schedule(loop, uri, REFRESH_DELAY)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop, uri: str, delay: float) -> None:
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        self.timers[uri] = loop.call_later(delay, self._check, uri)
+
+    def _check(self, uri: str) -> None:
+        self.timers.pop(uri, None)
+        entry = self.session.entry(uri)
+        if entry is None:  # closed
+            self.layouts.pop(uri, None)
+            return
+        snapshot = pin(entry.doc)
+        if not snapshot.lock.acquire(blocking=False):  # never block the loop on the worker
+            self._schedule(asyncio.get_running_loop(), uri, RETRY_DELAY)
+            return
+        with held(snapshot.lock):
+            try:
+                layout = tuple((lens.span.line, lens.title, lens.command, lens.arguments)
+                               for lens in ide.code_lenses(snapshot, self.session.executors()))
+            except Exception:  # noqa: BLE001 - a refresh is a courtesy; the lenses' own request reports errors
+                logger.exception("code lens layout failed")
+                return
+        before = self.layouts.get(uri)
+        self.layouts[uri] = layout
+        if before is None or before == layout:
+            return
+        client = self.session.client
+        if client is None:
+            return
+        try:
+            client.workspace_code_lens_refresh(None)
+            self.sent += 1
+        except Exception as error:  # noqa: BLE001 - a closing connection
+            logger.info("workspace/codeLens/refresh failed: %s", error)
