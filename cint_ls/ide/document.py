@@ -106,6 +106,14 @@ class Part:
             entry = self._entry = self._shared.entry(self.node, self.record)
         return entry
 
+    @property
+    def kept(self) -> dict:
+        """Where a caller keeps what it derives from the part's results (the server's
+        JSON of them): the entry's results, kept across versions and emptied with them,
+        when the part has an entry; else this version's memo."""
+        entry = self.entry
+        return entry.results if entry is not None else self.memo
+
 
 class Move:
     """How an item moved between two versions: from its start `old` to `new`, each

@@ -40,15 +40,18 @@ def _part_folds(doc, part) -> list[tuple[int, int, str | None]]:
     return found
 
 
-def _part_ranges(doc, part) -> list[FoldingRange]:
-    """A part's FoldingRanges at its line: the same objects while its item stays on
-    the same line (an edit that adds no line break moves no fold)."""
+def part_folding_ranges(doc, part) -> list[FoldingRange]:
+    """A part's FoldingRanges at its line, in order and without repeats: the same
+    objects while its item stays on the same line (an edit that adds no line break
+    moves no fold). Holding the document's lock (`doc.reading()`)."""
     first = part.at[1] - 1
     entry = part.entry
     kept = entry.text_results.get("ranges") if entry is not None else None
     if kept is not None and kept[0] == first:
         return kept[1]
-    ranges = [FoldingRange(start + first, end + first, kind) for start, end, kind in _part_folds(doc, part)]
+    spans = sorted({(start + first, end + first): kind for start, end, kind in reversed(_part_folds(doc, part))}.items(),
+                   key=lambda f: (f[0][0], -f[0][1]))
+    ranges = [FoldingRange(start, end, kind) for (start, end), kind in spans]
     if entry is not None:
         entry.text_results["ranges"] = (first, ranges)
     return ranges
@@ -56,18 +59,12 @@ def _part_ranges(doc, part) -> list[FoldingRange]:
 
 @total(list)
 def folding_ranges(doc) -> list[FoldingRange]:
+    """Every part's ranges, one after another: already in order and without repeats
+    across parts, since a part's folds start before its last line (a fold spans two
+    lines at least), where the next part starts at the earliest."""
     found = doc.memo.get("folds")
     if found is None:
-        seen: set[tuple[int, int]] = set()
-        found = []
-        for part in doc.parts():
-            for fold in _part_ranges(doc, part):
-                if (fold.start_line, fold.end_line) in seen:
-                    continue
-                seen.add((fold.start_line, fold.end_line))
-                found.append(fold)
-        found.sort(key=lambda f: (f.start_line, -f.end_line))
-        doc.memo["folds"] = found
+        found = doc.memo["folds"] = [fold for part in doc.parts() for fold in part_folding_ranges(doc, part)]
     return list(found)
 
 

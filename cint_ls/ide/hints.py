@@ -55,9 +55,10 @@ def _kernel_hints(doc, name: str, info) -> list[tuple[int, str, str]]:
     return out
 
 
-def _part_hints(doc, part) -> list[InlayHint]:
+def part_hints(doc, part) -> list[InlayHint]:
     """The hints of a part that is a kernel: kept with its item across versions (with
-    the kernel's start they were made at, moved when the kernel moved)."""
+    the kernel's start they were made at, moved when the kernel moved). Holding the
+    document's lock (`doc.reading()`)."""
     found = part.memo.get("hints")
     if found is not None:
         return found
@@ -84,4 +85,4 @@ def _part_hints(doc, part) -> list[InlayHint]:
 def inlay_hints(doc, start: int, end: int) -> list[InlayHint]:
     """The hints at offsets start..end (both included), computed only for the kernels
     that overlap them."""
-    return [h for part in doc.parts_between(start, end) for h in _part_hints(doc, part) if start <= h.offset <= end]
+    return [h for part in doc.parts_between(start, end) for h in part_hints(doc, part) if start <= h.offset <= end]

@@ -62,9 +62,10 @@ def _moved(symbol: DocumentSymbol, move: Move) -> DocumentSymbol:
                           symbol.detail, tuple(_moved(c, move) for c in symbol.children))
 
 
-def _part_symbols(doc, part) -> list[DocumentSymbol]:
+def part_symbols(doc, part) -> list[DocumentSymbol]:
     """A part's symbols: kept with its item across versions (with the place they were
-    made at, and moved when the item moved), made once a version."""
+    made at, and moved when the item moved), made once a version. Holding the
+    document's lock (`doc.reading()`)."""
     found = part.memo.get("symbols")
     if found is not None:
         return found
@@ -90,5 +91,5 @@ def _part_symbols(doc, part) -> list[DocumentSymbol]:
 def document_symbols(doc) -> list[DocumentSymbol]:
     found = doc.memo.get("symbols")
     if found is None:
-        found = doc.memo["symbols"] = [s for part in doc.parts() for s in _part_symbols(doc, part)]
+        found = doc.memo["symbols"] = [s for part in doc.parts() for s in part_symbols(doc, part)]
     return list(found)

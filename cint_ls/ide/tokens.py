@@ -382,21 +382,34 @@ def _encode_tokens(source, found: list[SemanticToken]) -> list[int]:
     return _relative(pieces)
 
 
+def part_encoding(doc, part) -> tuple[tuple[int, int, int, int, int], tuple[int, int], array] | None:
+    """A part's tokens in LSP's encoding, in three pieces: its first token as (line,
+    UTF-16 character, length, kind, modifier bits), absolute; the absolute (line,
+    character) of its last token; and its other tokens relative each to the one before
+    (`tail`: independent of where the item is, the same object while the item is kept).
+    None when the part has no token. Holding the document's lock (`doc.reading()`)."""
+    rows, tail = _rows(doc, part)
+    if not rows:
+        return None
+    _, line1, _ = part.at
+    u_base = _part_u16(doc, part)
+    rl, u = rows[2], rows[5]
+    head = (line1 - 1 + rl, u_base + u if rl == 0 else u, rows[6], rows[7], rows[8])
+    rl, u = rows[-_ROW + 2], rows[-_ROW + 5]
+    return head, (line1 - 1 + rl, u_base + u if rl == 0 else u), tail
+
+
 def _encode_parts(doc, parts) -> list[int]:
     data: list[int] = []
     prev_line = prev_char = 0
     for part in parts:
-        rows, tail = _rows(doc, part)
-        if not rows:
+        found = part_encoding(doc, part)
+        if found is None:
             continue
-        _, line1, _ = part.at
-        u_base = _part_u16(doc, part)
-        rl, u = rows[2], rows[5]
-        line, char = line1 - 1 + rl, (u_base + u if rl == 0 else u)
-        data += (line - prev_line, char - prev_char if line == prev_line else char, rows[6], rows[7], rows[8])
+        (line, char, length, k, bits), last, tail = found
+        data += (line - prev_line, char - prev_char if line == prev_line else char, length, k, bits)
         data += tail
-        rl, u = rows[-_ROW + 2], rows[-_ROW + 5]
-        prev_line, prev_char = line1 - 1 + rl, (u_base + u if rl == 0 else u)
+        prev_line, prev_char = last
     return data
 
 

@@ -12,19 +12,15 @@ needs no lock. See handlers/__init__.py for which feature is which.
 
 from __future__ import annotations
 
-import json
-
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from ... import ide
-from ...syntax.source import Position, SourceText
-from .. import convert
-from ..scheduling import checkpoint
+from ...syntax.source import SourceText
+from .. import convert, fragments
 from ..session import OpenDocument, Serialized, Session
 
 SMALL_FILE_LINES = 2000  # references in a file up to this size are answered on the loop
-CHUNK_LINES = 300  # lines of a chunk of tokens or hints computed at once on the worker
 
 
 class Computed:
@@ -100,42 +96,17 @@ def inlay_hints_prepare(session: Session, entry: OpenDocument, params) -> Immedi
     return None if session.settings.step_ordinals else Immediate([])
 
 
-def inlay_hints(doc, params: lsp.InlayHintParams, prepared) -> list[lsp.InlayHint]:
-    """In chunks of CHUNK_LINES lines (the ide holds the document's lock for each),
-    with a checkpoint between them: a whole-file request of a big file holds the
-    document for one chunk at a time."""
-    source = doc.source
-    start, end = convert.offsets_of(source, params.range)
-    hints: list[lsp.InlayHint] = []
-    for a, b, last in chunks(source, start, end):
-        for h in ide.inlay_hints(doc, a, b):
-            if a <= h.offset < b or (last and h.offset == b):
-                hints.append(lsp.InlayHint(position=convert.lsp_position(source, h.offset), label=h.label,
-                                           tooltip=h.tooltip, padding_left=True))
-        if not last:
-            checkpoint()
-    return hints
-
-
-def chunks(source: SourceText, start: int, end: int, lines: int = 0):
-    """(a, b, last) byte ranges that cover start..end, each CHUNK_LINES lines (or
-    `lines`) at most, cut at line starts."""
-    step = lines or CHUNK_LINES
-    line = source.point_of_byte(start)[0]
-    a = start
-    while True:
-        line += step
-        b = source.offset(Position(line, 0)) if line < source.line_count else len(source.data)
-        if b >= end:
-            yield a, end, True
-            return
-        yield a, b, False
-        a = b
+def inlay_hints(doc, params: lsp.InlayHintParams, prepared) -> Serialized:
+    """Made as JSON from each kernel's kept piece (`fragments`), a chunk of kernels at a
+    time holding the document's lock."""
+    start, end = convert.offsets_of(doc.source, params.range)
+    return Serialized(fragments.inlay_hints(doc, start, end))
 
 
 def document_symbols(doc, params: lsp.DocumentSymbolParams, prepared) -> Serialized:
-    """Made as JSON directly: thousands of symbols in a big file."""
-    return Serialized(json.dumps([convert.document_symbol_json(doc.source, s) for s in ide.document_symbols(doc)]))
+    """Made as JSON from each item's kept piece (`fragments`): thousands of symbols in
+    a big file."""
+    return Serialized(fragments.symbols(doc))
 
 
 def references(doc, params: lsp.ReferenceParams, prepared) -> list[lsp.Location]:
@@ -154,9 +125,8 @@ def rename(doc, params: lsp.RenameParams, prepared) -> lsp.WorkspaceEdit | None:
     return lsp.WorkspaceEdit(changes={doc.uri: edits})
 
 
-def folding_ranges(doc, params: lsp.FoldingRangeParams, prepared) -> list[lsp.FoldingRange]:
-    return [lsp.FoldingRange(start_line=f.start_line, end_line=f.end_line, kind=convert.folding_kind(f.kind))
-            for f in ide.folding_ranges(doc) if f.end_line > f.start_line]
+def folding_ranges(doc, params: lsp.FoldingRangeParams, prepared) -> Serialized:
+    return Serialized(fragments.folding_ranges(doc))
 
 
 def formatting(doc, params: lsp.DocumentFormattingParams, prepared) -> list[lsp.TextEdit]:

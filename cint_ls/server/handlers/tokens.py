@@ -16,14 +16,19 @@ after that a whole-document call reuses every item an edit did not touch (a few 
 
 from __future__ import annotations
 
+import json
+
 from lsprotocol import types as lsp
 
 from ... import ide
 from ...ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS
-from .. import convert
+from ...syntax.source import Position, SourceText
+from .. import convert, fragments
 from ..scheduling import checkpoint
-from ..session import OpenDocument, Session
-from .features import Computed, chunks
+from ..session import OpenDocument, Serialized, Session
+from .features import Computed
+
+CHUNK_LINES = 300  # lines of a chunk of tokens computed at once on the worker
 
 LEGEND = lsp.SemanticTokensLegend(token_types=list(SEMANTIC_TOKEN_KINDS),
                                   token_modifiers=list(SEMANTIC_TOKEN_MODIFIERS))
@@ -31,6 +36,22 @@ LEGEND = lsp.SemanticTokensLegend(token_types=list(SEMANTIC_TOKEN_KINDS),
 
 def empty_tokens() -> lsp.SemanticTokens:
     return lsp.SemanticTokens(data=[])
+
+
+def chunks(source: SourceText, start: int, end: int, lines: int = 0):
+    """(a, b, last) byte ranges that cover start..end, each CHUNK_LINES lines (or
+    `lines`) at most, cut at line starts."""
+    step = lines or CHUNK_LINES
+    line = source.point_of_byte(start)[0]
+    a = start
+    while True:
+        line += step
+        b = source.offset(Position(line, 0)) if line < source.line_count else len(source.data)
+        if b >= end:
+            yield a, end, True
+            return
+        yield a, b, False
+        a = b
 
 
 def _by_chunks(doc, start: int, end: int) -> list[int]:
@@ -61,12 +82,17 @@ def full_prepare(session: Session, entry: OpenDocument, params) -> tuple[bool, s
 def full(doc, params: lsp.SemanticTokensParams, prepared: tuple[bool, str]) -> Computed:
     first, result_id = prepared
     data = _all(doc, first)
-    return Computed(lsp.SemanticTokens(data=data, result_id=result_id), data)
+    return Computed(_serialized(doc, data, result_id), (result_id, data))
+
+
+def _serialized(doc, data: list[int], result_id: str) -> Serialized:
+    """A `SemanticTokens` answer as JSON, its array from the items' kept text."""
+    return Serialized(f'{{"resultId":{json.dumps(result_id)},"data":{fragments.tokens_data(doc, data)}}}')
 
 
 def keep(session: Session, entry: OpenDocument, params, computed: Computed) -> None:
     """Once answered: the array the client now has, with its result id."""
-    entry.tokens = (computed.answer.result_id, computed.kept)
+    entry.tokens = computed.kept
 
 
 # ---- delta
@@ -83,10 +109,10 @@ def delta(doc, params: lsp.SemanticTokensDeltaParams, prepared) -> Computed:
     previous, result_id = prepared
     data = _all(doc, first=False)
     if previous is None:
-        return Computed(lsp.SemanticTokens(data=data, result_id=result_id), data)
+        return Computed(_serialized(doc, data, result_id), (result_id, data))
     edit = convert.tokens_edit(previous, data)
     edits = [] if edit is None else [lsp.SemanticTokensEdit(start=edit[0], delete_count=edit[1], data=edit[2])]
-    return Computed(lsp.SemanticTokensDelta(edits=edits, result_id=result_id), data)
+    return Computed(lsp.SemanticTokensDelta(edits=edits, result_id=result_id), (result_id, data))
 
 
 # ---- range
