@@ -14,6 +14,7 @@ from .document import Document, Snapshot
 from .explain import explain
 from .folding import folding_ranges
 from .formatting import format_document
+from .highlight import highlights
 from .hints import inlay_hints
 from .hover import hover
 from .lenses import code_lenses
@@ -27,6 +28,7 @@ from .results import (
     DocumentSymbol,
     Explanation,
     FoldingRange,
+    Highlight,
     HoverResult,
     InlayHint,
     Location,
@@ -39,12 +41,14 @@ from .results import (
 from .signature import signature_help
 from .symbols import document_symbols
 from .tokens import semantic_tokens, semantic_tokens_data
+from .workspace import fuzzy_score, top_level_symbols
 
 __all__ = [
     "DEFAULT_TARGETS", "REFUSAL_CODE", "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeAction", "CodeLens",
-    "CompletionItem", "Document", "DocumentSymbol", "Explanation", "FoldingRange", "HoverResult", "InlayHint",
-    "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange", "code_actions", "code_lenses",
-    "completion", "definition", "diagnostics", "document_symbols", "explain", "folding_ranges", "format_document",
-    "gpu_refusals", "hover", "inlay_hints", "prepare_rename", "references", "rename", "semantic_tokens",
-    "semantic_tokens_data", "signature_help",
+    "CompletionItem", "Document", "DocumentSymbol", "Explanation", "FoldingRange", "Highlight", "HoverResult",
+    "InlayHint", "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange",
+    "code_actions", "code_lenses", "completion", "definition", "diagnostics", "document_symbols", "explain",
+    "folding_ranges", "format_document", "fuzzy_score", "gpu_refusals", "highlights", "hover", "inlay_hints",
+    "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_data", "signature_help",
+    "top_level_symbols",
 ]

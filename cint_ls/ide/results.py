@@ -116,8 +116,14 @@ class CodeAction:
     preferred: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Highlight:
+    span: Span
+    kind: str  # "read", "write" or "text" (a declaration without a value)
+
+
 __all__ = [
     "SEMANTIC_TOKEN_KINDS", "SEMANTIC_TOKEN_MODIFIERS", "CodeAction", "CodeLens", "CompletionItem", "DocumentSymbol",
-    "Explanation", "FoldingRange", "HoverResult", "InlayHint", "Location", "Refusal", "RenameResult",
+    "Explanation", "FoldingRange", "Highlight", "HoverResult", "InlayHint", "Location", "Refusal", "RenameResult",
     "SemanticToken", "SignatureHelp", "TextChange",
 ]

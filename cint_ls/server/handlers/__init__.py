@@ -27,7 +27,7 @@ from pygls.exceptions import JsonRpcException
 from ..pinned import held, hold, pin
 from ..scheduling import content_modified, loop_busy
 from ..session import Serialized, Session
-from . import actions, documents, features, lifecycle, tokens
+from . import actions, documents, features, lifecycle, navigation, tokens, workspace
 from .features import Computed, Immediate
 
 logger = logging.getLogger("cint_ls.server")
@@ -86,6 +86,9 @@ ROUTES: tuple[Route, ...] = (
     _heavy(lsp.TEXT_DOCUMENT_RENAME, features.rename),
     _heavy(lsp.TEXT_DOCUMENT_REFERENCES, features.references, empty=list, on_loop_if=features.small_file),
     _heavy(lsp.TEXT_DOCUMENT_CODE_ACTION, actions.code_actions, actions.OPTIONS, empty=list, prepare=actions.prepare),
+    _heavy(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, navigation.document_highlight, empty=list,
+           on_loop_if=features.small_file),
+    Route(lsp.WORKSPACE_SYMBOL, "request", workspace.workspace_symbol, lsp.WorkspaceSymbolOptions()),
 )
 
 
