@@ -22,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-file", help="write the server's own log to this file (default: stderr)")
     parser.add_argument("--log-level", default="WARNING",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="level of the server's own log")
+    # Test-only requests (benchmarks/fuzz_lsp.py reads the server's text of a document).
+    parser.add_argument("--test-hooks", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--version", action="version", version=f"cint-ls {__version__}")
     args = parser.parse_args(argv)
 
@@ -38,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     from .protocol import create_server
 
     server = create_server()
+    if args.test_hooks:
+        server.enable_test_hooks()
     server.start_io()
     # LSP: status 0 after `shutdown` then `exit`, 1 for an `exit` (or the end of the
     # input) without `shutdown`. pygls swallows the status of its own sys.exit.

@@ -2,10 +2,11 @@
 
 Written for pygls 2.1 (tested with 2.1.1) and lsprotocol 2025.0.0. It overrides private
 methods of `pygls.protocol.JsonRPCProtocol` / `LanguageServerProtocol`
-(`_handle_cancel_notification`, `_send_handler_result`, `structure_message`,
-`handle_message`, the `lsp_*` built-ins), uses `_send_data`, `_shutdown`, `msg_id`,
-`fm.features`, `Progress.tokens` and `pygls.io_.run_async`, and replaces
-`JsonRPCServer.start_io`: check them all when pygls changes (PYGLS_TESTED).
+(`_handle_cancel_notification`, `_send_handler_result`, `_send_response`,
+`_run_generator`, `structure_message`, `handle_message`, the `lsp_*` built-ins), uses
+`_send_data`, `_handle_response`, `_request_futures`, `_shutdown`, `msg_id`,
+`fm.features` and `Progress.tokens`, and replaces `JsonRPCServer.start_io` and
+`pygls.io_.run_async`: check them all when pygls changes (PYGLS_TESTED).
 
 What it changes of pygls, and why:
 - `initialize`: positions are UTF-16 code units, whatever the client prefers.
@@ -14,12 +15,25 @@ What it changes of pygls, and why:
 - `workspace/executeCommand` hands the handler its whole params (arguments and
   workDoneToken); `$/cancelRequest` also stops a run's child process.
 - A request whose params do not parse gets InvalidParams (pygls would not answer it);
-  a body that is not JSON gets ParseError with a null id (`report_server_error`).
+  a body that is not JSON gets ParseError with a null id.
 - The errors a handler means to send (ContentModified, RequestCancelled, RequestFailed,
   InvalidParams) are sent without pygls' traceback in the log.
-- stdin is read by a thread of its own, a chunk at a time, instead of one thread-pool
-  round trip per header line: with a heavy request computing on the worker thread, each
-  hand-over of the GIL costs up to a switch interval, and a hover would pay several.
+- The base protocol is read by `framing.StdinReader` (headers in any case, a maximum
+  message size, resynchronisation after a wrong length) on a thread of its own, a
+  chunk at a time, instead of one thread-pool round trip per header line: with a heavy
+  request computing on the worker thread, each hand-over of the GIL costs up to a
+  switch interval, and a hover would pay several. `_serve` replaces `run_async`.
+- The lifecycle as LSP says (pygls answered requests before `initialize`, accepted a
+  second one, and left requests after `shutdown` unanswered): before `initialize` a
+  request gets ServerNotInitialized and a notification is dropped; a second
+  `initialize` and any request after `shutdown` get InvalidRequest, notifications
+  then are dropped, `exit` never is. A batch (a JSON array; LSP has none) is answered
+  InvalidRequest element by element (`_batch`).
+- `shutdown` answers every request in flight (RequestCancelled; pygls' own failed with
+  "dictionary changed size during iteration") and answers null once the runs' children
+  are gone; a step of a built-in handler cancelled as the loop closes cancels its
+  request quietly (no CancelledError traceback); stdout is quiet once closed, so that
+  what the cancelled tasks still send after `exit` neither fails nor recurses.
 
 Everything else (the handlers, the session) is plain code of (session, params):
 `handlers/`, `session.py`.
@@ -28,24 +42,28 @@ Everything else (the handlers, the session) is plain code of (session, params):
 from __future__ import annotations
 
 import asyncio
-import functools
 import inspect
 import json
 import logging
-import os
 import sys
 import threading
 import uuid
 from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
-from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInvalidParams
-from pygls.io_ import StdoutWriter, run_async
+from pygls.exceptions import (
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+)
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
+from .framing import FramingError, StdinReader
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
 from .session import Serialized, Session
@@ -53,6 +71,10 @@ from .session import Serialized, Session
 logger = logging.getLogger("cint_ls.server")
 
 PYGLS_TESTED = "2.1.1"
+SHUTDOWN_WAIT = 3.0  # seconds `shutdown` waits at most for the runs' threads (their children killed)
+# Test-only: the server's text of a document, registered by `cint-ls --test-hooks`
+# (benchmarks/fuzz_lsp.py compares it with the client's). Never advertised.
+DOCUMENT_TEXT = "cint/test/documentText"
 
 
 class _MalformedRequest:
@@ -66,6 +88,11 @@ class _MalformedRequest:
 
 class CintProtocol(LanguageServerProtocol):
     _server: CintLanguageServer
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._initialize_seen = False
+        self._client_requests: set[Any] = set()  # ids of the client's requests not answered yet
 
     @lsp_method(lsp.INITIALIZE)
     def lsp_initialize(self, params: lsp.InitializeParams):
@@ -110,6 +137,7 @@ class CintProtocol(LanguageServerProtocol):
         error = None if future.cancelled() else future.exception()
         if error is None and not future.cancelled() and isinstance(future.result(), Serialized):
             self._request_futures.pop(msg_id, None)
+            self._client_requests.discard(msg_id)
             self._send_serialized(msg_id, future.result().text)
             return
         if isinstance(error, JsonRpcException):  # meant: no traceback in pygls' log
@@ -143,91 +171,111 @@ class CintProtocol(LanguageServerProtocol):
                 return _MalformedRequest(data["id"], data["method"], error)
             raise
 
+    # ---- lifecycle (LSP "Lifecycle Messages"), before pygls sees a message
+
     def handle_message(self, message):
+        method = getattr(message, "method", None)
+        if method is None:  # the client's answer to a request of ours: even after shutdown
+            if getattr(message, "error", None) is not None:
+                self._handle_response(message.id, None, message.error)
+            else:
+                self._handle_response(message.id, getattr(message, "result", None))
+            return
+        request = isinstance(message, _MalformedRequest) or hasattr(message, "id")
+        refusal = self._refusal(method, request, isinstance(message, _MalformedRequest))
+        if refusal is not None:
+            if request:
+                logger.info("request %r (%s) refused: %s", message.id, method, refusal[1])
+                self.send_error(message.id, *refusal)
+            else:
+                logger.info("notification %s dropped: %s", method, refusal[1])
+            return
         if isinstance(message, _MalformedRequest):
             logger.warning("malformed %s request %r: %s", message.method, message.id, message.error)
             error = JsonRpcInvalidParams(f"invalid params for {message.method}")
             self._send_response(message.id, error=error.to_response_error())
             return
+        if request:
+            self._client_requests.add(message.id)
         super().handle_message(message)
 
+    def _refusal(self, method: str, request: bool, malformed: bool) -> tuple[int, str] | None:
+        """Why a message is refused in this state of the session, as (code, message);
+        None to handle it. A refused notification is dropped (`exit` never is)."""
+        if method == lsp.EXIT:
+            return None
+        if self._shutdown:
+            return int(lsp.ErrorCodes.InvalidRequest), f"{method} after shutdown"
+        if not self._initialize_seen:
+            if method == lsp.INITIALIZE:
+                self._initialize_seen = not malformed  # the client may send a well-formed one again
+                return None
+            return int(lsp.ErrorCodes.ServerNotInitialized), f"{method} before initialize"
+        if method == lsp.INITIALIZE:
+            return int(lsp.ErrorCodes.InvalidRequest), "initialize was already received"
+        return None
 
-class _StdinReader:
-    """pygls' reader interface (`readline`, `readexactly`) over a thread that reads the
-    input a chunk at a time (whatever has arrived) and hands each chunk to the loop."""
+    def send_error(self, msg_id: Any, code: int, message: str) -> None:
+        """An error response; a plain dict, so that a null id is written out."""
+        self._client_requests.discard(msg_id)
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
 
-    CHUNK = 1 << 16
+    def _send_response(self, msg_id, result=None, error=None):
+        self._client_requests.discard(msg_id)
+        super()._send_response(msg_id, result, error)
 
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self._buffer = bytearray()
-        self._eof = False
-        self._arrived: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        # pygls' own iterates `_request_futures` while cancelling them, and a cancelled
+        # future's callback removes itself from the dict ("dictionary changed size
+        # during iteration": the shutdown failed and most requests went unanswered).
+        current = self.msg_id
+        self._shutdown = True  # requests from now on get InvalidRequest; `exit` then means 0
+        if (user_handler := self.fm.features.get(lsp.SHUTDOWN)) is not None:
+            yield user_handler, args, None  # session.stop(): the runs' children are killed
+        # Every request of the client still in flight is answered: RequestCancelled.
+        for msg_id in [i for i in self._client_requests if i != current]:
+            future = self._request_futures.get(msg_id)
+            if future is not None and not future.done():
+                future.cancel()
+        # The null answer goes once the runs' threads are done (their children gone) and
+        # the cancelled requests answered, so that nothing of the session outlives it.
+        yield self._server.wind_down, ([i for i in self._client_requests if i != current],), None
 
-    def _start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._arrived = asyncio.Event()
-        threading.Thread(target=self._read, name="cint-stdin", daemon=True).start()
-
-    def _read(self) -> None:
-        # The file descriptor itself where there is one: a daemon thread blocked inside
-        # a BufferedReader holds its lock, and the interpreter aborts at exit on it.
-        try:
-            fd = self._stream.fileno()
-            read = functools.partial(os.read, fd)
-        except (AttributeError, OSError, ValueError):
-            read = getattr(self._stream, "read1", None) or self._stream.read
-        while True:
-            try:
-                chunk = read(self.CHUNK)
-            except (OSError, ValueError):
-                chunk = b""
-            try:
-                self._loop.call_soon_threadsafe(self._feed, chunk)
-            except RuntimeError:  # the loop is closed
-                return
-            if not chunk:
-                return
-
-    def _feed(self, chunk: bytes) -> None:
-        if chunk:
-            self._buffer += chunk
-        else:
-            self._eof = True
-        self._arrived.set()
-
-    async def _more(self) -> None:
-        if self._loop is None:
-            self._start()
+    def _run_generator(self, future, *, gen, result_future):
+        # A step of a built-in handler cancelled (the loop closing at exit): the request
+        # is cancelled, quietly; pygls would raise CancelledError out of the callback
+        # and asyncio would log its traceback.
+        if future is not None and future.cancelled():
+            gen.close()
+            if not result_future.done():
+                result_future.cancel()
             return
-        self._arrived.clear()
-        await self._arrived.wait()
+        super()._run_generator(future, gen=gen, result_future=result_future)
 
-    async def readline(self) -> bytes:
-        # Let the tasks of the messages handled so far take their first step (a heavy
-        # request pins its version and queues its job) before the next message is
-        # read: pygls' own reader always waited here.
-        await asyncio.sleep(0)
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0 or self._eof:
-                size = end + 1 if end >= 0 else len(self._buffer)
-                line = bytes(self._buffer[:size])
-                del self._buffer[:size]
-                return line
-            await self._more()
 
-    def pending(self) -> bool:
-        """Whether bytes have arrived that are not read yet (a message, or part of one)."""
-        return bool(self._buffer)
+class _Writer(StdoutWriter):
+    """stdout, quiet once closed or broken: after `exit` (pygls closes stdout first) the
+    tasks cancelled as the loop ends still send (progress ends, log messages), and each
+    failure would be reported by sending again."""
 
-    async def readexactly(self, n: int) -> bytes:
-        while len(self._buffer) < n and not self._eof:
-            await self._more()
-        body = bytes(self._buffer[:n])
-        del self._buffer[:n]
-        return body
+    def __init__(self, stdout: BinaryIO) -> None:
+        super().__init__(stdout)
+        self.lost = False
+
+    def close(self) -> None:
+        self.lost = True
+        super().close()
+
+    def write(self, data: bytes) -> None:
+        if self.lost:
+            logger.debug("not sent, the connection is closed: %d bytes", len(data))
+            return
+        try:
+            super().write(data)
+        except (OSError, ValueError) as error:
+            self.lost = True
+            logger.error("the connection to the client is lost: %s", error)
 
 
 class CintLanguageServer(LanguageServer):
@@ -271,21 +319,96 @@ class CintLanguageServer(LanguageServer):
     # ---- running
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """pygls' `_start_io_async`, with `_StdinReader`. (The GIL's switch interval
-        stays Python's 5 ms: 1 ms measured no different under an editor's burst, the
-        chunks and checkpoints of the heavy work doing what a shorter interval would.)"""
+        """pygls' `_start_io_async`, with `framing.StdinReader` and `_serve` instead of
+        `pygls.io_.run_async` (whose header parsing took only `Content-Length: N`
+        exactly and never resynchronised). (The GIL's switch interval stays Python's 5
+        ms: 1 ms measured no different under an editor's burst, the chunks and
+        checkpoints of the heavy work doing what a shorter interval would.)"""
         self._stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        self._reader = _StdinReader(stdin or sys.stdin.buffer)
+        self.protocol.set_writer(_Writer(stdout or sys.stdout.buffer))
+        self._reader = StdinReader(stdin or sys.stdin.buffer, report=self._framing_error)
         try:
-            asyncio.run(run_async(stop_event=self._stop_event, reader=self._reader,
-                                  protocol=self.protocol, logger=logger, error_handler=self.report_server_error))
-        except BrokenPipeError:
-            logger.error("the connection to the client is lost")
+            asyncio.run(self._serve())
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
             self.shutdown()
+
+    async def _serve(self) -> None:
+        while not self._stop_event.is_set():
+            body = await self._reader.read_message()
+            if body is None:
+                break
+            try:
+                data = json.loads(body.decode("utf-8"))
+            except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+                logger.warning("a body that is not JSON: %s", error)
+                self.protocol.send_error(None, int(lsp.ErrorCodes.ParseError), f"Parse error: {error}")
+                self.session.log(lsp.MessageType.Error, f"cint-ls: {type(error).__name__}: {error}")
+                self._reader.resync(body)
+                continue
+            if isinstance(data, list):
+                self._batch(data)
+            else:
+                self._dispatch(data)
+
+    def _dispatch(self, data: Any) -> None:
+        if not _is_message(data):
+            logger.warning("not a JSON-RPC 2.0 message: %.200r", data)
+            self.protocol.send_error(_id_of(data), int(lsp.ErrorCodes.InvalidRequest),
+                                     "Invalid Request: not a JSON-RPC 2.0 message")
+            return
+        try:
+            message = self.protocol.structure_message(data)
+        except Exception as error:  # noqa: BLE001 - a notification or response that does not parse
+            logger.warning("a message that does not parse (%s): dropped", error)
+            self.report_server_error(error, JsonRpcException)
+            return
+        try:
+            self.protocol.handle_message(message)
+        except Exception as error:
+            logger.exception("Unable to handle message")
+            self.report_server_error(error, JsonRpcException)
+
+    def _batch(self, items: list) -> None:
+        """A JSON-RPC batch. LSP sends one message at a time and its clients read one
+        object per message, so batches are not supported: each request in it gets
+        InvalidRequest with its own id (its client waits for that id: nobody waits
+        forever), each element that is no message gets InvalidRequest with a null id,
+        as JSON-RPC 2.0 answers the invalid elements of a batch, notifications get
+        nothing (JSON-RPC never answers one), and an empty batch one InvalidRequest with
+        a null id. Each answer is a message of its own, not an array."""
+        logger.warning("a batch of %d messages: not supported", len(items))
+        code = int(lsp.ErrorCodes.InvalidRequest)
+        if not items:
+            self.protocol.send_error(None, code, "Invalid Request: an empty batch")
+        for item in items:
+            if not _is_message(item) or ("id" in item and "method" in item):
+                self.protocol.send_error(_id_of(item), code, "Invalid Request: batches are not supported")
+
+    async def wind_down(self, refused: list) -> None:
+        """`shutdown`'s last step: wait (SHUTDOWN_WAIT at most) until the runs' threads
+        are done, their children killed, and the requests it cancelled answered."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SHUTDOWN_WAIT
+        pending = set(refused)
+        while loop.time() < deadline and (self.session.cancels or pending & self.protocol._client_requests):
+            await asyncio.sleep(0.005)
+        if self.session.cancels:
+            logger.warning("shutdown: %d runs still stopping", len(self.session.cancels))
+
+    def _framing_error(self, error: FramingError) -> None:
+        self.session.log(lsp.MessageType.Error if error.severe else lsp.MessageType.Warning,
+                         f"cint-ls: {error.message}")
+
+    def enable_test_hooks(self) -> None:
+        """Test-only requests (`cint-ls --test-hooks`): DOCUMENT_TEXT answers the text and
+        version of an open document as the server holds it, or null."""
+        @self.feature(DOCUMENT_TEXT)
+        def document_text(params):
+            uri = getattr(params, "uri", None) if not isinstance(params, dict) else params.get("uri")
+            doc = self.session.document(uri) if isinstance(uri, str) else None
+            return None if doc is None else {"text": doc.text, "version": doc.version}
 
     def shut_down_cleanly(self) -> bool:
         """Whether `shutdown` came before the end (LSP: exit status 0, else 1)."""
@@ -296,17 +419,12 @@ class CintLanguageServer(LanguageServer):
         super().shutdown()
 
     def report_server_error(self, error: Exception, source) -> None:
-        # pygls calls this for errors outside a request (a notification that failed, a
-        # body that is not JSON). A log message, not a pop-up; and a body that is not
-        # JSON gets JSON-RPC's ParseError, with a null id since none could be read.
+        # pygls calls this for errors outside a request (a notification that failed).
+        # A log message, not a pop-up.
         if source is FeatureRequestError:
             return  # the request already has its error response
-        if isinstance(error, (json.JSONDecodeError, UnicodeDecodeError)):
-            try:  # a plain dict, so that the null id is written out
-                self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": {
-                    "code": int(lsp.ErrorCodes.ParseError), "message": f"Parse error: {error}"}})
-            except Exception as failure:  # noqa: BLE001 - no transport: the log below is all
-                logger.info("ParseError response not sent: %s", failure)
+        if source is JsonRpcInternalError:
+            return  # sending failed (pygls' `_send_data`): a log message would fail again, and recurse
         self.session.log(lsp.MessageType.Error, f"cint-ls: {type(error).__name__}: {error}")
 
     # ---- session.Client
@@ -363,6 +481,23 @@ class CintLanguageServer(LanguageServer):
     def progress_cancelled(self, token: Any) -> bool:
         future = self.work_done_progress.tokens.get(token)
         return future is not None and future.cancelled()
+
+
+def _valid_id(msg_id: Any) -> bool:
+    return isinstance(msg_id, (str, int)) and not isinstance(msg_id, bool)
+
+
+def _is_message(data: Any) -> bool:
+    """A JSON-RPC 2.0 request, notification or response (pygls checks the rest)."""
+    return isinstance(data, dict) and data.get("jsonrpc") == "2.0" and \
+        (data.get("id") is None or _valid_id(data["id"])) and \
+        (isinstance(data.get("method"), str) or "result" in data or "error" in data)
+
+
+def _id_of(data: Any) -> Any:
+    """A message's id if it is one JSON-RPC allows (a string or an integer), else None."""
+    msg_id = data.get("id") if isinstance(data, dict) else None
+    return msg_id if _valid_id(msg_id) else None
 
 
 def create_server() -> CintLanguageServer:

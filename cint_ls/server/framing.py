@@ -1,0 +1,216 @@
+"""LSP's base protocol on stdin: the header part (`Content-Length: N`, an empty line)
+and the body, read robustly. No pygls here: `protocol.py` hands each body to pygls.
+
+What the specification asks, and what a client gets wrong:
+- Header names are case-insensitive and the value may follow the colon with or
+  without spaces (`content-length:12`); lines end with `\\r\\n` (a bare `\\n` is taken
+  too). Headers other than Content-Length (Content-Type) are read and ignored.
+- **Resynchronisation.** Whatever is not a header where a header is due (garbage
+  between messages, a header part with no Content-Length, a line that is no header) is
+  skipped up to the next `Content-Length`, searched for anywhere in the stream, with a
+  warning in the log. When a body does not parse as JSON, the length was probably
+  wrong (a client that counted characters, not bytes): the server answers ParseError
+  and the body goes back to the stream less its first byte, so that the next header is
+  found where it really is -- inside the body when the length was too long, after the
+  body's rest when it was too short. A JSON body cannot hold a raw line break inside a
+  string, so a header found this way is never part of a well-formed message. The
+  message whose length was wrong is lost (its answer is the ParseError with a null
+  id); the ones after it are read as usual. (A length that is too long leaves the
+  server waiting for the bytes it was promised until the next message arrives: no
+  reader can tell a wrong length from a slow client.)
+- **A maximum message size**, `MAX_MESSAGE_BYTES` (64 MiB; a cint source of that size
+  is far beyond any real one). A Content-Length above it is refused with an error in
+  the log and the stream is resynchronised as above: its body, if there is one, is
+  skipped as garbage up to the next header, in bounded memory. Ending the connection
+  instead would cost the editor every open document and its state; clangd does the
+  same (it refuses a message over 1 GiB and reads on).
+- Memory stays bounded while skipping: a header line longer than `MAX_HEADER_BYTES`
+  is garbage, and garbage is dropped as it is scanned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable
+from typing import BinaryIO
+
+logger = logging.getLogger("cint_ls.server")
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+MAX_HEADER_BYTES = 8 * 1024
+
+_NAME = b"content-length"
+_CONTENT_LENGTH = re.compile(re.escape(_NAME), re.IGNORECASE)
+# The value: digits, possibly surrounded by spaces or tabs (RFC 7230's optional
+# whitespace), then the end of the line.
+_LENGTH_LINE = re.compile(rb"content-length[ \t]*:[ \t]*([0-9]+)[ \t]*\r?\n", re.IGNORECASE)
+_HEADER_LINE = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+[ \t]*:[^\r\n]*\r?\n")
+_END_OF_HEADERS = re.compile(rb"\r?\n")
+_HEADERS_ONLY = re.compile(rb"(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+[ \t]*:[^\r\n]*\r?\n)*")
+
+
+class FramingError:
+    """What the reader skipped or refused, for the log the client sees."""
+
+    def __init__(self, message: str, severe: bool = False) -> None:
+        self.message = message
+        self.severe = severe
+
+
+class StdinReader:
+    """Framed messages from a byte stream, read by a thread of its own a chunk at a
+    time (whatever has arrived) and parsed on the loop: one hand-over of the GIL per
+    chunk rather than one per header line."""
+
+    CHUNK = 1 << 16
+
+    def __init__(self, stream: BinaryIO, report: Callable[[FramingError], None] | None = None) -> None:
+        self._stream = stream
+        self._buffer = bytearray()
+        self._eof = False
+        self._arrived: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._report = report
+
+    # ---- the thread
+
+    def _start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._arrived = asyncio.Event()
+        threading.Thread(target=self._read, name="cint-stdin", daemon=True).start()
+
+    def _read(self) -> None:
+        # The file descriptor itself where there is one: a daemon thread blocked inside
+        # a BufferedReader holds its lock, and the interpreter aborts at exit on it.
+        try:
+            fd = self._stream.fileno()
+            read = functools.partial(os.read, fd)
+        except (AttributeError, OSError, ValueError):
+            read = getattr(self._stream, "read1", None) or self._stream.read
+        while True:
+            try:
+                chunk = read(self.CHUNK)
+            except (OSError, ValueError):
+                chunk = b""
+            try:
+                self._loop.call_soon_threadsafe(self._feed, chunk)
+            except RuntimeError:  # the loop is closed
+                return
+            if not chunk:
+                return
+
+    def _feed(self, chunk: bytes) -> None:
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
+        self._arrived.set()
+
+    async def _more(self) -> None:
+        if self._loop is None:
+            self._start()
+            return
+        self._arrived.clear()
+        await self._arrived.wait()
+
+    # ---- messages
+
+    def pending(self) -> bool:
+        """Whether bytes have arrived that are not read yet (a message, or part of one)."""
+        return bool(self._buffer)
+
+    async def read_message(self) -> bytes | None:
+        """The next message's body; None at the end of the input."""
+        # Let the tasks of the messages handled so far take their first step (a heavy
+        # request pins its version and queues its job) before the next message is
+        # read: pygls' own reader always waited here.
+        await asyncio.sleep(0)
+        while True:
+            body = self._frame()
+            if body is not None:
+                return body
+            if self._eof:
+                if self._buffer.strip():
+                    self._problem(f"the input ended inside a message: {len(self._buffer)} bytes dropped")
+                self._buffer.clear()
+                return None
+            await self._more()
+
+    def resync(self, body: bytes) -> None:
+        """`body` did not parse: put it back less its first byte, so that the next
+        header is searched for from there (the module's docstring says why)."""
+        self._buffer[0:0] = body[1:]
+
+    def _problem(self, message: str, severe: bool = False) -> None:
+        (logger.error if severe else logger.warning)("%s", message)
+        if self._report is not None:
+            self._report(FramingError(message, severe))
+
+    def _skip(self, count: int, why: str | None) -> None:
+        skipped = bytes(self._buffer[:count])
+        del self._buffer[:count]
+        if why is not None and skipped.strip() and not _HEADERS_ONLY.fullmatch(skipped):
+            self._problem(f"{why}: {len(skipped)} bytes skipped ({skipped[:40]!r}...)")
+
+    def _frame(self) -> bytes | None:
+        """A whole message taken off the buffer, or None while more input is needed
+        (what could not be a message is dropped on the way)."""
+        buffer = self._buffer
+        while True:
+            found = _CONTENT_LENGTH.search(buffer)
+            if found is None:
+                # Keep what could be the start of the header name, split by a chunk.
+                keep = len(_NAME) - 1
+                if len(buffer) > keep:
+                    self._skip(len(buffer) - keep, "input that is no message")
+                return None
+            if found.start():
+                self._skip(found.start(), "input before a header")
+            line = _LENGTH_LINE.match(buffer)
+            if line is None:
+                if buffer.find(b"\n") < 0 and len(buffer) < MAX_HEADER_BYTES:
+                    return None  # the line is not complete yet
+                self._skip(len(_NAME), None)
+                self._problem("a Content-Length header whose value is not a length: skipped")
+                continue
+            length = int(line.group(1))
+            if length > MAX_MESSAGE_BYTES:
+                self._skip(line.end(), None)
+                self._problem(f"a message of {length} bytes refused (the limit is {MAX_MESSAGE_BYTES}): "
+                              "reading on at the next header", severe=True)
+                continue
+            # The other header lines, up to the empty line.
+            at = line.end()
+            while True:
+                end = _END_OF_HEADERS.match(buffer, at)
+                if end is not None:
+                    start = end.end()
+                    break
+                header = _HEADER_LINE.match(buffer, at)
+                if header is None:
+                    if buffer.find(b"\n", at) < 0 and len(buffer) - at < MAX_HEADER_BYTES:
+                        return None  # the header part is not complete yet
+                    start = -1
+                    break
+                again = _LENGTH_LINE.match(header.group(0))
+                if again is not None:  # a repeated Content-Length: the last one counts
+                    length = int(again.group(1))
+                at = header.end()
+            if start < 0:
+                self._skip(at, None)
+                self._problem("a header part without its empty line: reading on at the next header")
+                continue
+            if length > MAX_MESSAGE_BYTES:
+                self._skip(start, None)
+                self._problem(f"a message of {length} bytes refused (the limit is {MAX_MESSAGE_BYTES})", severe=True)
+                continue
+            if len(buffer) < start + length:
+                return None
+            body = bytes(buffer[start:start + length])
+            del buffer[:start + length]
+            return body
