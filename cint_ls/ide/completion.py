@@ -1,6 +1,13 @@
 """Completion: keywords, types, the names visible at the cursor, built-ins, reduce
-operators after `reduce x = `, rounding modes as the third argument of `div_round`, and
-parameter modes at the start of a kernel parameter.
+operators after `reduce x = `, rounding modes as the third argument of `div_round`,
+parameter modes at the start of a kernel parameter, and `min`/`max` after a type and a
+dot (`I64.`, LANGUAGE.md "Types and values").
+
+What is offered depends on where the cursor is: at the top level (items, and the entry's
+statements), at the start of a statement in a body, or in an expression (values only: no
+statement keywords, no kernels, since a dispatch is a statement, C5016). Each keyword is
+offered once (`for`, `if` and `kernel` as their snippets), and every item has a `sort`
+key (the client's sortText): the names in scope first, then what fits the place.
 
 The context is read from the raw text before the cursor (a half-typed line has no
 useful tree) and the names from the AST, which the parser recovers around errors.
@@ -13,14 +20,12 @@ import re
 
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MODES
 from ..analysis.symbols import SymbolKind
+from ..analysis.types import FixedType, IntType, scalar_type_named
 from ..syntax import ast
 from . import declaration_text
 from .find import clamp, contains, total
 from .results import CompletionItem
 
-STATEMENT_KEYWORDS = ("if", "else", "for", "while", "break", "continue", "switch", "case", "default", "return",
-                      "assert", "reduce", "in")
-ITEM_KEYWORDS = ("kernel", "void", "export", "over", "where")
 VALUE_KEYWORDS = ("true", "false")
 MODES = ("in", "out", "inout")
 TYPE_NAMES = ("Bool", "I8", "I16", "I32", "I64", "I128", "I256", "I512", "I1024", "U8", "U16", "U32", "U64",
@@ -202,12 +207,96 @@ def _local_detail(checked, s: ast.VarDecl) -> str:
     return f"{kind}: {declaration_text.type_ref_text(checked, s.type)}"
 
 
-def _keywords(words) -> list[CompletionItem]:
-    return [CompletionItem(w, "keyword", "keyword", None) for w in words]
+KEYWORD_DOCS = {
+    "if": "`if (condition) { ... } else { ... }`",
+    "else": "the branch of an `if` taken when its condition is false",
+    "for": "`for i in a..b { ... }`: i from a up to b - 1 (I64)",
+    "while": "`while (condition) { ... }`",
+    "break": "leave the innermost loop or `switch`",
+    "continue": "go on with the next iteration of the innermost loop",
+    "switch": "`switch (value) { case 1: ... default: ... }`",
+    "case": "a label of a `switch`: an integer constant",
+    "default": "the label of a `switch` taken when no case matches",
+    "return": "leave the function, with its value when it returns one",
+    "assert": "`assert(condition);`: faults with E_ASSERT when the condition is false",
+    "reduce": "`reduce s = sum(x);`: combine a value of every work-item into a scalar out parameter",
+    "kernel": "a data-parallel kernel: `kernel k[n](in I64[n] a, out I64[n] b) over [i: n] { ... }`",
+    "void": "a function that returns no value",
+    "export": "a function a host can call",
+    "true": "the Bool value true",
+    "false": "the Bool value false",
+}
+# The top level holds items and the entry's calls, declarations and string statements
+# (LANGUAGE.md "Functions, entries, programs").
+TOP_KEYWORDS = ("kernel", "void", "export")
+BODY_KEYWORDS = ("if", "else", "for", "while", "switch", "return", "assert")
+LOOP_KEYWORDS = ("break", "continue")
+_MEMBER = re.compile(rb"\b(Bool|[IU][0-9]+|Q[0-9]+\.[0-9]+)\.[A-Za-z_]*$")
+_FOR_IN = re.compile(rb"\bfor\s+[A-Za-z_][A-Za-z0-9_]*\s+[a-z]*$")
+_AFTER_TYPE = re.compile(rb"\b(Bool|[IU][0-9]+|Q[0-9]+\.[0-9]+)(\[[^\]]*\])?\s+$")
 
 
-def _types() -> list[CompletionItem]:
-    return [CompletionItem(t, "type", "type", None) for t in TYPE_NAMES]
+def _item(label: str, kind: str, detail: str, rank: int, insert_text: str | None = None,
+          documentation: str = "") -> CompletionItem:
+    return CompletionItem(label, kind, detail, insert_text, f"{rank}{label}", documentation)
+
+
+def _keywords(words, rank: int) -> list[CompletionItem]:
+    snippets = {label: (body, detail) for label, body, detail in SNIPPETS}
+    out = []
+    for w in dict.fromkeys(words):  # once each
+        if w in snippets:
+            body, detail = snippets[w]
+            out.append(_item(w, "snippet", detail, rank, body, KEYWORD_DOCS.get(w, "")))
+        else:
+            out.append(_item(w, "keyword", "keyword", rank, None, KEYWORD_DOCS.get(w, "")))
+    return out
+
+
+def _type_doc(name: str) -> str:
+    t = scalar_type_named(name)
+    if isinstance(t, IntType):
+        return f"{'signed' if t.signed else 'unsigned'} {t.bits}-bit integer, {t.min} to {t.max}"
+    if isinstance(t, FixedType):
+        return f"signed fixed point: {t.m + t.n} bits, {t.n} of them fractional (scaled by 2^{t.n})"
+    return "true or false"
+
+
+def _types(rank: int = 0) -> list[CompletionItem]:
+    return [_item(t, "type", "type", rank, None, _type_doc(t)) for t in TYPE_NAMES]
+
+
+def _members(type_name: str) -> list[CompletionItem]:
+    """`T.min` and `T.max` of an integer or fixed type (LANGUAGE.md "Types and values")."""
+    t = scalar_type_named(type_name)
+    if isinstance(t, IntType):
+        values = {"min": t.min, "max": t.max}
+        return [_item(m, "constant", f"{type_name}.{m} = {v}", 0, None, f"the {word} value of {type_name}")
+                for (m, v), word in zip(values.items(), ("least", "greatest"))]
+    if isinstance(t, FixedType):
+        return [_item(m, "constant", f"{type_name}.{m}", 0, None, f"the {word} value of {type_name}")
+                for m, word in (("min", "least"), ("max", "greatest"))]
+    return []
+
+
+def _place(doc, offset: int, before: bytes) -> tuple[str, list[ast.Node]]:
+    """Where the cursor is: "top", "statement" or "expression"; and the nodes of the
+    enclosing item that contain it, outermost first."""
+    stack: list[ast.Node] = []
+    item = next((p.node for p in doc.parts_between(offset, offset)
+                 if p.node is not None and contains(p.node.span, offset, inclusive_end=True)), None)
+    node: ast.Node | None = item
+    while node is not None:
+        stack.append(node)
+        node = next((c for c in _children(node) if contains(c.span, offset, inclusive_end=True)), None)
+    in_body = any(isinstance(n, ast.Block) for n in stack) and isinstance(item, (ast.KernelDef, ast.FunctionDef))
+    head = before[:len(before) - len(_WORD.search(before).group())] if _WORD.search(before) else before
+    head = head.rstrip()
+    last = head[-1:]
+    if not head or last in b";{}" or re.search(rb"\belse$", head) or \
+            (last == b":" and re.search(rb"\b(case\s+[^:;{}]+|default)\s*:$", head)):
+        return ("statement" if in_body else "top"), stack
+    return "expression", stack
 
 
 @total(list)
@@ -218,21 +307,40 @@ def completion(doc, offset: int) -> list[CompletionItem]:
         return []
     before = data[max(0, offset - 4000):offset]
     if _REDUCE.search(before):
-        return [CompletionItem(op, "operator", doc_text, None) for op, doc_text in REDUCE_OPERATORS.items()]
+        return [_item(op, "operator", doc_text, 0) for op, doc_text in REDUCE_OPERATORS.items()]
+    member = _MEMBER.search(before)
+    if member is not None:
+        return _members(member.group(1).decode())
     if _CAST.search(before):
         return _types()
     call = _open_call(before)
     if call is not None:
         callee, argument = call
         if callee == "div_round" and argument == 2:
-            return [CompletionItem(m, "constant", "rounding mode of div_round", None) for m in ROUNDING_MODES]
+            return [_item(m, "constant", "rounding mode of div_round", 0) for m in ROUNDING_MODES]
         if callee == "fold_checked" and argument == 0:
-            return [CompletionItem("add", "operator", "fold operator: checked addition", None)]
+            return [_item("add", "operator", "fold operator: checked addition", 0)]
     if _kernel_param_start(before):
-        return [CompletionItem(m, "keyword", "parameter mode", None) for m in MODES] + _types()
-    items = _visible(doc, offset)
-    items += [CompletionItem(name, "function", text, None) for name, text in BUILTIN_FUNCTIONS.items()]
-    items += _types()
-    items += _keywords(STATEMENT_KEYWORDS + ITEM_KEYWORDS + VALUE_KEYWORDS)
-    items += [CompletionItem(label, "snippet", detail, body) for label, body, detail in SNIPPETS]
-    return items
+        return [_item(m, "keyword", "parameter mode", 0) for m in MODES] + _types(1)
+    if _FOR_IN.search(before):
+        return [_item("in", "keyword", "keyword", 0, None, KEYWORD_DOCS["for"])]
+    if _AFTER_TYPE.search(before) and call is None:
+        return []  # a declaration's new name: nothing to complete
+    place, stack = _place(doc, offset, before)
+    names = _visible(doc, offset)
+    if place == "expression":
+        items = [_item(i.label, i.kind, i.detail, 0) for i in names if i.kind != "kernel"]
+        items += [_item(name, "function", text, 1) for name, text in BUILTIN_FUNCTIONS.items()]
+        items += _keywords(VALUE_KEYWORDS, 2)
+        return items + _types(3)  # `I64.max` is a value
+    words: tuple[str, ...] = BODY_KEYWORDS if place == "statement" else TOP_KEYWORDS
+    if any(isinstance(n, (ast.For, ast.While, ast.Switch)) for n in stack):
+        words += LOOP_KEYWORDS
+    if any(isinstance(n, ast.Switch) for n in stack):
+        words += ("case", "default")
+    if place == "statement" and isinstance(stack[0], ast.KernelDef):
+        words += ("reduce",)
+    rank_names, rank_words = (0, 1) if place == "statement" else (1, 0)
+    items = [_item(i.label, i.kind, i.detail, rank_names) for i in names]
+    items += _keywords(words, rank_words)
+    return items + _types(2)

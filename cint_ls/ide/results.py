@@ -76,6 +76,8 @@ class CompletionItem:
     kind: str  # "keyword", "type", "variable", "function", "kernel", "parameter", "operator", "constant", "snippet"
     detail: str = ""
     insert_text: str | None = None
+    sort: str = ""  # the order to show it in (LSP sortText): the place's best first
+    documentation: str = ""  # Markdown
 
 
 @dataclass(frozen=True, slots=True)
