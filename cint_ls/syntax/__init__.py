@@ -8,7 +8,7 @@ import tree_sitter
 
 from . import ast
 from .diagnostics import Diagnostic, Related, Severity, syntax_diagnostics
-from .lower import lower, module_name
+from .lower import buffer_path, lower, module_name
 from .parser import ParsedDocument, TextEdit, language, parse
 from .source import Position, SourceText, Span
 
@@ -32,6 +32,6 @@ def parse_source(text: str, path: str = "<input>") -> SyntaxResult:
 
 __all__ = [
     "Diagnostic", "ParsedDocument", "Position", "Related", "Severity", "SourceText", "Span",
-    "SyntaxResult", "TextEdit", "ast", "language", "lower", "module_name", "parse",
+    "SyntaxResult", "TextEdit", "ast", "buffer_path", "language", "lower", "module_name", "parse",
     "parse_source", "syntax_diagnostics",
 ]

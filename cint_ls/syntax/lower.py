@@ -7,6 +7,7 @@ field the tree lacks becomes an `ErrorExpr` at its parent.
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 
 import tree_sitter
@@ -46,9 +47,39 @@ class ItemCache:
 _ESCAPES = {"\\n": "\n", "\\t": "\t", "\\\\": "\\", '\\"': '"', "\\{": "{", "\\}": "}"}
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_]+")
+
+
 def module_name(path: str) -> str:
-    """A module is named by its file's stem (`heat_e1.ci` is `heat_e1`)."""
-    return PurePath(path).stem if path and not path.startswith("<") else "main"
+    """A module is named by its file's stem (`heat_e1.ci` is `heat_e1`); a stem that is
+    not an identifier is C2004 (LANGUAGE.md "Lexical"). A text that is no file on disk has
+    a path in angle brackets: `<input>` is `main`, and a buffer of an editor,
+    `<untitled:Untitled-1>` or `</home/me/my heat.ci>` (see `buffer_path`), is named by
+    an identifier made from its name (`Untitled_1`, `my_heat`, `_2heat`)."""
+    if not path or path == "<input>":
+        return "main"
+    if path.startswith("<"):
+        return _derived_name(path[1:-1] if path.endswith(">") else path[1:])
+    return PurePath(path).stem
+
+
+def _derived_name(name: str) -> str:
+    stem = PurePath(re.split(r"[/\\:]", name)[-1]).stem
+    derived = _NOT_NAME.sub("_", stem).strip("_")
+    if not derived:
+        return "main"
+    return derived if _NAME.fullmatch(derived) else f"_{derived}"
+
+
+def buffer_path(path: str) -> str:
+    """The path an editor's buffer is analysed under: the file's path when its stem names
+    a module, else the path in angle brackets, so that an untitled buffer or a file such
+    as `my heat.ci` gets a module name made from its name instead of C2004 (and keeps its
+    hovers and runs). `cint check` reads files by their paths and still reports C2004."""
+    if path.startswith("<") or _NAME.fullmatch(PurePath(path).stem):
+        return path
+    return f"<{path}>"
 
 
 class Lowerer:
