@@ -59,7 +59,7 @@ from pygls.exceptions import (
 )
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
@@ -282,7 +282,7 @@ class CintLanguageServer(LanguageServer):
     """pygls' LanguageServer with cint-ls' routes, and the `Client` of the session."""
 
     def __init__(self) -> None:
-        super().__init__("cint-ls", __version__, protocol_cls=CintProtocol,
+        super().__init__("cint-ls", __version__, protocol_cls=CintProtocol, converter_factory=_converter,
                          text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, max_workers=4)
         self.session = Session(self)
         for route in ROUTES:
@@ -481,6 +481,21 @@ class CintLanguageServer(LanguageServer):
     def progress_cancelled(self, token: Any) -> bool:
         future = self.work_done_progress.tokens.get(token)
         return future is not None and future.cancelled()
+
+
+def _strict_str(value: Any, _type: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _converter():
+    """pygls' converter, with strings that must be strings: cattrs' own hook is
+    `str(value)`, so a change whose text was null or 5 replaced the document with
+    `None` or `5` (found by benchmarks/fuzz_lsp.py). Now such params do not parse."""
+    converter = default_converter()
+    converter.register_structure_hook(str, _strict_str)
+    return converter
 
 
 def _valid_id(msg_id: Any) -> bool:

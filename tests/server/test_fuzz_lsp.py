@@ -1,0 +1,77 @@
+"""The LSP fuzzer (benchmarks/fuzz_lsp.py, issue 13): a short fixed-seed run finds no
+crash, deafness, unanswered request or text mismatch; its model of a document follows
+LSP's rules; its check does catch a server whose text drifts; and the regressions it
+found stay fixed. The long runs are `python benchmarks/fuzz_lsp.py --steps N --seed S`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
+
+import fuzz_lsp
+from lsp_raw import RawServer
+
+
+def test_short_run_finds_nothing():
+    # Seed 2's first 700 steps include two shutdowns while a run is in flight.
+    stats = fuzz_lsp.fuzz(seed=2, steps=700, quiet=True)
+    assert not stats.failures, stats.failures
+    assert stats.steps == 700 and stats.restarts >= 1
+    assert stats.answered == stats.requests
+    assert stats.kinds["framing"] and stats.kinds["cancel_storm"] and stats.kinds["edit"] > 200
+
+
+def _range(a, b, c, d):
+    return {"start": {"line": a, "character": b}, "end": {"line": c, "character": d}}
+
+
+def test_model_follows_lsp():
+    # A lone \r ends a line (issue 13, item 7's example).
+    assert fuzz_lsp.apply_change("void f() {}\rvoid g() {}\r", {"range": _range(1, 5, 1, 6), "text": "h"}) == \
+        "void f() {}\rvoid h() {}\r"
+    # CRLF is one line end; a character past the line's end is the line's end.
+    assert fuzz_lsp.apply_change("ab\r\ncd", {"range": _range(0, 9, 1, 1), "text": ""}) == "abd"
+    # UTF-16 units; inside a surrogate pair means after it; past the last line: the end.
+    assert fuzz_lsp.apply_change("😀x", {"range": _range(0, 1, 0, 1), "text": "-"}) == "😀-x"
+    assert fuzz_lsp.apply_change("😀x", {"range": _range(0, 2, 0, 3), "text": ""}) == "😀"
+    assert fuzz_lsp.apply_change("a\nb", {"range": _range(7, 0, 0, 1), "text": "!"}) == "a!"
+    # An escaped pair is one character; a lone surrogate is U+FFFD.
+    assert fuzz_lsp.apply_change("", {"text": "\ud83d\ude00\ud800"}) == "😀\ufffd"
+
+
+def test_check_catches_a_drift():
+    fuzzer = fuzz_lsp.Fuzzer(seed=5)
+    fuzzer.start()
+    try:
+        fuzzer.check()
+        doc = fuzzer.docs[0]
+        fuzzer._notify("textDocument/didChange", {"textDocument": {"uri": doc.uri, "version": 99},
+                                                  "contentChanges": [{"text": "drift"}]})
+        fuzzer.stats.steps = 0  # checks docs[0]
+        with pytest.raises(fuzz_lsp.Failure, match="text mismatch"):
+            fuzzer.check()
+    finally:
+        fuzzer.stop()
+
+
+@pytest.mark.parametrize("text", [None, 5, ["x"]])
+def test_change_whose_text_is_not_a_string_is_dropped(text):
+    # Found by the fuzzer: cattrs made `null` the text "None" and 5 the text "5".
+    server = RawServer(["--test-hooks"])
+    try:
+        server.initialize()
+        uri = "file:///fuzz/strict.ci"
+        server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cint", "version": 1,
+                                                                "text": "void f() {}\n"}})
+        server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                                 "contentChanges": [{"text": text}]})
+        answer = server.call("cint/test/documentText", {"uri": uri})
+        assert answer["result"] == {"text": "void f() {}\n", "version": 1}
+    finally:
+        server.kill()
