@@ -127,6 +127,10 @@ class Worker:
             return await job.answer
         finally:  # answered, superseded or cancelled: the job is no longer wanted
             job.stop()
+            # The thread's future holds `done`, which holds the job, which holds both
+            # futures: a cycle that would keep the answer (megabytes for a big file)
+            # until a full collection, which a frozen heap rarely gets.
+            job.future = job.answer = None
             jobs = self._jobs.get(uri)
             if jobs is not None:
                 jobs.discard(job)
@@ -145,7 +149,7 @@ class Worker:
 
     @staticmethod
     def _settle(job: Job, future: Future) -> None:
-        if job.answer.done():
+        if job.answer is None or job.answer.done():  # no longer wanted
             return
         error = future.exception()
         if error is None:

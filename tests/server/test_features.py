@@ -135,6 +135,18 @@ async def test_completion(client):
     by_label = {i.label: i for i in items}
     assert {"lap", "c", "kn", "u"} <= set(by_label)
     assert by_label["lap"].kind == lsp.CompletionItemKind.Variable
+    # The ide's order and documentation reach the editor [issue 12, item 8].
+    assert all(i.sort_text for i in items)
+    assert any(i.documentation is not None for i in items)
+
+
+@pytest.mark.parametrize("uri", ["untitled:Untitled-1", "file:///tmp/my%20heat.ci", "file:///tmp/2heat.ci"])
+async def test_untitled_and_odd_names_keep_hovers(client, uri):
+    # A buffer whose name is no module name gets one made from it, not C2004 [issue 12, item 5].
+    assert await open_document(client, uri, TEXT) == []
+    star = lsp.Position(line=12, character=LINES[12].index("kn * lap") + 3)
+    hover = await client.text_document_hover_async(lsp.HoverParams(text_document=doc_id(uri), position=star))
+    assert hover is not None and "22" in hover.contents.value
 
 
 async def test_signature_help(client):

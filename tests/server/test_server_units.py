@@ -203,3 +203,40 @@ def test_document_symbols_are_lsprotocols_json():
     assert symbols and any(s.children for s in symbols)
     expected = json.loads(json.dumps(default_converter().unstructure([made(s) for s in symbols])))
     assert [convert.document_symbol_json(source, s) for s in symbols] == expected
+
+
+# ---- the worker
+
+def test_a_heavy_answer_is_freed_without_the_cyclic_collector():
+    """A job's answer goes with its last reference: with the heap frozen after each
+    publication, anything kept alive by a cycle stays until a rare full collection
+    (the token array and JSON of a 50,000-line file, megabytes a request)."""
+    import asyncio
+    import gc
+    import time
+    import weakref
+
+    from cint_ls.server.scheduling import Worker
+
+    class Answer:
+        pass
+
+    def slow() -> Answer:  # still running when the worker adds its done callback
+        time.sleep(0.05)
+        return Answer()
+
+    async def ask(worker: Worker) -> weakref.ref:
+        answer = await worker.run("file:///a.ci", slow)
+        return weakref.ref(answer)
+
+    worker = Worker()
+    gc.disable()
+    try:
+        gone = asyncio.run(ask(worker))
+        deadline = time.monotonic() + 2  # the pool's thread lets go of its work item
+        while gone() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert gone() is None
+    finally:
+        gc.enable()
+        worker.shutdown()

@@ -65,9 +65,11 @@ def completion(doc, params: lsp.CompletionParams) -> lsp.CompletionList:
     items: list[lsp.CompletionItem] = []
     for item in ide.completion(doc, convert.offset_of(doc.source, params.position)):
         snippet = item.kind == "snippet" and item.insert_text is not None
+        documentation = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=item.documentation) \
+            if item.documentation else None
         items.append(lsp.CompletionItem(
             label=item.label, kind=convert.completion_kind(item.kind), detail=item.detail or None,
-            insert_text=item.insert_text,
+            documentation=documentation, sort_text=item.sort or None, insert_text=item.insert_text,
             insert_text_format=lsp.InsertTextFormat.Snippet if snippet else None))
     return lsp.CompletionList(is_incomplete=False, items=items)
 
