@@ -6,6 +6,12 @@ from the child's stdout; the program's output travels inside the result, and the
 child's stderr is kept for crash messages. The parent enforces a time limit (the child
 is killed) and the child a memory limit (RLIMIT_AS).
 
+The child also writes the stages it reaches (`stages.py`: compiling, running, describing
+the fault), one line each, on a pipe of their own ($CINT_STAGE_FD). The time limit counts
+only the time spent running; the rest (the child's start, translation, the C compiler,
+a fault's description) has a limit of its own, COMPILE_LIMIT, so that a cold compile
+cache does not eat the program's time.
+
 The child dies with its parent. It leads its own process group, which the parent kills
 on every way out of `run_isolated` (a result, the time limit, cancellation, an exception,
 KeyboardInterrupt, and SIGTERM or SIGHUP while the default action is in place: the group
@@ -31,8 +37,10 @@ from dataclasses import dataclass
 
 from .faults import FaultRecord
 from .runtime import RunResult
+from .stages import COMPILING, RUNNING, STAGES, listen, reached
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
+COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
 
 
 class IsolatedRunError(Exception):
@@ -81,6 +89,7 @@ def result_from_json(data: dict) -> RunResult:
 
 
 PARENT_ENV = "CINT_ISOLATED_PARENT"  # the pid of the run's parent, for the child's watcher
+STAGE_ENV = "CINT_STAGE_FD"  # the child's end of the stage pipe
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 _WATCH_INTERVAL = 0.2  # seconds between the child's looks at its parent
 
@@ -166,7 +175,7 @@ def _restore_signals(saved: dict) -> None:
             pass
 
 
-def _start_child(request: Request) -> subprocess.Popen:
+def _start_child(request: Request, stage_fd: int) -> subprocess.Popen:
     parent = os.getpid()
     return subprocess.Popen(
         # -P: the child imports the installed package, never a source tree in the cwd.
@@ -174,28 +183,96 @@ def _start_child(request: Request) -> subprocess.Popen:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, PARENT_ENV: str(parent)},
+        pass_fds=(stage_fd,),
+        env={**os.environ, PARENT_ENV: str(parent), STAGE_ENV: str(stage_fd)},
         # Between fork and exec: only calls looked up before the fork (no imports, no locks).
         preexec_fn=_limit_memory(request.memory_limit, parent),  # noqa: PLW1509
     )
 
 
-def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None) -> RunResult:
+class _StagePipe:
+    """The parent's end of the stage pipe: the stages the child wrote so far."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        self.pending = b""
+
+    def started(self) -> None:
+        os.close(self.write_fd)  # the child holds its own copy; EOF comes when it ends
+
+    def poll(self) -> list[str]:
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 4096)
+            except (BlockingIOError, InterruptedError):
+                break
+            if not chunk:
+                break
+            self.pending += chunk
+        *lines, self.pending = self.pending.split(b"\n")
+        return [s for s in (line.decode("utf-8", "replace") for line in lines) if s in STAGES]
+
+    def close(self) -> None:
+        for fd in (self.read_fd, self.write_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class _Clock:
+    """The run's two limits: `time_limit` counts the time in the running stage, and
+    `compile_limit` the rest. The stage changes are seen every poll (50 ms)."""
+
+    def __init__(self, time_limit: float | None, compile_limit: float | None) -> None:
+        self.time_limit = time_limit
+        self.compile_limit = compile_limit
+        self.running = False
+        self.used = {True: 0.0, False: 0.0}
+        self.last = time.monotonic()
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        self.used[self.running] += now - self.last
+        self.last = now
+
+    def stage(self, stage: str) -> None:
+        self.tick()
+        self.running = stage == RUNNING
+
+    def check(self) -> None:
+        self.tick()
+        if self.time_limit is not None and self.used[True] > self.time_limit:
+            raise IsolatedRunError(f"the run took longer than {self.time_limit:g} s and was stopped")
+        if self.compile_limit is not None and self.used[False] > self.compile_limit:
+            raise IsolatedRunError(f"compiling took longer than {self.compile_limit:g} s and was stopped")
+
+
+def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None, stage=None,
+                 compile_limit: float | None = COMPILE_LIMIT) -> RunResult:
     """Run in a child process. `cancel`, if given, is polled (a callable returning
-    True) to stop the run early. Raises IsolatedRunError. The child (and anything it
-    started) is killed on every way out that does not wait for its result."""
+    True) to stop the run early; `stage`, if given, is called with each stage the child
+    reaches (from this thread). `time_limit` counts running only, `compile_limit`
+    everything else (None: no limit; without a time limit there is no compile limit
+    either). Raises IsolatedRunError. The child (and anything it started) is killed on
+    every way out that does not wait for its result."""
+    clock = _Clock(time_limit, compile_limit if time_limit is not None else None)
     saved = _guard_signals()
+    pipe = _StagePipe()
     try:
-        child = _start_child(request)
+        child = _start_child(request, pipe.write_fd)
+        pipe.started()
         _live.add(child)
         try:
-            out, err = _communicate(child, request, time_limit, cancel)
+            out, err = _communicate(child, request, clock, cancel, pipe, stage)
         except BaseException:
             _kill(child)
             raise
         finally:
             _live.discard(child)
     finally:
+        pipe.close()
         _restore_signals(saved)
     if child.returncode != 0 or not out:
         detail = err.decode("utf-8", "replace").strip().splitlines()
@@ -213,24 +290,32 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None)
     return result_from_json(data)
 
 
-def _communicate(child: subprocess.Popen, request: Request, time_limit: float | None,
-                 cancel) -> tuple[bytes, bytes]:
-    """Send the request, wait for the child's end within the time limit; the output
-    and error bytes."""
-    started = time.monotonic()
+def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cancel, pipe: _StagePipe,
+                 stage) -> tuple[bytes, bytes]:
+    """Send the request, wait for the child's end within the limits, passing on the
+    stages it reaches; the output and error bytes."""
     pending: bytes | None = request.to_json().encode()
+
+    def stages() -> None:
+        for name in pipe.poll():
+            clock.stage(name)
+            if stage is not None:
+                stage(name)
+
     while True:
         try:
             # The first call sends the request; retries go on reading (subprocess keeps
             # what it has read across time-outs).
-            return child.communicate(input=pending, timeout=0.05)
+            done = child.communicate(input=pending, timeout=0.05)
         except subprocess.TimeoutExpired:
             pending = None
-            elapsed = time.monotonic() - started
-            if time_limit is not None and elapsed > time_limit:
-                raise IsolatedRunError(f"the run took longer than {time_limit:g} s and was stopped") from None
+            stages()
+            clock.check()
             if cancel is not None and cancel():
                 raise IsolatedRunError("the run was cancelled") from None
+        else:
+            stages()
+            return done
 
 
 def _kill_group(child: subprocess.Popen) -> None:
@@ -280,6 +365,23 @@ def _watch_parent() -> None:
     threading.Thread(target=watch, name="cint-watch-parent", daemon=True).start()
 
 
+def _send_stages() -> None:
+    """The child: each stage reached goes to the parent on the stage pipe (none when
+    started by hand)."""
+    try:
+        fd = int(os.environ.pop(STAGE_ENV, ""))
+    except ValueError:
+        return
+
+    def send(stage: str) -> None:
+        try:
+            os.write(fd, stage.encode() + b"\n")
+        except OSError:  # the parent stopped listening: it is killing this process
+            pass
+
+    listen(send)
+
+
 def child_main() -> int:
     """The child: read the request, build, run (run.run_built: the same admission and
     executor call as an in-process run), write the result."""
@@ -288,6 +390,8 @@ def child_main() -> int:
     from .executors import ExecutorUnavailable
     from .run import NoSuchEntry, cap_output, run_built
 
+    _send_stages()
+    reached(COMPILING)
     request = json.loads(sys.stdin.read())
     built = build(request["text"], request["path"])
     if built.program is None:

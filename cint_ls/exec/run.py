@@ -31,6 +31,7 @@ from .compare import Comparison, compare
 from .executors import Executor, ExecutorUnavailable, get
 from .isolated import IsolatedRunError, Request, run_isolated
 from .report import render, summary
+from .stages import RUNNING, reached
 from .runtime import RunResult
 
 REFERENCE = "cpu-sir-interp"
@@ -46,12 +47,13 @@ class RunRequest:
     options: dict[str, dict] = field(default_factory=dict)
     check: str | None = None  # also run on this executor and compare
     trace: bool = False  # ask for the boundaries of a comparison (implied by `check`)
-    time_limit: float | None = None  # seconds; implies a child process
+    time_limit: float | None = None  # seconds of running (not compiling: isolated.py); implies a child process
     isolate: bool | None = None  # None: a child process when needed (see the module's doc)
     cancel: Callable[[], bool] | None = None  # polled; True stops the run (implies a child process)
     write: Callable[[str], object] | None = None  # the program's output (streamed when in process)
     output_limit: int | None = None  # bytes of output kept (cap_output); None: all of it
     function: str | None = None  # run this exported function instead of the top-level statements
+    stage: Callable[[str], object] | None = None  # told each stage of an isolated run (stages.py)
 
     def options_for(self, executor: str) -> dict:
         options = dict(self.options.get(executor) or {})
@@ -102,7 +104,7 @@ class RunOutcome:
         else:
             what = "finished"
         where = "; ran on the simulated device" if self.simulated else ""
-        return head + f"{what}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s{where}"
+        return head + f"{what}{where}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s"
 
     @property
     def simulated(self) -> bool:
@@ -205,7 +207,10 @@ def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
     refusal = _admission(executor, built)
     if refusal is not None:
         raise Refused(refusal.message)
-    return executor.run(with_entry(built, function), fuel, write, options)
+    program = with_entry(built, function)
+    if not executor.options.get("compiles"):
+        reached(RUNNING)  # an executor that compiles reports it once compiled
+    return executor.run(program, fuel, write, options)
 
 
 def _one(request: RunRequest, executor_name: str, source: SourceText, built: Build,
@@ -229,7 +234,7 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
         if isolate:
             outcome.result = run_isolated(Request(executor_name, source.path, source.text, request.fuel, options,
                                                   output_limit=request.output_limit, function=request.function),
-                                          time_limit=request.time_limit, cancel=request.cancel)
+                                          time_limit=request.time_limit, cancel=request.cancel, stage=request.stage)
             if write is not None and outcome.result.output:
                 write(outcome.result.output)
         else:

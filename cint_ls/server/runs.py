@@ -32,13 +32,15 @@ OUTPUT_LIMIT = 1 << 20  # bytes
 
 def run_program(executor: str, path: str, text: str, settings: Settings,
                 cancel: Callable[[], bool] | None = None, trace: bool = False,
-                function: str | None = None) -> RunOutcome:
+                function: str | None = None, stage: Callable[[str], object] | None = None) -> RunOutcome:
     """Run `text` on `executor` in a child process, under the settings' fuel and time
-    limit; from the exported `function` when one is named, else from the top-level
-    statements. Never raises: a run without a result is an outcome with `error`."""
+    limit (which counts running, not compiling); from the exported `function` when one
+    is named, else from the top-level statements. `stage` is told each stage the run
+    reaches (compiling, running, describing the fault), from the calling thread. Never
+    raises: a run without a result is an outcome with `error`."""
     request = RunRequest(path, text, executor, settings.fuel, {executor: settings.run_options(executor)},
                          trace=trace, time_limit=settings.time_limit, isolate=True, cancel=cancel,
-                         output_limit=OUTPUT_LIMIT, function=function)
+                         output_limit=OUTPUT_LIMIT, function=function, stage=stage)
     try:
         return run(request)
     except Exception as exc:  # noqa: BLE001 - a broken run must not reach the server

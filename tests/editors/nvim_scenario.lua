@@ -87,6 +87,43 @@ local function captures_at(buf, row, col)
   return names
 end
 
+-- Processes (Linux /proc): { pid, ppid, state, cmdline } of every process.
+local function processes()
+  local list = {}
+  for name in vim.fs.dir('/proc') do
+    if name:match('^%d+$') then
+      local stat = io.open('/proc/' .. name .. '/stat')
+      local cmd = io.open('/proc/' .. name .. '/cmdline')
+      if stat and cmd then
+        local s = stat:read('*a') or ''
+        local state, ppid = s:match('%) (%S) (%d+)')
+        table.insert(list, { pid = tonumber(name), ppid = tonumber(ppid), state = state,
+                             cmdline = (cmd:read('*a') or ''):gsub('%z', ' ') })
+      end
+      if stat then stat:close() end
+      if cmd then cmd:close() end
+    end
+  end
+  return list
+end
+
+-- The live run processes (`cint_ls.exec.isolated`) of the server whose command line has `mark`.
+local function run_children(mark)
+  local servers, found = {}, {}
+  local all = processes()
+  for _, p in ipairs(all) do
+    if p.cmdline:find(mark, 1, true) and not p.cmdline:find('cint_ls.exec.isolated', 1, true) then
+      servers[p.pid] = true
+    end
+  end
+  for _, p in ipairs(all) do
+    if servers[p.ppid] and p.state ~= 'Z' and p.cmdline:find('cint_ls.exec.isolated', 1, true) then
+      table.insert(found, p.pid)
+    end
+  end
+  return found
+end
+
 local function scenario()
   local dir = assert(vim.env.CINT_TEST_DIR, 'CINT_TEST_DIR')
   local cmd = vim.json.decode((assert(vim.env.CINT_LS_CMD, 'CINT_LS_CMD')))
@@ -102,7 +139,7 @@ local function scenario()
   end
 
   results.commands = {}
-  for _, name in ipairs({ 'CintRun', 'CintCompare', 'CintOutput', 'CintRestart', 'CintBuildParser' }) do
+  for _, name in ipairs({ 'CintRun', 'CintCompare', 'CintCancel', 'CintOutput', 'CintRestart', 'CintBuildParser' }) do
     results.commands[name] = vim.fn.exists(':' .. name) == 2
   end
 
@@ -251,6 +288,66 @@ local function scenario()
       return cint.last_result ~= nil
     end)
     results.cintrun_result = cint.last_result
+  end)
+
+  section(':CintCancel stops a run of an endless loop', function()
+    local path = dir .. '/spin.ci'
+    vim.fn.writefile({ 'void spin() {', '    I64 i = 0;', '    while (true) {', '        i = i +% 1;', '    }',
+                       '}', 'spin();' }, path)
+    vim.cmd.edit(vim.fn.fnameescape(path))
+    local spin = vim.api.nvim_get_current_buf()
+    wait('cint-ls to attach to spin.ci', TIMEOUT, function()
+      return cint_client(spin) ~= nil
+    end)
+    -- The server's command line has its own log file: the mark of its processes.
+    local mark = cmd[#cmd - 2]
+    local notes = {}
+    local notify = vim.notify
+    vim.notify = function(message, level, ...)
+      table.insert(notes, { message = tostring(message), level = level or vim.log.levels.INFO })
+      return notify(message, level, ...)
+    end
+    cint.last_result = nil
+    vim.cmd('CintRun cpu-sir-interp')
+    wait('the run child of the endless loop', TIMEOUT, function()
+      return #run_children(mark) > 0
+    end)
+    vim.wait(300) -- it is running, not starting
+    local children = run_children(mark)
+    results.cancel_children = children
+    -- How many of those are alive (an exiting process reads an empty cmdline, so they are
+    -- followed by pid; a zombie is dead, waiting for the server to reap it).
+    local function left()
+      local count = 0
+      for _, pid in ipairs(children) do
+        local stat = io.open('/proc/' .. pid .. '/stat') -- nil: reaped
+        local state = stat and stat:read('*a'):match('%) (%S)')
+        if stat then
+          stat:close()
+        end
+        if state and state ~= 'Z' then
+          count = count + 1
+        end
+      end
+      return count
+    end
+    local started = vim.uv.hrtime()
+    vim.cmd('CintCancel')
+    local gone = vim.wait(5000, function()
+      return left() == 0
+    end, 5)
+    results.cancel_ms = gone and (vim.uv.hrtime() - started) / 1e6 or vim.NIL
+    results.cancel_left = left()
+    wait('the cancelled run\'s result', 10000, function()
+      return cint.last_result ~= nil
+    end)
+    vim.wait(200) -- the answer to the request, handled after the notification
+    vim.notify = notify
+    results.cancel_result_error = cint.last_result.error or vim.NIL
+    results.cancel_notes = notes
+    results.cancel_again = cint.cancel() -- nothing left to cancel
+    vim.cmd('bwipeout!')
+    vim.api.nvim_set_current_buf(heat)
   end)
 
   section('lens after inserting lines, without saving', function()

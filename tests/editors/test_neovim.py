@@ -266,3 +266,20 @@ def test_checkhealth_and_help(scenario):
 def test_settings_reach_the_running_server(scenario):
     _check(scenario, scenario.get("fuel_after_setup") == 7, f"fuel: {scenario.get('fuel_after_setup')}")
     _check(scenario, scenario.get("code_after_setup") == "E_FUEL", f"fault: {scenario.get('code_after_setup')}")
+
+
+def test_cint_cancel_stops_an_endless_run(scenario):
+    """`:CintCancel` during a run of `while (true)`: the server's run process is gone
+    within 1 s, the run's result says it was cancelled, and the cancel is not reported as
+    a failure."""
+    children = scenario.get("cancel_children") or []
+    _check(scenario, len(children) == 1, f"run processes before :CintCancel: {children}")
+    ms = scenario.get("cancel_ms")
+    _check(scenario, isinstance(ms, (int, float)) and ms < 1000, f"the run process ended {ms} ms after :CintCancel")
+    _check(scenario, scenario.get("cancel_left") == 0, f"processes left: {scenario.get('cancel_left')}")
+    _check(scenario, "cancelled" in str(scenario.get("cancel_result_error")),
+           f"run result error: {scenario.get('cancel_result_error')}")
+    notes = scenario.get("cancel_notes") or []
+    _check(scenario, any(n["message"] == "cint: cancelling 1 run" for n in notes), f"notifications: {notes}")
+    _check(scenario, not [n for n in notes if "failed" in n["message"]], f"a cancel reported as a failure: {notes}")
+    _check(scenario, scenario.get("cancel_again") == 0, "a second :CintCancel found a run")

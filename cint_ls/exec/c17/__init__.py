@@ -24,6 +24,6 @@ def emit_text(program) -> str:
 
 
 register(Executor(EXECUTOR, "C17 through the system C compiler (gcc or clang)", run, native=True,
-                  options={"emit": emit_text}))
+                  options={"emit": emit_text, "compiles": True}))
 
 __all__ = ["EXECUTOR", "describe_work_item", "run"]

@@ -22,6 +22,7 @@ from ...ir import nodes as ir
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
+from ..stages import RUNNING, reached
 from .build import build_library
 from .emit import EmitError, emit_program
 
@@ -132,6 +133,7 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
     library = build_library(emit(program))
+    reached(RUNNING)  # the time limit of an isolated run counts from here (exec/stages.py)
     result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
                                      stack_size=int(options.get("stack_size", STACK_SIZE)),
                                      threads=threads, parallel_min=parallel_min, chunk_min=chunk_min)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from ...ir import nodes as ir
 from ..executors import Executor, ExecutorUnavailable, register
 from ..runtime import RunResult
+from ..stages import RUNNING, reached
 from .admission import admit, admit_build
 from .device import ORDERS, Device, DeviceError, DeviceUnavailable
 from .host import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, CudaMachine
@@ -112,6 +113,7 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     except ValueError as error:  # a block size the device does not take
         device.close()
         raise ExecutorUnavailable(f"gpu-cuda: {error} on {device.description}") from None
+    reached(RUNNING)  # PTX emitted, device open: the time limit of an isolated run counts from here
     try:
         result = machine.run()
     except HostStatus as status:
@@ -139,7 +141,8 @@ def emit_text(program: ir.Program) -> str:
 
 register(Executor(EXECUTOR, "the work-item phase on an NVIDIA GPU (PTX through the CUDA driver API), "
                             "or on the simulated device", _run, native=True,
-                  options={"admit": admit_build, "emit": emit_text, "simulated": simulated_reason}))
+                  options={"admit": admit_build, "emit": emit_text, "simulated": simulated_reason,
+                           "compiles": True}))
 
 __all__ = ["CudaOptions", "DEVICES", "EXECUTOR", "device_note", "admit", "admit_build", "compile_program",
            "open_device", "run", "DeviceError"]

@@ -43,6 +43,7 @@ from ...ir import nodes as ir
 from ..arith import OperationFault
 from ..dispatch import DispatchPlan, WorkItemRunner, WorkPhase
 from ..interp.machine import Machine
+from ..stages import DESCRIBING, RUNNING, reached
 from .device import Device, DeviceError
 from .fault_replay import describe_canonical, divergence
 from .launches import Scan, run_launches
@@ -134,7 +135,9 @@ class CudaRunner(WorkItemRunner):
     def _describe(self, plan: DispatchPlan, scan: Scan) -> WorkPhase:
         """The canonical fault, from the re-run of work-item k (10.6 paras 9 to 11)."""
         self.stats.described.append(scan.k)  # type: ignore[arg-type]
+        reached(DESCRIBING)  # may compile the cpu-c17 code of the kernel: not the run's time
         description = describe_canonical(self.m, plan, scan)
+        reached(RUNNING)
         self.stats.descriptions.append((plan.number, scan.k, description.note))  # type: ignore[arg-type]
         if description.fault is None:
             raise divergence(scan, description, self.device.description)

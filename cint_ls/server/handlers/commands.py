@@ -120,16 +120,29 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
         client.progress_begin(token, lsp.WorkDoneProgressBegin(
             title=title, cancellable=True, message=", ".join(executors)))
     loop = asyncio.get_running_loop()
+    ended = False
+
+    def report(message: str) -> None:  # on the loop
+        if token is not None and not ended:
+            client.notify(lsp.PROGRESS, lsp.ProgressParams(
+                token=token, value=lsp.WorkDoneProgressReport(message=message, cancellable=True)))
+
+    def stages_of(executor: str):
+        def stage(name: str) -> None:  # from a run thread
+            loop.call_soon_threadsafe(report, f"{executor}: {name}" if compare_them else name)
+        return stage
+
     try:
         # A comparison asks for traces: the executors are compared at every boundary.
         jobs = [loop.run_in_executor(session.run_pool, run_program, name, path, text, settings, cancelled,
-                                     compare_them, function)
+                                     compare_them, function, stages_of(name))
                 for name in executors]
         outcomes: list[RunOutcome] = list(await asyncio.gather(*jobs))
     except BaseException:
         event.set()
         raise
     finally:
+        ended = True
         session.cancels.pop(msg_id, None)
         if token is not None:
             client.progress_end(token, lsp.WorkDoneProgressEnd(message="cancelled" if cancelled() else "done"))

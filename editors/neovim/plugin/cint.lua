@@ -22,6 +22,10 @@ vim.api.nvim_create_user_command('CintCompare', function()
   require('cint').compare()
 end, { desc = 'cint: run the current file on every executor and compare' })
 
+vim.api.nvim_create_user_command('CintCancel', function()
+  require('cint').cancel()
+end, { desc = 'cint: cancel the runs in progress (the server stops their processes)' })
+
 vim.api.nvim_create_user_command('CintOutput', function()
   require('cint').show_output()
 end, { desc = 'cint: show the output of the last run' })

@@ -4,6 +4,7 @@
 
 import * as vscode from "vscode";
 import { runResultLines } from "./runResult";
+import { Runs, isCancelled, runTitle, stageMessage } from "./runs";
 import {
   ExecuteCommandRequest,
   LanguageClient,
@@ -11,11 +12,20 @@ import {
   ServerOptions,
   State,
   TransportKind,
+  WorkDoneProgress,
 } from "vscode-languageclient/node";
 
 const RUN = "cint.run";
 const COMPARE = "cint.compareExecutors";
+const CANCEL = "cint.cancelRun";
 const EXECUTORS = ["cpu-sir-interp", "cpu-c17", "gpu-cuda"];
+
+// The runs in flight; the context key `cint.running` shows `cint: Cancel run` in the palette.
+const runs = new Runs(
+  () => new vscode.CancellationTokenSource(),
+  (count) => void vscode.commands.executeCommand("setContext", "cint.running", count > 0),
+);
+let runNumber = 0;
 
 let client: LanguageClient | undefined;
 let runOutput: vscode.OutputChannel;
@@ -32,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     serverOutput,
     vscode.commands.registerCommand("cint.showOutput", () => runOutput.show(true)),
     vscode.commands.registerCommand("cint.restartServer", restartServer),
+    vscode.commands.registerCommand(CANCEL, cancelRuns),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("cint.server.path")) {
         void vscode.window
@@ -70,9 +81,13 @@ async function startClient(): Promise<void> {
     middleware: {
       // From the command palette `cint.run` comes without arguments: fill in the active
       // editor's document and ask which executor. From a code lens it comes complete.
+      // Runs go out with a notification that can cancel them (runWithProgress).
       executeCommand: async (command, args, next) => {
+        if (command !== RUN && command !== COMPARE) {
+          return next(command, args);
+        }
         const filled = await fillArguments(command, args);
-        return filled === undefined ? undefined : next(command, filled);
+        return filled === undefined || !client ? undefined : runWithProgress(client, command, filled);
       },
     },
   };
@@ -144,9 +159,49 @@ function registerMissingCommands(current: LanguageClient): void {
         if (filled === undefined) {
           return undefined;
         }
-        return current.sendRequest(ExecuteCommandRequest.type, { command, arguments: filled });
+        return runWithProgress(current, command, filled);
       }),
     );
+  }
+}
+
+/** Sends a Run or Compare as the executeCommand request, under a notification with a Cancel
+ * button that shows the server's stages (compiling, running, describing the fault). Cancel
+ * (the button or `cint: Cancel run`) sends `$/cancelRequest`, and the server kills the run. */
+async function runWithProgress(current: LanguageClient, command: string, args: unknown[]): Promise<unknown> {
+  // A token of our own for the request: the server reports the stages on it, and creates
+  // no progress of its own (which would go to the status bar, without a Cancel button).
+  const workDoneToken = `cint-run-${process.pid}-${++runNumber}`;
+  const options = { location: vscode.ProgressLocation.Notification, title: runTitle(command, args), cancellable: true };
+  return vscode.window.withProgress(options, (progress, cancelButton) =>
+    runs.run(async (token) => {
+      const stages = current.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
+        const message = stageMessage(value);
+        if (message) {
+          progress.report({ message });
+        }
+      });
+      try {
+        return await current.sendRequest(ExecuteCommandRequest.type, { command, arguments: args, workDoneToken }, token);
+      } catch (error) {
+        if (isCancelled(error)) {
+          void vscode.window.setStatusBarMessage("cint: run cancelled", 5000);
+          return undefined;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        void vscode.window.showErrorMessage(`cint: ${command} failed: ${message}`);
+        return undefined;
+      } finally {
+        stages.dispose();
+      }
+    }, cancelButton),
+  );
+}
+
+/** `cint: Cancel run`: cancels every run in flight. */
+function cancelRuns(): void {
+  if (runs.cancelAll() === 0) {
+    void vscode.window.showInformationMessage("cint: no run in progress.");
   }
 }
 

@@ -248,7 +248,10 @@ function M.on_run_result(_, result, ctx)
       vim.notify(table.concat(lines, '\n'))
     end
     if field(result, 'report') or field(result, 'error') then
-      vim.notify('cint run ' .. tostring(field(result, 'summary') or field(result, 'error')), vim.log.levels.ERROR)
+      -- A run stopped by :CintCancel is what was asked for, not an error.
+      local cancelled = tostring(field(result, 'error') or ''):find('cancelled', 1, true)
+      vim.notify('cint run ' .. tostring(field(result, 'summary') or field(result, 'error')),
+        cancelled and vim.log.levels.INFO or vim.log.levels.ERROR)
     end
     api.nvim_exec_autocmds('User', { pattern = 'CintRunResult', data = { result = result, client_id = ctx and ctx.client_id } })
   end)
@@ -278,6 +281,8 @@ local function client_for(bufnr)
   return clients[1]
 end
 
+local REQUEST_CANCELLED = -32800 -- the server's answer to $/cancelRequest
+
 local function execute(command, bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
   local client = client_for(bufnr)
@@ -286,7 +291,9 @@ local function execute(command, bufnr)
     return
   end
   local function handler(err)
-    if err then
+    if err and err.code == REQUEST_CANCELLED then
+      vim.notify(('cint: %s cancelled'):format(command.command))
+    elseif err then
       vim.notify(('cint: %s failed: %s'):format(command.command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
   end
@@ -310,6 +317,31 @@ function M.compare(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
   execute({ title = 'Compare executors', command = 'cint.compareExecutors', arguments = { vim.uri_from_bufnr(bufnr) } },
     bufnr)
+end
+
+--- `:CintCancel`: cancels every run in flight (the `workspace/executeCommand` requests of
+--- cint-ls, from :CintRun, :CintCompare or a code lens) with `$/cancelRequest`; the server
+--- kills the run's process. Returns how many were cancelled.
+function M.cancel()
+  local count = 0
+  for _, client in ipairs(vim.lsp.get_clients({ name = SERVER })) do
+    for id, request in pairs(client.requests or {}) do
+      if request.type == 'pending' and request.method == 'workspace/executeCommand' then
+        if has_011 then
+          client:cancel_request(id)
+        else
+          client.cancel_request(id)
+        end
+        count = count + 1
+      end
+    end
+  end
+  if count == 0 then
+    vim.notify('cint: no run in progress')
+  else
+    vim.notify(('cint: cancelling %d run%s'):format(count, count == 1 and '' or 's'))
+  end
+  return count
 end
 
 local function root_dir(bufnr)
