@@ -199,7 +199,7 @@ class _StagePipe:
         self.pending = b""
 
     def started(self) -> None:
-        os.close(self.write_fd)  # the child holds its own copy; EOF comes when it ends
+        self._close("write_fd")  # the child holds its own copy
 
     def poll(self) -> list[str]:
         while True:
@@ -214,11 +214,20 @@ class _StagePipe:
         return [s for s in (line.decode("utf-8", "replace") for line in lines) if s in STAGES]
 
     def close(self) -> None:
-        for fd in (self.read_fd, self.write_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self._close("read_fd")
+        self._close("write_fd")
+
+    def _close(self, name: str) -> None:
+        """Close one end once: the number of a closed descriptor is soon another's (the
+        server's other threads open pipes and sockets), and a second close would close it."""
+        fd = getattr(self, name)
+        if fd < 0:
+            return
+        setattr(self, name, -1)
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 class _Clock:
