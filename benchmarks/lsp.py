@@ -26,7 +26,11 @@ Editor-burst mode (issue 11): after each one-character edit, what an editor send
 - neovim: semanticTokens/full and inlayHint of the whole buffer, pipelined; 300 ms
   after the edit a hover and a completion.
 
-A round waits for every answer and the edit's publishDiagnostics, then `--pause`
+Times run from sending a request (or the edit) to reading the last byte of its answer
+(or of the publication), before the benchmark's own parsing of it: a Python client takes
+tens of ms to parse the megabytes of a 50,000-line file's tokens, and would otherwise
+count them against the messages that queue behind. A round waits for every answer and
+the edit's publishDiagnostics, then `--pause`
 seconds, then the next edit (a space in and out again; every third pair a `;` out
 and in again, a syntax error for one version). One unmeasured round first (the first
 answers of a file compute every item). Prints, for each pattern and size, p50 and p95
@@ -70,9 +74,9 @@ class Publications:
         self.counts: dict[int, int] = {}  # version -> number of diagnostics
         self.arrived = asyncio.Event()
 
-    def record(self, version: int | None, count: int) -> None:
+    def record(self, version: int | None, count: int, arrived: float | None = None) -> None:
         if version is not None:
-            self.published[version] = time.perf_counter()
+            self.published[version] = time.perf_counter() if arrived is None else arrived
             self.counts[version] = count
             self.arrived.set()
 
@@ -207,6 +211,8 @@ class RawClient(Publications):
         super().__init__()
         self.process: asyncio.subprocess.Process | None = None
         self.pending: dict[int, asyncio.Future] = {}
+        self.sent: dict[asyncio.Future, float] = {}  # when a request was written
+        self.arrival: dict[asyncio.Future, float] = {}  # an answer's last byte read
         self.next_id = 0
         self.reader_task: asyncio.Task | None = None
 
@@ -230,14 +236,16 @@ class RawClient(Publications):
                 name, _, value = line.partition(b":")
                 if name.lower() == b"content-length":
                     length = int(value)
-            message = json.loads(await stream.readexactly(length))
-            self.dispatch(message)
+            body = await stream.readexactly(length)
+            arrived = time.perf_counter()  # before the client's own parsing
+            self.dispatch(json.loads(body), arrived)
 
-    def dispatch(self, message: dict) -> None:
+    def dispatch(self, message: dict, arrived: float) -> None:
         method = message.get("method")
         if method is None:
             future = self.pending.pop(message.get("id"), None)
             if future is not None and not future.done():
+                self.arrival[future] = arrived
                 if "error" in message:
                     future.set_exception(RuntimeError(message["error"].get("message", "error")))
                 else:
@@ -249,7 +257,7 @@ class RawClient(Publications):
             self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
         elif method == "textDocument/publishDiagnostics":
             params = message["params"]
-            self.record(params.get("version"), len(params["diagnostics"]))
+            self.record(params.get("version"), len(params["diagnostics"]), arrived)
 
     def send(self, message: dict) -> None:
         body = json.dumps(message).encode()
@@ -262,6 +270,7 @@ class RawClient(Publications):
         self.next_id += 1
         future = asyncio.get_running_loop().create_future()
         self.pending[self.next_id] = future
+        self.sent[future] = time.perf_counter()
         self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         return future
 
@@ -342,15 +351,16 @@ async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> Bu
     result_id: list[str | None] = [None]
 
     async def timed(name: str, request, warm: bool) -> None:
-        start = time.perf_counter()
+        start = client.sent.pop(request, time.perf_counter())
         try:
             answer = await request
         except RuntimeError:  # an error answer (ContentModified, RequestCancelled): counted
             if not warm:
                 result.add(name, None)
             return
+        end = client.arrival.pop(request, time.perf_counter())
         if not warm:
-            result.add(name, (time.perf_counter() - start) * 1000)
+            result.add(name, (end - start) * 1000)
         if name.startswith("semanticTokens") and isinstance(answer, dict) and answer.get("resultId"):
             result_id[0] = answer["resultId"]
 

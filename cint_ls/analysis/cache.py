@@ -54,10 +54,58 @@ class ItemRecord:
     declaration: list[Diagnostic] = field(default_factory=list)  # a function's signature diagnostics
 
 
+TABLES = ("symbols", "types", "values", "calls")  # an ItemRecord's tables, merged into the module's
+REMERGE = 0.25  # above this share of units changed, the tables are merged from scratch
+
+
+class Tables:
+    """The merged tables of one version: the declarations' symbols, then the units'
+    tables in order (their keys are the units' own nodes, disjoint but for a kernel's
+    name, which maps to the same symbol in both)."""
+
+    __slots__ = ("declared", "records", "tables")
+
+    def __init__(self, declared: dict, records: list[ItemRecord], tables: tuple[dict, dict, dict, dict]) -> None:
+        self.declared = declared
+        self.records = records
+        self.tables = tables
+
+
 class AnalysisCache:
     def __init__(self) -> None:
         self.records: dict[int, ItemRecord] = {}  # by id() of the unit's first node
         self.symbols: dict[tuple[SymbolKind, str], Symbol] = {}
+        self.tables: Tables | None = None  # the last version's, for the next one
+
+    def merged_tables(self, declared: dict, records: list[ItemRecord]) -> tuple[dict, dict, dict, dict]:
+        """`declared` then each record's tables, as the module's four tables (new
+        dicts: an older version may still read the last ones). From the last
+        version's, when few units changed: a copy, less what went, plus what came."""
+        last = self.tables
+        kept = {id(r) for r in last.records} if last is not None else set()
+        added = [r for r in records if id(r) not in kept]
+        if last is None or len(added) > REMERGE * max(1, len(records)):
+            tables = (dict(declared), {}, {}, {})
+            for record in records:
+                for table, name in zip(tables, TABLES):
+                    table.update(getattr(record, name))
+        else:
+            now = {id(r) for r in records}
+            gone = [r for r in last.records if id(r) not in now]
+            tables = tuple(t.copy() for t in last.tables)
+            symbols = tables[0]
+            for key in last.declared.keys() - declared.keys():
+                symbols.pop(key, None)
+            for record in gone:
+                for table, name in zip(tables, TABLES):
+                    for key in getattr(record, name):
+                        table.pop(key, None)
+            symbols.update(declared)
+            for record in added:
+                for table, name in zip(tables, TABLES):
+                    table.update(getattr(record, name))
+        self.tables = Tables(dict(declared), list(records), tables)
+        return tables
 
     def lookup(self, nodes: tuple, fingerprint_: bytes) -> ItemRecord | None:
         record = self.records.get(id(nodes[0])) if nodes else None

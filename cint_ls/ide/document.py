@@ -182,6 +182,7 @@ def _copy_analysis(cache: AnalysisCache) -> AnalysisCache:
     copy = AnalysisCache()
     copy.records = dict(cache.records)
     copy.symbols = dict(cache.symbols)
+    copy.tables = cache.tables  # read only: merged_tables makes new dicts
     return copy
 
 

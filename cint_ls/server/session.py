@@ -197,3 +197,30 @@ class Publishing:
         self.waiting: dict[str, Any] = {}  # uri -> scheduling.loop_busy, while the worker holds the document
         self.count = 0
         self.idle_collect: Any = None  # asyncio.TimerHandle
+        self._published: dict[str, asyncio.Event] = {}  # uri -> set once no publication is pending
+
+    def scheduled(self, uri: str) -> None:
+        """A publication of `uri` is pending (from now until `published`)."""
+        self.pending.add(uri)
+        event = self._published.get(uri)
+        if event is not None:
+            event.clear()
+
+    def published(self, uri: str) -> None:
+        if uri not in self.pending:
+            event = self._published.pop(uri, None)
+            if event is not None:
+                event.set()
+
+    async def settled(self, uri: str, limit: float) -> None:
+        """Wait, at most `limit` seconds, until no publication of `uri` is pending: a
+        heavy request on a new version starts after its diagnostics (the analysis it
+        would otherwise compete with for the one interpreter), so the person sees the
+        diagnostics of an edit first."""
+        if uri not in self.pending:
+            return
+        event = self._published.setdefault(uri, asyncio.Event())
+        try:
+            await asyncio.wait_for(event.wait(), limit)
+        except TimeoutError:
+            pass

@@ -4,11 +4,12 @@ AST, spans and diagnostics of a fresh parse of the final text."""
 from __future__ import annotations
 
 from dataclasses import fields, is_dataclass
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cint_ls.analysis import check
+from cint_ls.analysis import cache, check
 from cint_ls.ide.document import Document
 from cint_ls.syntax import Position, TextEdit, parse_source
 from cint_ls.syntax.source import Span
@@ -43,7 +44,9 @@ def resolution(checked):
     types = sorted((node.span.absolute(), type(node).__name__, str(t)) for node, t in checked.types.items())
     kernels = sorted((name, info.node.span.absolute(), [p.name for p in info.params]) for name, info in
                      checked.kernels.items())
-    return names, types, kernels
+    values = sorted((node.span.absolute(), type(node).__name__, str(v)) for node, v in checked.values.items())
+    calls = sorted((node.span.absolute(), c.kind, c.name) for node, c in checked.calls.items())
+    return names, types, kernels, values, calls
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -59,6 +62,23 @@ def test_edited_document_equals_fresh_analysis(data, base, count):
     fresh_checked = check(fresh)
     assert diagnostics(document.diagnostics) == diagnostics(fresh_checked.diagnostics)
     assert resolution(document.checked) == resolution(fresh_checked)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), base=st.sampled_from(BASES + [None]), count=st.integers(1, 5))
+def test_tables_kept_from_the_last_version_equal_a_fresh_analysis(data, base, count):
+    """The module's tables made from the last version's (a copy, less the units that
+    went, plus those that came: analysis/cache.py `merged_tables`), whatever share of
+    the units changed, equal a fresh analysis's."""
+    with patch.object(cache, "REMERGE", 1.0):
+        document = Document("file:///m.ci", base or _multi(), path="m.ci")
+        document.checked  # noqa: B018
+        for _ in range(count):
+            document.apply([data.draw(edit_for(document.text))])
+            document.checked  # noqa: B018
+        fresh = check(parse_source(document.text, "m.ci"))
+        assert resolution(document.checked) == resolution(fresh)
+        assert diagnostics(document.diagnostics) == diagnostics(fresh.diagnostics)
 
 
 def test_inserting_a_line_moves_the_items_below():

@@ -32,6 +32,8 @@ from .features import Computed, Immediate
 
 logger = logging.getLogger("cint_ls.server")
 
+DIAGNOSTICS_FIRST = 1.0  # seconds a heavy request waits at most for its version's diagnostics
+
 
 @dataclass(frozen=True)
 class Route:
@@ -166,6 +168,9 @@ async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
         if route.on_loop_if is not None and route.on_loop_if(entry):
             computed = await _on_loop(session, route, snapshot, route.fn, params, prepared)
         else:
+            await session.publishing.settled(uri, DIAGNOSTICS_FIRST)
+            if session.current(uri, generation) is None:
+                raise content_modified(uri)
             computed, text = await session.worker.run(uri, _compute, session.client, route.fn, snapshot, params,
                                                       prepared)
             await session.light_first()

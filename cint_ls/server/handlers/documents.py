@@ -91,13 +91,12 @@ def schedule_publish(session: Session, uri: str) -> None:
     pending = session.publishing.pending
     if uri in pending:
         return
-    pending.add(uri)
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        pending.discard(uri)
         publish(session, uri)
         return
+    session.publishing.scheduled(uri)
     loop.call_later(PUBLISH_DELAY, _publish_pending, session, uri)
 
 
@@ -118,6 +117,7 @@ def publish(session: Session, uri: str) -> None:
     entry = session.entry(uri)
     if entry is None:
         _stop_waiting(session, uri)
+        session.publishing.published(uri)
         return
     snapshot = pin(entry.doc)
     lock = snapshot.lock
@@ -140,6 +140,7 @@ def publish(session: Session, uri: str) -> None:
     if session.client is not None:
         session.client.publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, diagnostics=found + entry.fault, version=snapshot.version))
+    session.publishing.published(uri)
     _settle_heap(session)
 
 
@@ -148,9 +149,8 @@ def _wait_for_worker(session: Session, loop: asyncio.AbstractEventLoop, uri: str
     if uri not in waiting:
         busy = waiting[uri] = loop_busy()
         busy.__enter__()
-    pending = session.publishing.pending
-    if uri not in pending:
-        pending.add(uri)
+    if uri not in session.publishing.pending:
+        session.publishing.scheduled(uri)
         loop.call_later(PUBLISH_DELAY, _publish_pending, session, uri)
 
 
