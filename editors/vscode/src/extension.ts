@@ -268,6 +268,9 @@ export function showRunResult(result: Json): void {
     void vscode.window
       .showErrorMessage(`cint run ${summary}`, "Show output")
       .then((choice) => choice && runOutput.show());
+  } else if (error?.includes("cancelled")) {
+    // A run stopped by Cancel is what was asked for, not an error.
+    void vscode.window.setStatusBarMessage(`cint run ${summary}`, 5000);
   } else if (error) {
     void vscode.window.showErrorMessage(`cint run ${summary}`);
   }
