@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Callable, Iterator
 
 from ..ide.folding import part_folding_ranges
@@ -47,21 +48,27 @@ def _relative(value, base: int):
 
 class Template:
     """The JSON of one item's objects (comma-separated, no brackets), its line numbers
-    relative to the item's first line; and its text at the last line it was rendered at."""
+    relative to the item's first line; and its text at the last line it was rendered
+    at. Kept compact (tens of thousands of items): the pieces between the line numbers
+    in one string, split at SEPARATOR (which JSON text never holds raw), the numbers in
+    an array."""
 
-    __slots__ = ("base", "column", "lines", "pieces", "text")
+    __slots__ = ("base", "body", "column", "lines", "text")
+
+    SEPARATOR = "\x01"
 
     def __init__(self, objects: list, base: int, column: int) -> None:
         self.column = column  # the UTF-16 column of the item's first byte it was made for
         parts = _MARK.split(json.dumps(_relative(objects, base))[1:-1])
-        self.pieces = parts[0::2]
-        self.lines = [int(n) for n in parts[1::2]]
+        self.body = self.SEPARATOR.join(parts[0::2])
+        self.lines = array("i", map(int, parts[1::2]))
         self.base = base
         self.text = self._render(base)
 
     def _render(self, base: int) -> str:
-        out = [self.pieces[0]]
-        for line, piece in zip(self.lines, self.pieces[1:]):
+        pieces = self.body.split(self.SEPARATOR)
+        out = [pieces[0]]
+        for line, piece in zip(self.lines, pieces[1:]):
             out.append(str(base + line))
             out.append(piece)
         return "".join(out)
