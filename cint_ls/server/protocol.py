@@ -45,6 +45,7 @@ import asyncio
 import inspect
 import json
 import logging
+import queue
 import sys
 import threading
 import uuid
@@ -153,12 +154,16 @@ class CintProtocol(LanguageServerProtocol):
         if self.writer is None:
             logger.error("no transport for the response to %r", msg_id)
             return
-        body = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {text}}}'.encode(self.CHARSET)
-        header = (f"Content-Length: {len(body)}\r\n"
+        # Three writes rather than one joined copy: the result is megabytes for a big file.
+        prefix = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": '.encode(self.CHARSET)
+        result = text.encode(self.CHARSET)
+        length = len(prefix) + len(result) + 1
+        header = (f"Content-Length: {length}\r\n"
                   f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n").encode(self.CHARSET)
-        written = self.writer.write(header + body)
-        if inspect.isawaitable(written):
-            asyncio.ensure_future(written)
+        for data in (header + prefix, result, b"}"):
+            written = self.writer.write(data)
+            if inspect.isawaitable(written):
+                asyncio.ensure_future(written)
 
     def serialize(self, result: Any) -> str:
         return json.dumps(self._converter.unstructure(result))
@@ -255,27 +260,59 @@ class CintProtocol(LanguageServerProtocol):
 
 
 class _Writer(StdoutWriter):
-    """stdout, quiet once closed or broken: after `exit` (pygls closes stdout first) the
-    tasks cancelled as the loop ends still send (progress ends, log messages), and each
-    failure would be reported by sending again."""
+    """stdout, written by a thread of its own, in order; quiet once closed or broken.
+
+    A big answer (the tokens or symbols of a 50,000-line file are megabytes) goes
+    through a 64 kB pipe as fast as the client reads it: written on the loop, it held
+    the loop (and every hover behind it) for as long as the client took to read and
+    parse. The loop hands the bytes over and goes on. After `exit` (pygls closes stdout)
+    the tasks cancelled as the loop ends still send (progress ends, log messages), and
+    each failure would be reported by sending again: those are dropped."""
+
+    FLUSH_LIMIT = 5.0  # seconds `close` waits for what is queued to be written
 
     def __init__(self, stdout: BinaryIO) -> None:
         super().__init__(stdout)
         self.lost = False
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, name="cint-stdout", daemon=True)
+        self._thread.start()
 
     def close(self) -> None:
+        self.flush()
         self.lost = True
+        self._queue.put(None)
         super().close()
+
+    def flush(self, limit: float = FLUSH_LIMIT) -> None:
+        """Wait, at most `limit` seconds, until everything written so far is out."""
+        self._idle.wait(limit)
 
     def write(self, data: bytes) -> None:
         if self.lost:
             logger.debug("not sent, the connection is closed: %d bytes", len(data))
             return
-        try:
-            super().write(data)
-        except (OSError, ValueError) as error:
-            self.lost = True
-            logger.error("the connection to the client is lost: %s", error)
+        with self._lock:
+            self._pending += 1
+            self._idle.clear()
+        self._queue.put(data)
+
+    def _drain(self) -> None:
+        while (data := self._queue.get()) is not None:
+            if not self.lost:
+                try:
+                    super().write(data)
+                except (OSError, ValueError) as error:
+                    self.lost = True
+                    logger.error("the connection to the client is lost: %s", error)
+            with self._lock:
+                self._pending -= 1
+                if not self._pending:
+                    self._idle.set()
 
 
 class CintLanguageServer(LanguageServer):
@@ -332,6 +369,9 @@ class CintLanguageServer(LanguageServer):
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
+            writer = self.protocol.writer
+            if isinstance(writer, _Writer):
+                writer.flush()
             self.shutdown()
 
     async def _serve(self) -> None:
