@@ -31,10 +31,15 @@ PHASE_ENTRY, PHASE_WORK_ITEM, PHASE_EPILOGUE = 0, 1, 2
 
 # Host statuses (SPEC-02P.1 10.5 para 9, 10.6 para 11): not cint faults, but the entry
 # ends with a boundary record in the FaultRecord shape, code CINT_RESOURCE, whose
-# operation says which: a driver error, or a device/host divergence (a defect).
+# operation says which: a driver error, a device/host divergence (a defect), or calls
+# nested deeper than the executors' limit or than a machine's stack holds
+# (docs/semantics.md, "Calls"). host.stack travels like a fault (position, stack,
+# address), so that the first one in ascending work-item order is the one reported.
 CINT_RESOURCE = "CINT_RESOURCE"
 HOST_RESOURCE = "host.resource"
 HOST_DIVERGENCE = "host.divergence"
+HOST_STACK = "host.stack"
+MAX_CALL_DEPTH = 100_000  # nested calls every executor runs; the call beyond: host.stack
 
 TypedValue = tuple[Type, int]
 
@@ -91,6 +96,12 @@ class FaultRecord:
     @property
     def message(self) -> str:
         if self.is_host_status:
+            if self.operation == HOST_STACK:
+                # With the executors' limit as `limit`; without one, a machine's own stack
+                # ran out first (cpu-c17, a program with very large frames).
+                return ("the calls nest deeper than the executors' limit of "
+                        f"{self.limit[1]} calls" if self.limit is not None else
+                        "the executor's call stack is used up")
             return ("the device and the host disagree: the executor is defective"
                     if self.operation == HOST_DIVERGENCE else "the device failed")
         return FAULT_MESSAGES.get(self.code, self.code)

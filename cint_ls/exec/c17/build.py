@@ -63,7 +63,7 @@ from ..executors import ExecutorUnavailable
 
 RT_DIR = Path(__file__).parent / "rt"
 RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
-              "host.c")
+              "host.c", "stack.c")
 RT_HEADERS = ("cint_rt.h", "cint_ops.h")
 
 # SPEC-02P.1 10.3 paragraph 3 [B-7]: the emitted C compiles without a warning under these.

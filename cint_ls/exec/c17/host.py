@@ -27,7 +27,7 @@ from .build import build_library
 from .emit import EmitError, emit_program
 
 EXECUTOR = "cpu-c17"
-STACK_SIZE = 256 << 20  # bytes: 1000 nested calls of large frames
+STACK_SIZE = 512 << 20  # bytes: MAX_CALL_DEPTH (100,000) nested calls of frames up to 5 KiB (rt/stack.c)
 MAX_BUDGET = (1 << 63) - 1
 MAX_THREADS = 1024
 PARALLEL_MIN = 4096  # work-items: a smaller dispatch runs on one thread (README.md "Threads")
@@ -209,8 +209,8 @@ def _fit_stack(size: int) -> int:
 def _fit_threads(threads: int, stack: int) -> tuple[int, int]:
     """(threads, the stack of each thread of the pool): the entry thread's stack, unless
     an address-space limit (isolated runs set one) would then go to stacks: the pool's
-    stacks take at most a quarter of it, each at least WORKER_STACK_MIN (64 KiB for each
-    of 1000 nested calls, some 30 times what a call of I1024 values takes), and fewer
+    stacks take at most a quarter of it, each at least WORKER_STACK_MIN (rt/stack.c
+    guards each: calls nested deeper than it holds end with host.stack), and fewer
     threads when even that does not fit."""
     try:
         import resource

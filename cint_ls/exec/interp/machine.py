@@ -18,12 +18,22 @@ from ..dispatch import (
     size_frame,
     work_item_address,
 )
-from ..faults import StackFrame
+from ..faults import CINT_RESOURCE, HOST_STACK, MAX_CALL_DEPTH, StackFrame
 from ..runtime import Boundary, CintFault, Fuel, RunResult
 from .compiler import ArrayBinding, Compiler, Returned, new_fold
+from .resumable import CallRequest, ResumableCompiler
 
 EXECUTOR = "cpu-sir-interp"
-MAX_CALL_DEPTH = 1000  # deeper recursion is refused: E_UNSUPPORTED call.depth
+# Nested calls that run on Python's stack (the fast closures); deeper ones run their
+# resumable bodies on the machine's own frame stack (`run_frames`, resumable.py), so
+# that recursion is bounded by fuel and MAX_CALL_DEPTH only.
+NATIVE_CALLS = 48
+
+
+def depth_limit(depth: int) -> OperationFault:
+    """The host status of a call that would nest deeper than MAX_CALL_DEPTH: the depth
+    it would reach, and the limit (docs/semantics.md, "Calls")."""
+    return OperationFault(CINT_RESOURCE, HOST_STACK, [(I64, depth)], None, (I64, MAX_CALL_DEPTH))
 
 
 class Machine:
@@ -41,9 +51,12 @@ class Machine:
         self._stream = write
         self.step = 0
         self.dispatcher = Dispatcher()
-        self.depth = 0
+        self.depth = 0  # calls in progress
+        self.native = 0  # of them, those on Python's stack
+        self.native_calls = NATIVE_CALLS
         self.compiler = Compiler(self)
         self._bodies: dict[str, Callable] = {}
+        self._resumable: dict[str, Callable] = {}
         self._uniform: dict[int, Callable] = {}
         self.runner = InterpRunner(self)
 
@@ -63,6 +76,13 @@ class Machine:
         compiled = self._bodies.get(unit.qualified)
         if compiled is None:
             compiled = self._bodies[unit.qualified] = self.compiler.block(unit.body)
+        return compiled
+
+    def resumable(self, unit: ir.Function) -> Callable:
+        compiled = self._resumable.get(unit.qualified)
+        if compiled is None:
+            compiled = ResumableCompiler(self, self.compiler).unit(unit.body)
+            self._resumable[unit.qualified] = compiled
         return compiled
 
     # ---- the entry
@@ -90,26 +110,75 @@ class Machine:
 
     # ---- calls and dispatches (called from the compiled code)
 
-    def call(self, name: str, args: list, span) -> object:
-        function = self.program.functions[name]
+    def enter(self, span) -> None:
+        """A call's start: charge its unit of fuel (E_FUEL), then test the depth
+        (host.stack beyond MAX_CALL_DEPTH), then count it."""
         if not self.fuel.can_charge(1):
             raise CintFault(self.fuel.exhausted(), span, self.step)
         self.fuel.consumed += 1
         if self.depth >= MAX_CALL_DEPTH:
-            raise CintFault(OperationFault("E_UNSUPPORTED", "call.depth", [(I64, self.depth + 1)], None,
-                                           (I64, MAX_CALL_DEPTH)), span, self.step)
+            raise CintFault(depth_limit(self.depth + 1), span, self.step)
+        self.depth += 1
+
+    def frame(self, function: ir.Function, args: list) -> list:
         frame: list = [None] * function.slot_count
         for slot, value in zip(function.params, args):
             frame[slot] = value
-        self.depth += 1
+        return frame
+
+    def call(self, name: str, args: list, span) -> object:
+        function = self.program.functions[name]
+        self.enter(span)
         try:
-            signal = self.body(function)(frame)
+            if self.native < self.native_calls:
+                self.native += 1
+                try:
+                    signal = self.body(function)(self.frame(function, args))
+                finally:
+                    self.native -= 1
+                return signal.value if isinstance(signal, Returned) else None
+            return self.run_frames(function, self.frame(function, args))
         except CintFault as error:
             error.frames.append(StackFrame(function.qualified, span))
             raise
         finally:
             self.depth -= 1
-        return signal.value if isinstance(signal, Returned) else None
+
+    def run_frames(self, function: ir.Function, frame: list) -> object:
+        """Run `function` (already entered) and every call it makes on an explicit stack
+        of resumable bodies: a body yields a CallRequest, the callee's body goes on the
+        stack, and its value is sent back into the caller when it returns. A fault
+        adds the frame of every call it passes, innermost first, as `call` does."""
+        base = self.depth
+        stack: list[tuple] = [(self.resumable(function)(frame), None, None)]
+        value = None
+        try:
+            while True:
+                body = stack[-1][0]
+                try:
+                    request = body.send(value)
+                except StopIteration as stop:
+                    signal = stop.value
+                    value = signal.value if isinstance(signal, Returned) else None
+                    stack.pop()
+                    if not stack:
+                        return value
+                    self.depth -= 1
+                    continue
+                if not isinstance(request, CallRequest):
+                    raise TypeError(f"a resumable body yielded {request!r}")
+                callee = self.program.functions[request.name]
+                self.enter(request.span)
+                stack.append((self.resumable(callee)(self.frame(callee, request.args)), callee, request.span))
+                value = None
+        except CintFault as error:
+            for _, callee, span in reversed(stack[1:]):
+                error.frames.append(StackFrame(callee.qualified, span))
+            raise
+        finally:
+            self.depth = base
+            for body, _, _ in stack:
+                body.close()
 
     def dispatch(self, name: str, args: list, span) -> list:
         """The protocol numbers the dispatch and frames its faults; `runner` runs its

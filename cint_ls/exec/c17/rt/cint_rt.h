@@ -275,6 +275,7 @@ struct cint_ctx {
     uint64_t fuel_left; /* charges left: budget - consumed (UINT64_MAX when unlimited) */
     int64_t step;       /* counted operations of the work-item being described */
     int64_t depth;      /* calls in progress */
+    uintptr_t stack_low; /* a call whose frame lies below faults host.stack (stack.c); 0: none */
     const cint_host *host;
     const cint_program *program;
     uint64_t fuel_start;
@@ -305,7 +306,7 @@ struct cint_ctx {
     cint_chunk *chunk;
 };
 
-#define CINT_MAX_CALL_DEPTH 1000
+#define CINT_MAX_CALL_DEPTH 100000 /* nested calls; the call beyond: host.stack (exec/faults.py) */
 #define CINT_MAX_ARRAY_ELEMENTS ((int64_t)1 << 28)
 
 /* ------------------------------------------------------------------ run-time functions */
@@ -389,9 +390,12 @@ void cint_fail_index(cint_ctx *ctx, const char *operation, int64_t index, int32_
                      int32_t span);
 void cint_fail_div_zero_64(cint_ctx *ctx, uint32_t tc, uint64_t a, uint64_t b, const char *operation,
                            int32_t span);
-/* A call: charge one unit, test the depth (E_FUEL, E_UNSUPPORTED call.depth); on
- * success the depth is one more. */
+/* A call: charge one unit (E_FUEL), then test the depth and the stack (the host
+ * status host.stack, carried as a fault record of code CINT_RESOURCE); on success the
+ * depth is one more. */
 int cint_call_enter(cint_ctx *ctx, int32_t span);
+/* stack.c: set ctx->stack_low for the thread that runs `ctx` (at its start). */
+void cint_stack_mark(cint_ctx *ctx);
 
 /* views.c */
 int cint_array_make(cint_ctx *ctx, cint_view *v, uint32_t element, int32_t rank, const int64_t *extents,

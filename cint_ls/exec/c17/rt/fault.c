@@ -161,10 +161,15 @@ void cint_fail_index(cint_ctx *ctx, const char *operation, int64_t index, int32_
 int cint_call_enter(cint_ctx *ctx, int32_t span) {
     if (ctx->fuel_left == 0u && cint_fuel_out(ctx, span)) return 1;
     ctx->fuel_left--;
-    if (ctx->depth >= CINT_MAX_CALL_DEPTH) {
-        cint_fault_begin(ctx, "E_UNSUPPORTED", "call.depth", span);
+    if (ctx->depth >= CINT_MAX_CALL_DEPTH) { /* every executor's limit */
+        cint_fault_begin(ctx, "CINT_RESOURCE", "host.stack", span);
         cint_fault_operand_i64(ctx, ctx->depth + 1);
         cint_fault_limit_i64(ctx, CINT_MAX_CALL_DEPTH);
+        return 1;
+    }
+    if (CINT_UNLIKELY((uintptr_t)__builtin_frame_address(0) < ctx->stack_low)) { /* this thread's stack */
+        cint_fault_begin(ctx, "CINT_RESOURCE", "host.stack", span);
+        cint_fault_operand_i64(ctx, ctx->depth + 1);
         return 1;
     }
     ctx->depth++;

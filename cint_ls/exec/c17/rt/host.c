@@ -50,6 +50,7 @@ void cint_ctx_set_host(cint_ctx *ctx, const cint_host *host) { ctx->host = host;
  * CINT_RESOURCE (ctx->message). */
 int cint_ctx_run(cint_ctx *ctx, const cint_program *program) {
     ctx->program = program;
+    cint_stack_mark(ctx); /* this thread's stack bounds the calls (stack.c) */
     if (program->abi != CINT_ABI_VERSION) {
         cint_resource(ctx, "the emitted C and the run-time have different ABI versions");
         return ctx->status;
@@ -105,6 +106,7 @@ int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *ke
     }
     ctx->fuel_left = ctx->fuel_start - consumed;
     ctx->depth = depth;
+    cint_stack_mark(ctx);
     if (cint_rt_describe(ctx, k, number, sizes, over, args, folds, item) != 0 && ctx->status == CINT_OK)
         cint_resource(ctx, "internal error: the description failed without a fault record");
     return ctx->status;

@@ -127,6 +127,7 @@ static void run_chunk(cint_job *job, cint_chunk *c) {
     w.program = m->program;
     w.budget = m->budget;
     w.depth = m->depth;
+    cint_stack_mark(&w); /* the stack of the thread that runs the chunk (stack.c) */
     w.dispatches = m->dispatches;
     w.threads = 1;
     w.chunk = c;
