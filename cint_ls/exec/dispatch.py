@@ -113,6 +113,19 @@ def bind_sizes(kernel: ir.Kernel, views: Sequence[View | None]) -> list[int]:
     return [s if s is not None else 0 for s in sizes]
 
 
+# N is at most MAX(I64) (SPEC-02P.1 9.1 para 2): a larger iteration space is beyond the
+# limits of every executor, refused at check 8 before check 9 charges anything, so the
+# outcome is the same with or without a budget and on every executor.
+MAX_WORK_ITEMS = (1 << 63) - 1
+
+
+def work_items_limit(kernel: ir.Kernel) -> OperationFault:
+    """Check 8's refusal of more than MAX_WORK_ITEMS work-items: E_UNSUPPORTED
+    bind.limit naming the first array parameter (0 when there is none)."""
+    first = next((p for p, param in enumerate(kernel.params) if param.extents is not None), 0)
+    return OperationFault("E_UNSUPPORTED", "bind.limit", [(I64, first)], None, None)
+
+
 def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, fuel: Fuel,
                  limits: Callable[[ir.Kernel, list[int]], OperationFault | None] | None = None
                  ) -> tuple[list[int], list[int], int]:
@@ -156,11 +169,13 @@ def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, 
     pair = first_alias_pair(modes, views)  # check 7
     if pair is not None:
         raise alias_fault(*pair)
+    count = math.prod(space)
+    if count > MAX_WORK_ITEMS:  # check 8, every executor's limit (docs/semantics.md)
+        raise work_items_limit(kernel)
     if limits is not None:  # check 8: the executor's own limits
         refusal = limits(kernel, space)
         if refusal is not None:
             raise refusal
-    count = math.prod(space)
     if not fuel.can_charge(count):  # check 9
         raise fuel.exhausted()
     fuel.consumed += count

@@ -179,7 +179,9 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
             }
         }
     }
-    /* 8: no limits of its own. 9: the fuel of N work-items. */
+    /* 8: every executor's limit, N at most MAX(I64) (SPEC-02P.1 9.1 para 2; exec/dispatch.py
+     * MAX_WORK_ITEMS): E_UNSUPPORTED bind.limit naming the first array parameter, before
+     * check 9 charges anything. No limits of cpu-c17's own. 9: the fuel of N work-items. */
     bool zero = false, huge = false;
     int64_t count = 1;
     for (int32_t d = 0; d < k->nover; d++)
@@ -189,12 +191,13 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
             if (__builtin_mul_overflow(count, plan->over[d], &count)) huge = true;
     }
     if (zero) count = 0;
-    if (ctx->budget >= 0 && (huge || (uint64_t)count > ctx->fuel_left)) {
-        cint_fail_fuel(ctx, -1);
-        return 1;
-    }
     if (huge) {
-        cint_resource(ctx, "the dispatch has more than 2^63 work-items");
+        int32_t first = 0;
+        while (first < k->nparams && !is_array(&k->params[first])) first++;
+        return simple_fault(ctx, "E_UNSUPPORTED", "bind.limit", first < k->nparams ? first : 0);
+    }
+    if (ctx->budget >= 0 && (uint64_t)count > ctx->fuel_left) {
+        cint_fail_fuel(ctx, -1);
         return 1;
     }
     if (ctx->budget < 0 && (uint64_t)count > ctx->fuel_left) (void)cint_fuel_out(ctx, -1); /* unlimited */
