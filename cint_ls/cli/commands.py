@@ -4,11 +4,12 @@ façade the server uses too); this module only turns outcomes into text and exit
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from ..exec.executors import EXECUTOR_NAMES, ExecutorUnavailable
-from ..exec.report import render
-from ..exec.run import REFERENCE, RunOutcome, RunRequest, emitted, refusal
+from ..exec.report import render, render_run_report
+from ..exec.run import AUTO, REFERENCE, RunOutcome, RunRequest, emitted, refusal
 from ..exec.run import run as run_request
 from ..ir.build import Build, build
 from ..ir.printer import format_program
@@ -90,7 +91,32 @@ def _print_outcome_notes(outcome: RunOutcome, args: argparse.Namespace) -> None:
             sys.stderr.write(f"note: {note}\n")
 
 
+def _report_format(args: argparse.Namespace) -> str | None:
+    """None (no report), "text" (`--report`) or "json" (`--report=json`)."""
+    if not getattr(args, "report", False):
+        return None
+    form = getattr(args, "report_as", None) or "text"
+    if form not in ("text", "json"):
+        raise InputError(f"--report={form}: the report is text (--report) or JSON (--report=json)")
+    return form
+
+
+def _print_report(outcome: RunOutcome, form: str | None) -> None:
+    """The run report on stderr, after everything else the run printed there."""
+    if form is None:
+        return
+    data = outcome.run_report()
+    sys.stderr.write(json.dumps(data) + "\n" if form == "json" else render_run_report(data))
+
+
 def run(args: argparse.Namespace) -> int:
+    form = _report_format(args)
+    outcome, code = _run(args, form is not None)
+    _print_report(outcome, form)
+    return code
+
+
+def _run(args: argparse.Namespace, report: bool) -> tuple[RunOutcome, int]:
     """Run the file's entry through `exec.run`: output to stdout (streamed when the run
     is in this process), then on stderr the fault report (exit 1), a host status (exit
     3), translation errors or the executor's refusal (exit 2), or the one line of a run
@@ -101,8 +127,12 @@ def run(args: argparse.Namespace) -> int:
     check_with = getattr(args, "check", None)
     outcome = run_request(RunRequest(
         source.path, source.text, args.executor, args.fuel, executor_options(args),
-        check=check_with, time_limit=getattr(args, "time_limit", None), write=sys.stdout.write))
+        check=check_with, time_limit=getattr(args, "time_limit", None), write=sys.stdout.write, report=report))
     sys.stdout.flush()
+    return outcome, _outcome_code(outcome, source, args)
+
+
+def _outcome_code(outcome: RunOutcome, source, args: argparse.Namespace) -> int:
     if outcome.diagnostics:
         print_diagnostics(source, outcome.diagnostics)
         return 2

@@ -58,8 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a file's top-level statements (its entry)")
     p.add_argument("file")
-    p.add_argument("--executor", default=commands.INTERP, choices=commands.EXECUTORS,
-                   help=f"the executor (default {commands.INTERP})")
+    p.add_argument("--executor", default=commands.AUTO, choices=(commands.AUTO, *commands.EXECUTORS),
+                   help=f"the executor (default {commands.AUTO}: gpu-cuda on a CUDA device where measurement says "
+                        f"it wins, else cpu-c17 where there is a C compiler, else {commands.INTERP})")
+    p.add_argument("--report", action="store_true",
+                   help="print to stderr what auto chose and why, and each dispatch: kernel, executor, device, "
+                        "work-items, threads or launches, time, fuel; --report=json: the same as one JSON line")
+    p.add_argument(REPORT_AS, dest="report_as", default=None, help=argparse.SUPPRESS)
     p.add_argument("--fuel", type=_units, default=None, metavar="N",
                    help="the entry's fuel budget in units (default: unlimited)")
     p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
@@ -97,9 +102,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+REPORT_AS = "--report-as"  # `--report=FORMAT`, rewritten (so that `--report FILE` stays a plain flag)
+
+
+def _report_forms(argv: list[str]) -> list[str]:
+    """`--report=json` as `--report --report-as json`: argparse cannot give `--report` an
+    optional value without taking the file that follows it for one."""
+    out: list[str] = []
+    for number, arg in enumerate(argv):
+        if arg == "--":
+            return out + argv[number:]
+        if arg.startswith("--report="):
+            out += ["--report", REPORT_AS, arg[len("--report="):]]
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_report_forms(list(sys.argv[1:] if argv is None else argv)))
     try:
         return args.handler(args)
     except InputError as error:

@@ -12,6 +12,7 @@ described.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from .alias import first_alias_pair, first_injective_failure, first_unwritable_o
     injective_fault, permission_fault
 from .arith import OperationFault, binary, make_reducer
 from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address, StackFrame
-from .runtime import CintFault, Fuel
+from .runtime import DISPATCH_LOG_LIMIT, CintFault, Fuel
 from .views import View, copy_elements, staging_for, store_elements
 
 # Evaluates a uniform expression (over extents, where sides) given the size values.
@@ -66,6 +67,11 @@ class WorkItemRunner:
     def run(self, plan: DispatchPlan) -> WorkPhase:
         """The work-item phase: run the work-items of `plan`, find the canonical fault."""
         raise NotImplementedError
+
+    def counters(self) -> dict[str, int]:
+        """Running totals the report shows per dispatch (gpu-cuda: its launches); the
+        Dispatcher records what each dispatch added."""
+        return {"threads": 1}
 
 
 def _entry_fault(fault: OperationFault, kernel: ir.Kernel, number: int, span) -> CintFault:
@@ -203,27 +209,42 @@ class Dispatcher:
 
     def __init__(self) -> None:
         self.count = 0  # the dispatches of the entry so far
+        # With a list here (an executor's option `report`), a row per dispatch, as
+        # RunResult.dispatch_log holds them (runtime.py), up to DISPATCH_LOG_LIMIT.
+        self.log: list[dict] | None = None
 
     def dispatch(self, kernel: ir.Kernel, args: Sequence, span, fuel: Fuel, runner: WorkItemRunner,
                  evaluate: UniformEvaluator) -> list:
         """`run_dispatch` under the next number (see there)."""
         number = self.count
         self.count += 1  # every dispatch takes a number, faulting or not [F-1]
+        row = None
+        if self.log is not None and len(self.log) < DISPATCH_LOG_LIMIT:
+            row = {"number": number, "kernel": kernel.qualified, "work_items": None}
+            before, consumed, started = runner.counters(), fuel.consumed, time.perf_counter()
         try:
-            return run_dispatch(kernel, args, number, span, fuel, runner, evaluate)
+            return run_dispatch(kernel, args, number, span, fuel, runner, evaluate, row)
         except CintFault as error:
             if error.address is not None and error.address.phase != PHASE_ENTRY:
                 # A work-item or epilogue fault has the dispatch as innermost frame [F-8].
                 error.frames.append(StackFrame(kernel.qualified, span))
             raise
+        finally:
+            if row is not None:
+                row["seconds"] = time.perf_counter() - started
+                row["fuel"] = fuel.consumed - consumed
+                for name, value in runner.counters().items():
+                    row[name] = value if name == "threads" else value - before.get(name, 0)
+                self.log.append(row)  # type: ignore[union-attr]
 
 
 def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fuel, runner: WorkItemRunner,
-                 evaluate: UniformEvaluator) -> list:
+                 evaluate: UniformEvaluator, row: dict | None = None) -> list:
     """Carry out dispatch `number` (`Dispatcher` numbers them and adds the frame). `args`
     holds, per parameter, a View (arrays), a value (scalar in) or None (scalar out).
     Returns the results of the scalar out parameters, per parameter (None elsewhere),
-    after publishing; raises CintFault."""
+    after publishing; raises CintFault. `row` (the report's record of the dispatch)
+    is given the number of work-items once the entry checks bind it."""
     try:
         sizes, space, count = entry_checks(kernel, args, evaluate, fuel, runner.limits)
     except OperationFault as fault:
@@ -232,6 +253,8 @@ def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fue
             p, q = (v for _, v in fault.operands)
             error.views = (args[p].descriptor(), args[q].descriptor())
         raise error from None
+    if row is not None:
+        row["work_items"] = count
     reads = [a if isinstance(a, View) else None for a in args]
     # Staging by copy-out (7.3). Out staging starts as a copy too, so an element no
     # work-item writes keeps its value (docs/semantics.md); an inout's must [P-4].

@@ -44,12 +44,19 @@ def register(executor: Executor) -> None:
 EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")
 
 
-def _load_optional() -> None:
+# The package of each executor of EXECUTOR_NAMES: importing it registers the executor.
+_MODULES = {"cpu-sir-interp": "cint_ls.exec.interp", "cpu-c17": "cint_ls.exec.c17", "gpu-cuda": "cint_ls.exec.cuda"}
+
+
+def _load_optional(names=None) -> None:
     """Every executor registers itself from its own package when imported, the
-    reference too (the registry sits below the executors: tests/test_layers.py)."""
+    reference too (the registry sits below the executors: tests/test_layers.py).
+    `names`: only those executors' packages (a run's child imports only its own)."""
     import importlib
 
-    for module in ("cint_ls.exec.interp", "cint_ls.exec.c17", "cint_ls.exec.cuda"):
+    for name, module in _MODULES.items():
+        if names is not None and name not in names:
+            continue
         try:
             importlib.import_module(module)
         except ImportError:
@@ -62,6 +69,10 @@ def available() -> dict[str, Executor]:
 
 
 def get(name: str) -> Executor:
+    if name not in _REGISTRY:
+        _load_optional((name,))
+    if name in _REGISTRY:
+        return _REGISTRY[name]
     executors = available()
     if name not in executors:
         known = ", ".join(executors)

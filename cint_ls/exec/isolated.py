@@ -72,6 +72,7 @@ def result_to_json(result: RunResult) -> dict:
         "dispatches": result.dispatches,
         "notes": result.notes,
         "trace": result.trace,
+        "dispatch_log": result.dispatch_log,
     }
 
 
@@ -85,6 +86,7 @@ def result_from_json(data: dict) -> RunResult:
         data.get("dispatches", 0),
         list(data.get("notes", [])),
         data.get("trace"),
+        data.get("dispatch_log"),
     )
 
 

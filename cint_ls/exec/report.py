@@ -217,3 +217,71 @@ def diagnostic_message(record: FaultRecord, executor: str) -> str:
     if record.address is not None:
         parts.append(f"at {format_address(record.address)}")
     return "; ".join(parts) + f" [{executor}]"
+
+
+# ---- the run report (`cint run --report`)
+#
+#     report: auto chose cpu-c17: a C compiler (gcc (Debian 12.2.0-14) 12.2.0); no GPU: ...
+#     report: cpu-c17 on cpu (2 cores), finished in 0.41 s, fuel 10280, 40 dispatches
+#     report:   dispatch  kernel             work-items  threads       time     fuel
+#     report:          0  heat_tour.diffuse         256        1    15.1 us      256
+#
+# Every line starts with `report: ` (it goes to stderr, beside the program's own
+# output on stdout); `render_run_report` renders the JSON form (RunOutcome.run_report).
+
+
+def device_of(executor: str, notes: list[str]) -> str:
+    """Where a run took place: `cpu` for the CPU executors; for gpu-cuda the device its
+    first note names (`NVIDIA H200 (sm_90)`, `the simulated device`)."""
+    if executor != "gpu-cuda":
+        return "cpu"
+    for note in notes:
+        if note.startswith("gpu-cuda ran on "):
+            return note[len("gpu-cuda ran on "):].split(", not a GPU", 1)[0]
+    return "gpu"
+
+
+def _duration(seconds) -> str:
+    if not isinstance(seconds, (int, float)):
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def render_run_report(data: dict) -> str:
+    """The text of `cint run --report`: what auto decided, the run, then a row per
+    recorded dispatch; and the same for the `--check` run."""
+    lines = [f"report: {data['decision']}"]
+    ended = data["outcome"] if data.get("error") is None else f"no result ({data['error']})"
+    head = f"report: {data['executor']} on {data['device']}, {ended} in {_duration(data['seconds'])}"
+    if data.get("fuel") is not None:
+        head += f", fuel {data['fuel']}, {data['dispatch_count']} dispatches"
+    lines.append(head)
+    rows = data.get("dispatches") or []
+    if rows:
+        gpu = any(row.get("launches") is not None for row in rows)
+        width = max(len("kernel"), *(len(str(row.get("kernel"))) for row in rows))
+        count = "launches" if gpu else "threads"
+        lines.append(f"report:   {'dispatch':>8}  {'kernel':<{width}}  {'work-items':>10}  {count:>8}  "
+                     f"{'time':>10}  {'fuel':>8}")
+        for row in rows:
+            lines.append(f"report:   {_cell(row.get('number')):>8}  {_cell(row.get('kernel')):<{width}}  "
+                         f"{_cell(row.get('work_items')):>10}  "
+                         f"{_cell(row.get('launches') if gpu else row.get('threads')):>8}  "
+                         f"{_duration(row.get('seconds')):>10}  {_cell(row.get('fuel')):>8}")
+    recorded, total = data.get("recorded"), data.get("dispatch_count")
+    if isinstance(recorded, int) and isinstance(total, int) and total > recorded:
+        lines.append(f"report:   ... {total - recorded} later dispatches not recorded (the first {recorded} are)")
+    text = "\n".join(lines) + "\n"
+    if data.get("checked") is not None:
+        checked = render_run_report(data["checked"])
+        text += "".join(line.replace("report: ", "report: check: ", 1) + "\n"
+                        for line in checked.splitlines()[1:])
+    return text

@@ -14,6 +14,13 @@ result (which may hold a fault or a host status).
 The entry is the module's top-level statements, or with `function` a call of that
 exported function without parameters (the workbench's `:run f()`, SPEC-02P.1 8.4
 example 1: the call charges 1).
+
+The executor `auto` (the default of `cint run` and of the editor's plain Run) is chosen
+per run by `auto.py` (gpu-cuda on a real device where measurement says it wins, else
+cpu-c17 where there is a C compiler, else cpu-sir-interp); the outcome keeps the
+decision (`RunOutcome.auto`) and `RunOutcome.run_report()` is the report of
+`cint run --report` (a row per dispatch: executor, device, work-items, threads or
+launches, time, fuel), rendered by `report.render_run_report`.
 """
 
 from __future__ import annotations
@@ -27,14 +34,18 @@ from ..ir import nodes as ir
 from ..ir.build import Build, build
 from ..syntax import Diagnostic, SourceText
 from ..syntax.report import diagnostic_line
+from . import auto as auto_executor
+from .auto import AUTO, Decision
 from .compare import Comparison, compare
 from .executors import Executor, ExecutorUnavailable, get
 from .isolated import IsolatedRunError, Request, run_isolated
-from .report import render, summary
+from .report import device_of, render, summary
 from .stages import RUNNING, reached
 from .runtime import RunResult
 
 REFERENCE = "cpu-sir-interp"
+# How cpu-c17's refusal of a program beyond its limits begins (c17/host.py, Untranslatable).
+C17_UNTRANSLATABLE = "cpu-c17 cannot translate this program"
 
 
 @dataclass
@@ -54,11 +65,15 @@ class RunRequest:
     output_limit: int | None = None  # bytes of output kept (cap_output); None: all of it
     function: str | None = None  # run this exported function instead of the top-level statements
     stage: Callable[[str], object] | None = None  # told each stage of an isolated run (stages.py)
+    report: bool = False  # record each dispatch (RunResult.dispatch_log) for RunOutcome.run_report
+    learn: bool = True  # auto: keep what the run measured (auto.learn); tests and benchmarks say no
 
     def options_for(self, executor: str) -> dict:
         options = dict(self.options.get(executor) or {})
         if self.trace or self.check is not None:
             options["trace"] = True
+        if self.report:
+            options["report"] = True
         return options
 
 
@@ -74,6 +89,7 @@ class RunOutcome:
     fuel_budget: int | None = None
     checked: RunOutcome | None = None  # the run on `check`'s executor
     comparison: Comparison | None = None
+    auto: Decision | None = None  # what `auto` chose and why; None for an executor asked by name
 
     @property
     def reason(self) -> str | None:
@@ -105,6 +121,39 @@ class RunOutcome:
             what = "finished"
         where = "; ran on the simulated device" if self.simulated else ""
         return head + f"{what}{where}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s"
+
+    def run_report(self) -> dict:
+        """The report of `cint run --report=json` (docs/cli.md, "The run report"): the
+        executor and device, what auto decided, and a row per dispatch (rows need
+        RunRequest.report)."""
+        result = self.result
+        device = device_of(self.executor, result.notes if result is not None else [])
+        rows = [] if result is None or result.dispatch_log is None else result.dispatch_log
+        dispatches = [{"number": row.get("number"), "kernel": row.get("kernel"), "executor": self.executor,
+                       "device": device, "work_items": row.get("work_items"), "threads": row.get("threads"),
+                       "launches": row.get("launches"), "seconds": row.get("seconds"), "fuel": row.get("fuel")}
+                      for row in rows]
+        if result is None:
+            ended = "no result"
+        elif result.fault is not None:
+            ended = result.fault.code
+        else:
+            ended = "finished"
+        return {
+            "executor": self.executor,
+            "device": device,
+            "chosen": "auto" if self.auto is not None else "named",
+            "auto": None if self.auto is None else self.auto.to_json(),
+            "decision": self.auto.line if self.auto is not None else f"{self.executor} was named: auto did not choose",
+            "outcome": ended,
+            "error": self.reason if result is None else None,
+            "seconds": round(self.seconds, 6),
+            "fuel": None if result is None else result.fuel_consumed,
+            "dispatch_count": None if result is None else result.dispatches,
+            "dispatches": dispatches,
+            "recorded": None if result is None or result.dispatch_log is None else len(rows),
+            "checked": None if self.checked is None else self.checked.run_report(),
+        }
 
     @property
     def simulated(self) -> bool:
@@ -214,7 +263,7 @@ def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
 
 
 def _one(request: RunRequest, executor_name: str, source: SourceText, built: Build,
-         write: Callable[[str], object] | None) -> RunOutcome:
+         write: Callable[[str], object] | None, extra: dict | None = None) -> RunOutcome:
     outcome = RunOutcome(executor_name, source, fuel_budget=request.fuel)
     try:
         executor = get(executor_name)
@@ -229,6 +278,7 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
     if isolate is None:
         isolate = executor.native or request.time_limit is not None or request.cancel is not None
     options = request.options_for(executor_name)
+    options.update(extra or {})
     started = time.monotonic()
     try:
         if isolate:
@@ -246,6 +296,25 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
     return outcome
 
 
+def choose(built: Build) -> Decision:
+    """What `auto` runs the built program on here, and why (auto.py)."""
+    program = built.program
+    assert program is not None
+    if not program.kernels:
+        return auto_executor.decide(False, None, None)
+    gpu = auto_executor.gpu_status()
+    if not gpu[0]:
+        return auto_executor.decide(False, None, "", gpu=gpu)
+    try:
+        found = refusal(built, auto_executor.GPU)
+        if found is not None:
+            return auto_executor.decide(False, found.message, "", gpu=gpu)
+        code = emitted(built, auto_executor.GPU)
+    except ExecutorUnavailable as error:
+        return auto_executor.decide(False, str(error), "", gpu=gpu)
+    return auto_executor.decide(True, None, code, gpu=gpu)
+
+
 def run(request: RunRequest) -> RunOutcome:
     """Build, admit, run, and compare when asked. Never raises for a property of the
     program or of this machine: those are outcomes."""
@@ -258,8 +327,27 @@ def run(request: RunRequest) -> RunOutcome:
         with_entry(built, request.function)  # before any child starts
     except NoSuchEntry as error:
         return RunOutcome(request.executor, source, error=str(error), fuel_budget=request.fuel)
-    outcome = _one(request, request.executor, source, built, request.write)
-    if request.check is None or request.check == request.executor or outcome.result is None:
+    executor, decision, extra = request.executor, None, None
+    if executor == AUTO and request.check not in (None, REFERENCE):
+        # `--check E` compares E with the reference: auto runs the reference first.
+        decision = Decision(REFERENCE, f"the check compares {request.check} with the reference")
+        executor = REFERENCE
+    elif executor == AUTO:
+        decision = choose(built)
+        executor, extra = decision.executor, decision.options
+    outcome = _one(request, executor, source, built, request.write, extra)
+    if (decision is not None and executor == auto_executor.C17 and outcome.result is None
+            and (outcome.error or "").startswith(C17_UNTRANSLATABLE)):
+        # Beyond cpu-c17's limits (its README, "Limits"): the reference runs it.
+        decision.executor, decision.why = REFERENCE, f"{outcome.error}; {decision.why}"
+        executor = REFERENCE
+        outcome = _one(request, executor, source, built, request.write)
+    outcome.auto = decision
+    if decision is not None and request.learn:
+        result = outcome.result
+        auto_executor.learn(decision, None if result is None else result.dispatch_log,
+                            faulted=result is None or result.fault is not None)
+    if request.check is None or request.check == executor or outcome.result is None:
         return outcome
     outcome.checked = _one(request, request.check, source, built, None)
     if outcome.checked.result is not None:

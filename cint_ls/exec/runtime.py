@@ -69,6 +69,9 @@ class Boundary:
     digest: int | None  # FNV-1a of the published data (exec/digest.py, rt/dispatch.c)
 
 
+DISPATCH_LOG_LIMIT = 10000  # rows of RunResult.dispatch_log (rt/cint_rt.h CINT_MAX_RECORDS too)
+
+
 @dataclass
 class RunResult:
     """The outcome of running an entry on one executor."""
@@ -83,6 +86,12 @@ class RunResult:
     # the entry's end): [dispatch number, output bytes so far, fuel consumed, digest of the
     # published data]. Executors that cannot trace leave it None: compared at the end only.
     trace: list[list] | None = None
+    # When asked for (option `report`): one row per dispatch, in order, for `cint run
+    # --report` (exec/report.py, run_report): {"number", "kernel", "work_items" (None when
+    # the entry checks ended the dispatch before N was known), "threads" (cpu-c17) or
+    # "launches" (gpu-cuda), "seconds" (wall time), "fuel" (consumed by the dispatch)}.
+    # At most DISPATCH_LOG_LIMIT rows; the dispatches after those are only counted.
+    dispatch_log: list[dict] | None = None
 
     def boundaries(self) -> list[Boundary] | None:
         return None if self.trace is None else [Boundary(*row) for row in self.trace]

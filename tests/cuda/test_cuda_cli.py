@@ -88,7 +88,7 @@ def test_bad_block_size_is_one_line(capsys, monkeypatch):
 def test_check_gpu_cuda_agrees(capsys, monkeypatch, name, code, boundaries):
     """gpu-cuda's host traces like the reference: compared at every published dispatch."""
     monkeypatch.chdir(CONFORMANCE)
-    got, out, err = cli(capsys, "run", "--check", "gpu-cuda", "--device", "sim", name)
+    got, out, err = cli(capsys, "run", "--executor", "cpu-sir-interp", "--check", "gpu-cuda", "--device", "sim", name)
     assert got == code
     assert err.endswith(f"check: cpu-sir-interp and gpu-cuda agree at {boundaries}\n")
     reference = cli(capsys, "run", name)

@@ -23,7 +23,19 @@ def emit_text(program) -> str:
         raise ExecutorUnavailable(f"cpu-c17 cannot translate this program: {error}") from None
 
 
+def ready() -> tuple[bool, str]:
+    """(whether there is a C compiler to run with, its name or why not): `--executor
+    auto`'s question (exec/auto.py), answered as `build.find_compiler` finds one."""
+    from .build import find_compiler
+
+    try:
+        compiler = find_compiler()
+    except ExecutorUnavailable as error:
+        return False, str(error)
+    return True, compiler.version or compiler.name
+
+
 register(Executor(EXECUTOR, "C17 through the system C compiler (gcc or clang)", run, native=True,
-                  options={"emit": emit_text, "compiles": True}))
+                  options={"emit": emit_text, "compiles": True, "ready": ready}))
 
 __all__ = ["EXECUTOR", "describe_work_item", "run"]

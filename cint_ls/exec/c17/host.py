@@ -60,6 +60,10 @@ int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *ke
 void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min);
 int32_t cint_ctx_threads_used(const cint_ctx *ctx);
 int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
+typedef struct { int64_t number; const char *kernel; int64_t work_items; int32_t threads; int64_t nanoseconds;
+                 uint64_t fuel; } cint_dispatch_record;
+void cint_ctx_set_report(cint_ctx *ctx, int on);
+size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
 """
 
 CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
@@ -127,8 +131,9 @@ def thread_options(options: dict) -> tuple[int, int, int]:
 
 def run(program: ir.Program, fuel: int | None, write=None, options: dict | None = None) -> RunResult:
     """The Executor interface: emit, build (cached), run in this process. Options:
-    `trace` (for --check: the boundaries in RunResult.trace), `stack_size` (bytes of the
-    threads that run the entry and its work-items), `threads`, `parallel_min`,
+    `trace` (for --check: the boundaries in RunResult.trace), `report` (a record per
+    dispatch in RunResult.dispatch_log, for `cint run --report`), `stack_size` (bytes of
+    the threads that run the entry and its work-items), `threads`, `parallel_min`,
     `chunk_min` (`thread_options`)."""
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
@@ -136,7 +141,8 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     reached(RUNNING)  # the time limit of an isolated run counts from here (exec/stages.py)
     result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
                                      stack_size=int(options.get("stack_size", STACK_SIZE)),
-                                     threads=threads, parallel_min=parallel_min, chunk_min=chunk_min)
+                                     threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
+                                     report=bool(options.get("report")))
     if options.get("trace"):
         result.trace = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in boundaries]
     if write is not None and result.output:
@@ -146,7 +152,7 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
 
 def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: int = STACK_SIZE,
                 threads: int = 1, parallel_min: int = PARALLEL_MIN,
-                chunk_min: int = CHUNK_MIN) -> tuple[RunResult, list[Boundary]]:
+                chunk_min: int = CHUNK_MIN, report: bool = False) -> tuple[RunResult, list[Boundary]]:
     ffi, lib = _load(path)
     budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
@@ -155,6 +161,8 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
     try:
         threads, worker_stack = _fit_threads(threads, _fit_stack(stack_size))
         lib.cint_ctx_set_threads(ctx, threads, worker_stack, parallel_min, chunk_min)
+        if report:
+            lib.cint_ctx_set_report(ctx, 1)
         status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)
@@ -183,6 +191,8 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
         boundaries.append(Boundary(None, length[0], consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
+        if report:
+            result.dispatch_log = _records(ffi, lib, ctx)
         parallel = int(lib.cint_ctx_parallel_dispatches(ctx))
         if parallel:
             result.notes.append(f"cpu-c17 ran the work-items of {parallel} of {result.dispatches} dispatches on "
@@ -190,6 +200,20 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         return result, boundaries
     finally:
         lib.cint_ctx_free(ctx)
+
+
+def _records(ffi, lib, ctx) -> list[dict]:
+    """The dispatches the run-time recorded (rt/dispatch.c, cint_dispatch_record), as
+    RunResult.dispatch_log's rows."""
+    pointer = ffi.new("cint_dispatch_record **")
+    count = lib.cint_ctx_records(ctx, pointer)
+    rows = []
+    for k in range(count):
+        r = pointer[0][k]
+        rows.append({"number": int(r.number), "kernel": ffi.string(r.kernel).decode("utf-8", "replace"),
+                     "work_items": None if r.work_items < 0 else int(r.work_items), "threads": int(r.threads),
+                     "seconds": int(r.nanoseconds) / 1e9, "fuel": int(r.fuel)})
+    return rows
 
 
 def _fit_stack(size: int) -> int:

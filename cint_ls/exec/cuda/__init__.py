@@ -14,6 +14,7 @@ Options (all optional; JSON values, so an isolated run can pass them):
   "shuffled" (by `seed`);
 - `max_launch`: work-items per launch (a dispatch larger than this is split);
 - `trace`: record the boundaries of a comparison (`RunResult.trace`, exec/compare.py);
+- `report`: a row per dispatch in `RunResult.dispatch_log` (its launches, its time);
 - `param_space`: bytes of entry parameters beyond which a kernel takes its parameters
   in an argument block in device memory (4096, the PTX limit; tests lower it).
 
@@ -52,11 +53,12 @@ class CudaOptions:
     max_launch: int = DEFAULT_MAX_LAUNCH
     param_space: int = PARAM_SPACE  # bytes of entry parameters before an argument block (tests lower it)
     trace: bool = False  # the boundaries of a comparison in RunResult.trace (exec/compare.py)
+    report: bool = False  # a row per dispatch in RunResult.dispatch_log (cint run --report)
 
     @classmethod
     def from_dict(cls, options: dict | None) -> CudaOptions:
         options = dict(options or {})
-        known = {"device", "block_size", "order", "seed", "max_launch", "param_space", "trace"}
+        known = {"device", "block_size", "order", "seed", "max_launch", "param_space", "trace", "report"}
         out = cls(**{k: v for k, v in options.items() if k in known and v is not None})
         if out.device not in DEVICES:
             raise ExecutorUnavailable(f"gpu-cuda: unknown device {out.device!r} (one of {', '.join(DEVICES)})")
@@ -113,6 +115,8 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     except ValueError as error:  # a block size the device does not take
         device.close()
         raise ExecutorUnavailable(f"gpu-cuda: {error} on {device.description}") from None
+    if opts.report:
+        machine.dispatcher.log = []
     reached(RUNNING)  # PTX emitted, device open: the time limit of an isolated run counts from here
     try:
         result = machine.run()
@@ -121,6 +125,7 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     finally:
         device.close()
     result.executor = EXECUTOR
+    result.dispatch_log = machine.dispatcher.log
     stats = machine.runner.stats  # type: ignore[attr-defined]
     result.notes.append(device_note(device, fallback))
     result.notes.append(f"block size {opts.block_size}; {stats.launches} launches for {stats.dispatches} dispatches"
@@ -139,10 +144,24 @@ def emit_text(program: ir.Program) -> str:
     return compile_program(program).text if program.kernels else ""
 
 
+def device_ready(timeout: float | None = None) -> tuple[bool, str]:
+    """(whether a CUDA device is present, what it is or why not), once the probe has
+    answered (at most `timeout` seconds): `--executor auto`'s question (exec/auto.py).
+    The simulated device does not count."""
+    from . import probe
+
+    reason = probe.wait(timeout)
+    if reason is not None:
+        return False, reason
+    if probe._probing is not None and probe._probing.is_alive():
+        return False, "the CUDA probe has not answered yet"
+    return True, "a CUDA device"
+
+
 register(Executor(EXECUTOR, "the work-item phase on an NVIDIA GPU (PTX through the CUDA driver API), "
                             "or on the simulated device", _run, native=True,
                   options={"admit": admit_build, "emit": emit_text, "simulated": simulated_reason,
-                           "compiles": True}))
+                           "compiles": True, "device_ready": device_ready}))
 
 __all__ = ["CudaOptions", "DEVICES", "EXECUTOR", "device_note", "admit", "admit_build", "compile_program",
            "open_device", "run", "DeviceError"]

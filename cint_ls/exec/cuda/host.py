@@ -91,6 +91,10 @@ class CudaRunner(WorkItemRunner):
         of more launches as many times as it takes (`max_launch`): no limit of its own."""
         return None
 
+    def counters(self) -> dict[str, int]:
+        """The report's count per dispatch: launches (exec/dispatch.py, Dispatcher.log)."""
+        return {"launches": self.stats.launches}
+
     # ---- the work-item phase
 
     def run(self, plan: DispatchPlan) -> WorkPhase:

@@ -266,6 +266,21 @@ typedef struct {
     uint64_t digest;
 } cint_boundary;
 
+/* One dispatch as `cint run --report` shows it (recorded when the host asks,
+ * cint_ctx_set_report): its number, kernel, work-items (-1: the entry checks ended it
+ * before N was known), the threads its work-items ran on, its wall time and the fuel it
+ * consumed (the charge of N and the work-items' charges). */
+typedef struct {
+    int64_t number;
+    const char *kernel;
+    int64_t work_items;
+    int32_t threads;
+    int64_t nanoseconds;
+    uint64_t fuel;
+} cint_dispatch_record;
+
+#define CINT_MAX_RECORDS 10000 /* dispatches recorded; later ones are counted only */
+
 enum { CINT_OK = 0, CINT_FAULT = 1, CINT_RESOURCE = 2 };
 
 typedef struct cint_pool cint_pool;
@@ -304,6 +319,10 @@ struct cint_ctx {
     size_t spare_bytes[4];
     /* In the context of a thread of the pool: the chunk it runs (NULL otherwise). */
     cint_chunk *chunk;
+    /* The report (cint_ctx_set_report): a record per dispatch, up to CINT_MAX_RECORDS. */
+    bool report;
+    cint_dispatch_record *records;
+    size_t nrecords;
 };
 
 #define CINT_MAX_CALL_DEPTH 100000 /* nested calls; the call beyond: host.stack (exec/faults.py) */
@@ -435,6 +454,8 @@ void cint_describe_view(cint_view_desc *d, const cint_view *v);
  * outcome of running `run` over every work-item in ascending order. */
 int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item);
 void cint_pool_free(cint_pool *pool);
+/* A monotonic clock in nanoseconds (the report's dispatch times). */
+int64_t cint_now_ns(void);
 /* memcpy, on the pool's threads too when there is a pool and the copy is large. */
 void cint_copy(cint_ctx *ctx, void *to, const void *from, size_t bytes);
 /* A charge found fuel_left at 0 in the context of a thread of the pool. */
@@ -469,6 +490,8 @@ const char *cint_ctx_output(const cint_ctx *ctx, size_t *length);
 const char *cint_ctx_message(const cint_ctx *ctx);
 int64_t cint_ctx_dispatches(const cint_ctx *ctx);
 size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries);
+void cint_ctx_set_report(cint_ctx *ctx, int on);
+size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
 void cint_free(void *p);
 int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
                       const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,

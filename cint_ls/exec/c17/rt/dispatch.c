@@ -406,13 +406,43 @@ static void work_item_address(cint_ctx *ctx, const cint_kernel *k, int64_t numbe
     ctx->fault.item_step = ctx->fault.step;
 }
 
+static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count);
+
+/* The dispatch, and with the report on its record (cint_dispatch_record). */
 int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span) {
+    if (!ctx->report) {
+        int64_t count;
+        return dispatch_once(ctx, k, args, span, &count);
+    }
+    int64_t number = ctx->dispatches, count = -1, parallel = ctx->parallel_dispatches;
+    uint64_t fuel = cint_ctx_fuel_consumed(ctx);
+    int64_t started = cint_now_ns();
+    int rc = dispatch_once(ctx, k, args, span, &count);
+    int64_t took = cint_now_ns() - started;
+    if (ctx->nrecords < CINT_MAX_RECORDS) {
+        if (ctx->records == NULL) {
+            ctx->records = malloc(CINT_MAX_RECORDS * sizeof *ctx->records);
+            if (ctx->records == NULL) return rc; /* the report is not part of the outcome */
+        }
+        cint_dispatch_record *r = &ctx->records[ctx->nrecords++];
+        r->number = number;
+        r->kernel = k->qualified;
+        r->work_items = count;
+        r->threads = ctx->parallel_dispatches > parallel ? cint_ctx_threads_used(ctx) : 1;
+        r->nanoseconds = took;
+        r->fuel = cint_ctx_fuel_consumed(ctx) - fuel;
+    }
+    return rc;
+}
+
+static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count) {
     int64_t number = ctx->dispatches++; /* every dispatch takes a number, faulting or not [F-1] */
     cint_plan plan;
     memset(&plan, 0, sizeof plan);
     plan.kernel = k;
     plan.number = number;
     plan.args = args;
+    *count = -1;
     if (entry_checks(ctx, k, args, &plan)) {
         if (ctx->status == CINT_FAULT) {
             ctx->fault.span = span; /* an entry-phase fault is at the dispatch [F-8] */
@@ -421,6 +451,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
         }
         return 1;
     }
+    *count = plan.count;
     cint_view writes[64];
     size_t capacity[64];
     cint_reduction reductions[64];

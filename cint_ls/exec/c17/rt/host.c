@@ -41,6 +41,7 @@ void cint_ctx_free(cint_ctx *ctx) {
     free(ctx->out);
     free(ctx->fault.frames);
     free(ctx->boundaries);
+    free(ctx->records);
     free(ctx);
 }
 
@@ -74,6 +75,14 @@ int64_t cint_ctx_dispatches(const cint_ctx *ctx) { return ctx->dispatches; }
 size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries) {
     *boundaries = ctx->boundaries;
     return ctx->nboundaries;
+}
+
+/* Record each dispatch for the report (before the run). */
+void cint_ctx_set_report(cint_ctx *ctx, int on) { ctx->report = on != 0; }
+
+size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records) {
+    *records = ctx->records;
+    return ctx->nrecords;
 }
 
 void cint_free(void *p) { free(p); }

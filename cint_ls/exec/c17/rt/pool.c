@@ -47,6 +47,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define SLICE ((uint64_t)1 << 16) /* fuel units a chunk takes at a time */
 #define CHUNKS_PER_THREAD 8
@@ -384,4 +385,10 @@ int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_
     free(job.chunks);
     free(states);
     return rc;
+}
+
+int64_t cint_now_ns(void) {
+    struct timespec t;
+    if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
+    return (int64_t)t.tv_sec * 1000000000 + (int64_t)t.tv_nsec;
 }
