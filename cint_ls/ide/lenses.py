@@ -1,7 +1,8 @@
 """Code lenses where a run starts: above the entry (the first top-level statement) and
 above each exported function without parameters (the functions a run can start from,
-`exec.run.with_entry`): `▶ Run on <executor>` for each executor given (the implemented
-ones), and `Compare executors`. A function with parameters gets none: nothing would
+`exec.run.with_entry`): `▶ Run` (the executor `auto` chooses, as `cint run` does),
+`▶ Run on <executor>` for each executor given (the implemented ones), and `Compare
+executors`. A function with parameters gets none: nothing would
 give it arguments.
 
 Commands: `cint.run` with arguments (uri, executor) for the entry, and (uri, executor,
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..exec.run import executor_label
+from ..exec.run import AUTO, executor_label
 from ..syntax import ast
 from .find import total
 from .results import CodeLens
@@ -24,7 +25,9 @@ COMPARE = "cint.compareExecutors"
 
 
 def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple) -> list[CodeLens]:
-    out = [CodeLens(span, f"▶ Run on {label}", RUN, (uri, name) + extra) for name, label in executors]
+    # The plain Run: the executor `auto` chooses (exec/auto.py), as `cint run` without flags.
+    out = [CodeLens(span, "▶ Run", RUN, (uri, AUTO) + extra)]
+    out += [CodeLens(span, f"▶ Run on {label}", RUN, (uri, name) + extra) for name, label in executors]
     out.append(CodeLens(span, "Compare executors", COMPARE, (uri,) + extra))
     return out
 

@@ -38,7 +38,9 @@ def run_program(executor: str, path: str, text: str, settings: Settings,
     is named, else from the top-level statements. `stage` is told each stage the run
     reaches (compiling, running, describing the fault), from the calling thread. Never
     raises: a run without a result is an outcome with `error`."""
-    request = RunRequest(path, text, executor, settings.fuel, {executor: settings.run_options(executor)},
+    # Every executor's options: `auto` passes on those of the one it chooses.
+    options = {name: settings.run_options(name) for name in (*EXECUTOR_NAMES, executor)}
+    request = RunRequest(path, text, executor, settings.fuel, options,
                          trace=trace, time_limit=settings.time_limit, isolate=True, cancel=cancel,
                          output_limit=OUTPUT_LIMIT, function=function, stage=stage)
     try:

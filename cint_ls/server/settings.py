@@ -7,6 +7,8 @@
     cint.inlayHints.stepOrdinals true                     step-ordinal inlay hints on or off
     cint.c17.compiler            null                     the C compiler of cpu-c17 ($CC of its runs;
                                                           null: the server's own $CC, else cc, gcc, clang)
+    cint.c17.threads             null                     threads of cpu-c17's large dispatches, 1 to
+                                                          1024 (null: the cores the run may use)
 
 `cint.c17.compiler` names one program, which runs on every Run: an absolute path (`~`
 expanded) or a bare command name found on PATH (`clang`, `gcc-13`), never arguments or
@@ -38,10 +40,14 @@ class Settings:
     time_limit: float = 10.0
     step_ordinals: bool = True
     c17_compiler: str | None = None  # as $CC holds it: one program, quoted (compiler_setting)
+    c17_threads: int | None = None  # cpu-c17's option `threads` (None: its default, the cores)
 
     def run_options(self, executor: str) -> dict:
-        """The options of an executor's run (`Request.options`). (The C compiler does
-        not travel here: cpu-c17 reads `$CC`, which the server sets for its runs.)"""
+        """The options of an executor's run (`Request.options`): cpu-c17's `threads`.
+        (The C compiler does not travel here: cpu-c17 reads `$CC`, which the server sets
+        for its runs.)"""
+        if executor == "cpu-c17" and self.c17_threads is not None:
+            return {"threads": self.c17_threads}
         return {}
 
 
@@ -148,5 +154,16 @@ def parse_settings(value: object, base: Settings | None = None) -> tuple[Setting
                 warnings.append(warning)
         else:
             warnings.append(f"cint.c17.compiler: expected a command name or path, got {compiler!r}")
+
+    if "c17.threads" in flat:
+        threads = flat["c17.threads"]
+        if threads is None:
+            changes["c17_threads"] = None
+        elif (isinstance(threads, (int, float)) and not isinstance(threads, bool) and 1 <= threads <= 1024
+              and int(threads) == threads):
+            changes["c17_threads"] = int(threads)
+        else:
+            warnings.append(f"cint.c17.threads: expected a whole number of threads from 1 to 1024 or null, "
+                            f"got {threads!r}")
 
     return replace(settings, **changes), warnings

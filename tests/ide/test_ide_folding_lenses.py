@@ -36,9 +36,11 @@ def test_lenses_above_the_entry_and_exports():
     lenses = code_lenses(doc, ["cpu-sir-interp", "cpu-c17"])
     rows = [(l.span.line, l.title, l.command, l.arguments) for l in lenses]
     assert rows == [
+        (1, "▶ Run", "cint.run", (doc.uri, "auto", "f")),
         (1, "▶ Run on cpu-sir-interp", "cint.run", (doc.uri, "cpu-sir-interp", "f")),
         (1, "▶ Run on cpu-c17", "cint.run", (doc.uri, "cpu-c17", "f")),
         (1, "Compare executors", "cint.compareExecutors", (doc.uri, "f")),
+        (4, "▶ Run", "cint.run", (doc.uri, "auto")),
         (4, "▶ Run on cpu-sir-interp", "cint.run", (doc.uri, "cpu-sir-interp")),
         (4, "▶ Run on cpu-c17", "cint.run", (doc.uri, "cpu-c17")),
         (4, "Compare executors", "cint.compareExecutors", (doc.uri,)),
@@ -59,10 +61,10 @@ def test_gpu_cuda_lens_says_simulated_where_it_will_be():
     doc = doc_of("export void k() {}\n")
     titles = [l.title for l in code_lenses(doc, ["cpu-sir-interp", "gpu-cuda"])]
     expected = "▶ Run on gpu-cuda (simulated)" if reason else "▶ Run on gpu-cuda"
-    assert titles == ["▶ Run on cpu-sir-interp", expected, "Compare executors"]
+    assert titles == ["▶ Run", "▶ Run on cpu-sir-interp", expected, "Compare executors"]
 
 
 def test_no_entry_no_lens():
     assert code_lenses(doc_of("void g() {}\n"), ["cpu-sir-interp"]) == []
     lenses = code_lenses(conformance("heat_e1.ci"), ["cpu-sir-interp"])
-    assert [l.span.line for l in lenses] == [29, 29]
+    assert [l.span.line for l in lenses] == [29, 29, 29]

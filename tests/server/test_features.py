@@ -200,9 +200,10 @@ async def test_code_lenses_and_their_commands(client):
     titles = [lens.command.title for lens in lenses]
     executors = implemented_executors()
     # (gpu-cuda's title says "(simulated)" where it will run on the simulated device.)
-    assert titles == [f"▶ Run on {executor_label(e)}" for e in executors] + ["Compare executors"]
+    assert titles == ["▶ Run"] + [f"▶ Run on {executor_label(e)}" for e in executors] + ["Compare executors"]
     assert all(lens.range.start == at(29, 1) for lens in lenses)  # above the entry: `step();`
-    run = lenses[0].command
+    assert list(lenses[0].command.arguments) == [HEAT, "auto"]  # the plain Run: auto chooses
+    run = lenses[1].command
     assert run.command == "cint.run" and list(run.arguments) == [HEAT, "cpu-sir-interp"]
     # The lens's command, as the editor would send it.
     result = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(

@@ -140,3 +140,80 @@ async def test_gpu_cuda_says_when_it_is_simulated(client):
     assert result["summary"].startswith("gpu-cuda: finished; ran on the simulated device;") == simulated
     assert any(m.message.startswith("cint run gpu-cuda: finished") and
                ("ran on the simulated device" in m.message) == simulated for m in client.log_messages)
+
+
+# ---- the plain Run (issue 14): the executor auto chooses, as `cint run` without flags
+
+
+async def test_the_plain_run_lens_runs_where_auto_chooses(client):
+    from cint_ls.exec.auto import compiler_status
+
+    uri = uri_of("lens_plain_run")
+    await open_document(client, uri, PROGRAM)
+    lenses = await lenses_of(client, uri)
+    runs = [lens for lens in lenses if lens.command.command == "cint.run"]
+    plain = [lens.command for lens in runs if lens.command.title == "▶ Run"]
+    # Each place a run starts gets one plain Run, first, with the executor `auto`.
+    assert sorted(list(c.arguments[1:]) for c in plain) == [["auto"], ["auto", "hello"], ["auto", "twice"]]
+    firsts = {}
+    for lens in runs:
+        firsts.setdefault(lens.range.start.line, lens.command.title)
+    assert set(firsts.values()) == {"▶ Run"}
+
+    expected = "cpu-c17" if compiler_status()[0] else "cpu-sir-interp"
+    hello = await execute(client, next(c for c in plain if list(c.arguments[2:]) == ["hello"]))
+    assert hello["executor"] == expected and hello["output"] == "hello 3\n" and hello["error"] is None
+    # cint.run without an executor is the plain Run too.
+    result = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="cint.run", arguments=[uri, None, "hello"]))
+    assert result["executor"] == expected and result["output"] == "hello 3\n"
+
+
+WIDE = """kernel fill[n](out I64[n] v) over [i: n] {
+    v[i] = i;
+}
+
+I64[8192] v;
+fill(v);
+"{v[8191]}\\n";
+"""
+
+
+async def _configure(client, settings: dict) -> None:
+    import asyncio
+
+    client.set_configuration(settings, section="cint")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+    await asyncio.sleep(0.3)
+
+
+@pytest.mark.needs_cc
+async def test_the_c17_threads_setting_reaches_cpu_c17_runs(client):
+    uri = uri_of("lens_threads")
+    await open_document(client, uri, WIDE)
+    notes = {}
+    try:
+        for threads in (2, 1):
+            await _configure(client, {"c17": {"threads": threads}})
+            result = await client.workspace_execute_command_async(
+                lsp.ExecuteCommandParams(command="cint.run", arguments=[uri, "cpu-c17"]))
+            assert result["output"] == "8191\n", result
+            notes[threads] = result["notes"]
+    finally:
+        await _configure(client, {})
+    assert notes[2] == ["cpu-c17 ran the work-items of 1 of 1 dispatches on 2 threads"]
+    assert notes[1] == []
+
+
+async def test_the_c17_threads_setting_is_parsed():
+    from cint_ls.server.settings import Settings, parse_settings
+
+    settings, warnings = parse_settings({"c17": {"threads": 3}})
+    assert settings.c17_threads == 3 and warnings == []
+    assert settings.run_options("cpu-c17") == {"threads": 3} and settings.run_options("gpu-cuda") == {}
+    assert parse_settings({"c17.threads": None}, settings)[0].c17_threads is None
+    for bad in (0, 1025, 2.5, True, "4", float("inf"), float("nan")):
+        kept, warnings = parse_settings({"c17": {"threads": bad}}, settings)
+        assert kept.c17_threads == 3
+        assert warnings == [f"cint.c17.threads: expected a whole number of threads from 1 to 1024 or null, "
+                            f"got {bad!r}"]

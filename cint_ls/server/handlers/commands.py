@@ -13,9 +13,9 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ...exec.run import RunOutcome
+from ...exec.run import AUTO, RunOutcome
 from .. import convert
-from ..runs import REFERENCE, compare_executors, run_program, run_result_json
+from ..runs import compare_executors, run_program, run_result_json
 from ...ide.lenses import entry_functions
 from ..pinned import held, hold, pin
 from ..scheduling import loop_busy
@@ -52,7 +52,7 @@ async def execute_command(session: Session, params: lsp.ExecuteCommandParams) ->
     if entry is None:
         raise JsonRpcInvalidParams(f"{params.command}: the document is not open: {uri}")
     if params.command == RUN_COMMAND:
-        executor = args[1] if len(args) > 1 and args[1] is not None else REFERENCE
+        executor = args[1] if len(args) > 1 and args[1] is not None else AUTO  # the plain Run
         if not isinstance(executor, str):
             raise JsonRpcInvalidParams(f"{RUN_COMMAND}: the second argument must be an executor name")
         function = await _function_argument(entry, args, 2, RUN_COMMAND)
@@ -187,6 +187,8 @@ def _report_run(session: Session, uri: str, version: int, outcome: RunOutcome, n
     report = outcome.report
     if report is not None:
         session.log(lsp.MessageType.Error, f"[{outcome.executor}]\n{report.rstrip()}")
+    if outcome.auto is not None:  # the plain Run: where auto ran it and why
+        session.log(lsp.MessageType.Info, f"[{outcome.executor}] {outcome.auto.line}")
     for note in (result.notes if result is not None else []):
         session.log(lsp.MessageType.Info, f"[{outcome.executor}] {note}")
     kind = lsp.MessageType.Info if outcome.result is not None else lsp.MessageType.Error
