@@ -49,6 +49,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -522,17 +523,33 @@ def _runtime_objects(compiler: Compiler, directory: Path) -> list[Path]:
     if not stale:
         return objects
     digests = {obj.name: recorded[obj.name] for obj in objects if obj.name in recorded}
-    for name, obj in stale:
-        temporary = _temporary(obj)
-        try:
-            _run(compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(RT_DIR / name), "-o", str(temporary)],
-                 f"the run-time file rt/{name}", runtime=True)
-            digests[obj.name] = _compiled_digest(temporary, f"the run-time file rt/{name}")
-            _publish(temporary, obj)
-        finally:
-            temporary.unlink(missing_ok=True)
+    # One compiler per core at a time: a cold Run waits for the run-time (issue 14).
+    with ThreadPoolExecutor(max_workers=max(1, min(len(stale), _cores()))) as pool:
+        jobs = [(obj, pool.submit(_compile_runtime_file, compiler, name, obj)) for name, obj in stale]
+        for obj, job in jobs:
+            digests[obj.name] = job.result()
     _write_manifest(directory, {obj.name: digests[obj.name] for obj in objects})
     return objects
+
+
+def _compile_runtime_file(compiler: Compiler, name: str, obj: Path) -> str:
+    """Compile rt/`name` into `obj` (under a temporary name, then renamed); its sha256."""
+    temporary = _temporary(obj)
+    try:
+        _run(compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(RT_DIR / name), "-o", str(temporary)],
+             f"the run-time file rt/{name}", runtime=True)
+        digest = _compiled_digest(temporary, f"the run-time file rt/{name}")
+        _publish(temporary, obj)
+        return digest
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def library_directory(c_text: str, compiler: Compiler) -> Path:

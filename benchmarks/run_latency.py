@@ -1,0 +1,118 @@
+"""How long a Run of tests/conformance/heat_tour.ci takes from the editor (issue 14: a
+cold Run under 1 s, a cached one under 150 ms).
+
+The path is the editor's: `server.runs.run_program` (the run façade, `exec.run.run`, in a
+child process with the server's time limit, output limit and cancellation hook), with
+the executor of the plain Run lens, `auto` (cpu-c17 where there is a C compiler), from a
+process that has already run once (a server's imports are warm). Three cases, the
+median of N runs each:
+
+- cold: an empty cache (XDG_CACHE_HOME a fresh directory for each run): the C run-time
+  and the program are compiled;
+- cold program: the run-time's objects cached, the program's library not (a fresh copy
+  of a cache holding only the run-time);
+- cached: the program's library cached.
+
+    python benchmarks/run_latency.py [-n 7] [--executor auto]
+
+Prints each case's median, minimum and maximum, the machine's load average before and
+after, and whether the targets were met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAT = ROOT / "tests" / "conformance" / "heat_tour.ci"
+EXPECTED = "after 40 steps: total=60150 center=1042 edge=72\n"
+TARGETS = {"cold": 1.0, "cached": 0.150}
+
+
+def one_run(executor: str) -> tuple[float, str]:
+    from cint_ls.server.runs import run_program
+    from cint_ls.server.settings import Settings
+
+    started = time.perf_counter()
+    outcome = run_program(executor, str(HEAT), HEAT.read_text(), Settings(), cancel=lambda: False)
+    seconds = time.perf_counter() - started
+    if outcome.result is None or outcome.result.output != EXPECTED:
+        raise SystemExit(f"the run went wrong: {outcome.summary}")
+    return seconds, outcome.executor
+
+
+def with_cache(directory: str, executor: str) -> tuple[float, str]:
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = directory
+    try:
+        return one_run(executor)
+    finally:
+        if previous is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = previous
+
+
+def runtime_only_cache(base: Path, executor: str) -> Path:
+    """A cache holding the run-time's objects and no program library."""
+    cache = base / "runtime-only"
+    with_cache(str(cache), executor)
+    c17 = cache / "cint-ls" / "c17"
+    for entry in c17.iterdir():
+        if entry.is_dir() and not entry.name.startswith("rt-"):
+            shutil.rmtree(entry)
+    auto = cache / "cint-ls" / "auto"
+    if auto.exists():
+        shutil.rmtree(auto)
+    return cache
+
+
+def line(name: str, samples: list[float]) -> str:
+    return (f"{name:<13} median {statistics.median(samples) * 1e3:7.1f} ms   min {min(samples) * 1e3:7.1f} ms   "
+            f"max {max(samples) * 1e3:7.1f} ms   (n={len(samples)})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=7, help="runs per case (default 7)")
+    parser.add_argument("--executor", default="auto", help="the executor (default auto, as the plain Run lens)")
+    args = parser.parse_args()
+    if args.n < 1:
+        parser.error("-n takes 1 or more runs")
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="cint-latency-") as temporary:
+        base = Path(temporary)
+        _, executor = with_cache(str(base / "warm-up"), args.executor)  # this process's imports, once
+        cold = [with_cache(str(base / f"cold-{k}"), args.executor)[0] for k in range(args.n)]
+        template = runtime_only_cache(base, args.executor)
+        program = []
+        for k in range(args.n):
+            copy = base / f"program-{k}"
+            shutil.copytree(template, copy, symlinks=True)
+            program.append(with_cache(str(copy), args.executor)[0])
+        warm = base / "cached"
+        with_cache(str(warm), args.executor)
+        cached = [with_cache(str(warm), args.executor)[0] for _ in range(args.n)]
+    load_after = os.getloadavg()
+    print(f"Run of {HEAT.relative_to(ROOT)} through server.runs.run_program, executor {args.executor} "
+          f"(ran on {executor}); {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, "
+          f"{load_after[0]:.2f} after")
+    print(line("cold", cold))
+    print(line("cold program", program))
+    print(line("cached", cached))
+    for name, samples in (("cold", cold), ("cached", cached)):
+        median = statistics.median(samples)
+        verdict = "met" if median < TARGETS[name] else "NOT met"
+        print(f"target {name} < {TARGETS[name] * 1e3:.0f} ms: {verdict} ({median * 1e3:.1f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
