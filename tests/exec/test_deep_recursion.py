@@ -22,7 +22,7 @@ from cint_ls.ir.build import build
 from cint_ls.syntax.source import SourceText
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import conformance_case, conformance_programs  # noqa: E402
+from conftest import conformance_case, conformance_programs
 
 HAS_CC = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
 

@@ -28,14 +28,22 @@ from ...vocabulary.values import format_value
 from ..arith import OperationFault, binary_fn, convert_fn, div_round_fn, unary_fn
 from ..runtime import CintFault
 from ..views import SliceSpec, Storage, View
-from .compiler import BREAK, CONTINUE, MAX_ARRAY_ELEMENTS, ArrayBinding, Compiler, Returned, _compare
+from .compiler import (
+    BREAK,
+    CONTINUE,
+    MAX_ARRAY_ELEMENTS,
+    ArrayBinding,
+    Compiler,
+    Returned,
+    _compare,
+)
 
 
 class CallRequest:
     """What a resumable body yields to call a function: the machine runs it and sends
     back its value."""
 
-    __slots__ = ("name", "args", "span")
+    __slots__ = ("args", "name", "span")
 
     def __init__(self, name: str, args: list, span) -> None:
         self.name = name
@@ -90,7 +98,7 @@ def _lift(plain):
 
     def run(f):
         return plain(f)
-        yield  # noqa: B901 - unreachable: makes `run` a generator function
+        yield
 
     return run
 
