@@ -1,5 +1,11 @@
 """Builds the cint tree-sitter grammar (grammar/src) into the extension
-cint_ls.syntax._binding, and ships the grammar's queries inside the package."""
+cint_ls.syntax._binding, and ships the grammar's queries inside the package.
+
+The binding uses only the limited C API of Python 3.11 (PyCapsule_New, PyModule_Create),
+so it is built as `_binding.abi3.so` and the wheel is tagged `cp311-abi3`: one build
+serves every CPython from 3.11 on (the VS Code extension bundles one wheel for all of
+them; docs/editors.md). The sdist carries grammar/src, so building it needs only a C
+compiler, not the tree-sitter CLI or Node.js."""
 
 import shutil
 from pathlib import Path
@@ -28,8 +34,14 @@ setup(
             sources=["cint_ls/syntax/binding.c", "grammar/src/parser.c"],
             include_dirs=["grammar/src"],
             extra_compile_args=["-std=c11", "-O2"],
-            define_macros=[("PY_SSIZE_T_CLEAN", None), ("TREE_SITTER_HIDE_SYMBOLS", None)],
+            define_macros=[
+                ("PY_SSIZE_T_CLEAN", None),
+                ("TREE_SITTER_HIDE_SYMBOLS", None),
+                ("Py_LIMITED_API", "0x030B0000"),  # 3.11
+            ],
+            py_limited_api=True,
         )
     ],
     cmdclass={"build_py": BuildPyWithQueries},
+    options={"bdist_wheel": {"py_limited_api": "cp311"}},
 )
