@@ -11,7 +11,8 @@ Options (all optional; JSON values, so an isolated run can pass them):
   `ExecutorUnavailable`) or "sim" (the simulated device);
 - `block_size`: work-items per block, 256 unless chosen (the suite also runs 32);
 - `order`, `seed`: the simulated device's schedule: "ascending", "descending" or
-  "shuffled" (by `seed`);
+  "shuffled" (by `seed`), each thread to completion; "interleaved" (by `seed`) or
+  "adversarial", the threads of a launch interleaved at every global access;
 - `max_launch`: work-items per launch (a dispatch larger than this is split);
 - `trace`: record the boundaries of a comparison (`RunResult.trace`, exec/compare.py);
 - `report`: a row per dispatch in `RunResult.dispatch_log` (its launches, its time);

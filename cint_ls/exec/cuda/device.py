@@ -22,7 +22,11 @@ class DeviceUnavailable(Exception):
     """The device cannot be opened here; the message is one line that names the cause."""
 
 
-ORDERS = ("ascending", "descending", "shuffled")
+# The simulated device's schedules. The first three run each thread to completion, blocks
+# and threads in that order; the interleaving ones advance all the threads of a launch
+# together, one global memory access at a time (simulator.py).
+INTERLEAVING = ("interleaved", "adversarial")
+ORDERS = ("ascending", "descending", "shuffled") + INTERLEAVING
 
 
 class Function(ABC):

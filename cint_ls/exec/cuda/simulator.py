@@ -19,9 +19,17 @@ stops the launch with a `DeviceError` (the emitter tests for both first, so it n
 happens), as does an access outside every allocation, a misaligned access or a read of
 a register never written.
 
-Threads run one at a time, each to completion: the subset has no barrier and no shared
-memory, so that is a legal schedule. Blocks, and the threads of each block, run in the
-chosen order: `ascending`, `descending`, or `shuffled` by a seed.
+Schedules. The subset has no barrier and no shared memory, so running threads one at a
+time, each to completion, is a legal schedule: blocks, and the threads of each block, run
+in the chosen order, `ascending`, `descending`, or `shuffled` by a seed. Such schedules
+cannot reveal a race: with the early exit on the fault word, even a plain store in
+place of `atom.global.min.u64` leaves the least faulting index. The interleaving
+schedules, `interleaved` (seeded random) and `adversarial` (every read before any write),
+run all the threads of a launch together, each translated a second time as a generator
+that stops before every global memory access (`ld.global`, `st.global`, `atom`), and
+advance them one access at a time (`SimulatedDevice._interleave`): a non-atomic fault
+word, a lost update or a read of another work-item's staging then changes the outcome.
+Each access itself is indivisible, as an aligned access of at most 8 bytes is on a GPU.
 """
 
 from __future__ import annotations
@@ -31,12 +39,15 @@ import random
 import re
 from dataclasses import dataclass
 
-from .device import ORDERS, Device, DeviceError, Function, Module
+from .device import INTERLEAVING, ORDERS, Device, DeviceError, Function, Module
 
 M64 = (1 << 64) - 1
 SIGN = 1 << 63
 MIN64 = -(1 << 63)
 _TARGET = "sm_52"
+
+
+_STRIDES = (0, 1, 1, 1, 2, 3)  # accesses a thread makes in a round of the `interleaved` schedule
 
 
 class SimulatorError(DeviceError):
@@ -161,10 +172,14 @@ def signed(x: str) -> str:
 
 
 class _Translator:
-    def __init__(self, entry: Entry) -> None:
+    def __init__(self, entry: Entry, interleave: bool = False) -> None:
         self.entry = entry
         self.registers = set(entry.registers)
         self.params = set(entry.params)
+        # True: the thread is a generator that yields before every global memory access
+        # (0 before a load, 1 before a store or an atomic), so a scheduler can interleave
+        # the threads of a launch at each of them.
+        self.interleave = interleave
 
     def reg(self, name: str) -> str:
         if name in _SPECIAL:
@@ -195,6 +210,10 @@ class _Translator:
             raise SimulatorError(f"{self.entry.name}: address {operand!r} is not in the simulated subset")
         base = self.reg(m.group(1))
         return f"({base} + {m.group(2)})" if m.group(2) else base
+
+    def point(self, kind: int) -> list[str]:
+        """A scheduling point before a global memory access (interleaving only)."""
+        return [f"yield {kind}"] if self.interleave else []
 
     def translate(self, ins: Instruction, labels: dict[str, int]) -> list[str]:
         op, a = ins.opcode, ins.operands
@@ -286,14 +305,14 @@ class _Translator:
         elif op in ("ld.global.u8", "ld.global.u16", "ld.global.u32", "ld.global.u64", "ld.volatile.global.u64"):
             need(2)
             size = int(parts[-1][1:]) // 8
-            code = [f"{self.reg(a[0])} = load({self.address(a[1])}, {size})"]
+            code = self.point(0) + [f"{self.reg(a[0])} = load({self.address(a[1])}, {size})"]
         elif op in ("st.global.u8", "st.global.u16", "st.global.u32", "st.global.u64"):
             need(2)
             size = int(parts[-1][1:]) // 8
-            code = [f"store({self.address(a[0])}, {size}, {s(a[1])} & {(1 << (8 * size)) - 1})"]
+            code = self.point(1) + [f"store({self.address(a[0])}, {size}, {s(a[1])} & {(1 << (8 * size)) - 1})"]
         elif op == "atom.global.min.u64":
             need(3)
-            code = [f"{self.reg(a[0])} = atom_min({self.address(a[1])}, {s(a[2])})"]
+            code = self.point(1) + [f"{self.reg(a[0])} = atom_min({self.address(a[1])}, {s(a[2])})"]
         else:
             raise SimulatorError(f"{self.entry.name}: line {ins.line}: {op} is not in the simulated PTX subset")
         if ins.guard is not None:
@@ -319,8 +338,10 @@ class _Translator:
                 if item.opcode in ("bra", "ret") and item.guard is None:
                     blocks.append([])
         lines = ["def thread(P, ctaid, ntid, tid, load, store, atom_min, sdiv, srem, trap):",
-                 "    pc = 0",
-                 "    while True:"]
+                 "    pc = 0"]
+        if self.interleave:
+            lines.append("    if False: yield 0  # a generator even without a global access")
+        lines.append("    while True:")
         for k, block in enumerate(blocks):
             lines.append(f"        if pc <= {k}:")
             lines.append("            pass")
@@ -352,13 +373,29 @@ def _trap(what: str) -> None:
 
 
 class SimFunction(Function):
+    """An entry translated to Python: `thread` runs one thread to completion;
+    `steps` (translated on first use) is the same code as a generator that yields
+    before every global memory access, for the interleaving schedules."""
+
     def __init__(self, entry: Entry) -> None:
+        self.entry = entry
         self.name = entry.name
         self.params = entry.params
         self.source = _Translator(entry).function_source()
-        namespace: dict = {}
-        exec(compile(self.source, f"<ptx {entry.name}>", "exec"), namespace)
-        self.thread = namespace["thread"]
+        self.thread = _compile(self.source, entry.name)
+        self._steps = None
+
+    @property
+    def steps(self):
+        if self._steps is None:
+            self._steps = _compile(_Translator(self.entry, interleave=True).function_source(), self.entry.name)
+        return self._steps
+
+
+def _compile(source: str, name: str):
+    namespace: dict = {}
+    exec(compile(source, f"<ptx {name}>", "exec"), namespace)
+    return namespace["thread"]
 
 
 class SimModule(Module):
@@ -473,7 +510,8 @@ class SimulatedDevice(Device):
         self.launches = 0  # launches started, for tests
         self.threads_run = 0
         self.description = "the simulated device" + ("" if order == "ascending" else f", {order} order"
-                                                    + (f" (seed {seed})" if order == "shuffled" else ""))
+                                                    + (f" (seed {seed})" if order in ("shuffled", "interleaved")
+                                                       else ""))
 
     def load(self, ptx: str) -> Module:
         return SimModule(ptx)
@@ -511,6 +549,58 @@ class SimulatedDevice(Device):
         rng.shuffle(items)
         return items
 
+    def _interleave(self, steps, P: dict, grid: int, block: int, memory: tuple, rng: random.Random) -> None:
+        """Every thread of the launch at once, each a generator stopped before its next
+        global memory access (0: a load, 1: a store or an atomic), advanced one access at
+        a time by the schedule:
+
+        - `interleaved`: in rounds; in each, every live thread, in an order drawn by the
+          seeded generator, makes 0, 1, 2 or 3 accesses (drawn too). Threads keep
+          roughly in step, as the threads of a warp do, so two of them on the same path
+          overlap their read and write of one word, and they drift apart by random
+          amounts, so any two accesses of different threads can come in either order;
+        - `adversarial`: loads go first, each thread's until it waits at a store or an
+          atomic; then every waiting thread makes its one write, in ascending order of
+          thread (the highest index writes last), and so on. Every thread reads before
+          any other writes, so a read-modify-write that is not atomic loses all but the
+          last (highest) writer's update, and a read of another work-item's staging
+          sees the value before it was written.
+        """
+        live: list[list] = []  # [generator, kind of its next access], ascending thread index
+        for b in range(grid):
+            for t in range(block):
+                thread = steps(P, b, block, t, *memory)
+                try:
+                    live.append([thread, next(thread)])  # up to its first access
+                except StopIteration:
+                    pass
+        if self.order == "interleaved":
+            while live:
+                rng.shuffle(live)
+                for waiting in live:
+                    for _ in range(rng.choice(_STRIDES)):
+                        try:
+                            waiting[1] = next(waiting[0])  # the access, then up to the next one
+                        except StopIteration:
+                            waiting[1] = None
+                            break
+                live = [w for w in live if w[1] is not None]
+            return
+        while live:
+            for waiting in live:  # every load that can go, before any write
+                while waiting[1] == 0:
+                    try:
+                        waiting[1] = next(waiting[0])
+                    except StopIteration:
+                        waiting[1] = None
+            live = [w for w in live if w[1] is not None]
+            for waiting in live:  # one write each, the highest index last
+                try:
+                    waiting[1] = next(waiting[0])
+                except StopIteration:
+                    waiting[1] = None
+            live = [w for w in live if w[1] is not None]
+
     def launch(self, function: Function, grid: int, block: int, params: list[int]) -> None:
         assert isinstance(function, SimFunction)
         number = self.launches
@@ -528,9 +618,13 @@ class SimulatedDevice(Device):
         thread = function.thread
         rng = random.Random(self.seed * 1_000_003 + number) if self.order == "shuffled" else None
         try:
-            for b in self._order(grid, rng):
-                for t in self._order(block, rng):
-                    thread(P, b, block, t, load, store, atom_min, _sdiv, _srem, _trap)
+            if self.order in INTERLEAVING:
+                rng = random.Random(self.seed * 1_000_003 + number)
+                self._interleave(function.steps, P, grid, block, (load, store, atom_min, _sdiv, _srem, _trap), rng)
+            else:
+                for b in self._order(grid, rng):
+                    for t in self._order(block, rng):
+                        thread(P, b, block, t, load, store, atom_min, _sdiv, _srem, _trap)
             self.threads_run += grid * block
         except DeviceError:
             raise
