@@ -15,6 +15,7 @@ from ..ir.build import Build, build
 from ..ir.printer import format_program
 from ..syntax import Diagnostic, SourceText, parse_source
 from ..syntax.report import display_path, render_diagnostic
+from . import trace as trace_cli
 from .inputs import InputError, read_source
 
 INTERP = REFERENCE
@@ -111,12 +112,14 @@ def _print_report(outcome: RunOutcome, form: str | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     form = _report_format(args)
-    outcome, code = _run(args, form is not None)
+    traced, arrays = trace_cli.wanted(args)
+    outcome, code = _run(args, form is not None or traced, arrays)
     _print_report(outcome, form)
+    trace_cli.write_outputs(args, outcome, display_path(args.file))
     return code
 
 
-def _run(args: argparse.Namespace, report: bool) -> tuple[RunOutcome, int]:
+def _run(args: argparse.Namespace, report: bool, trace_arrays: dict | None = None) -> tuple[RunOutcome, int]:
     """Run the file's entry through `exec.run`: output to stdout (streamed when the run
     is in this process), then on stderr the fault report (exit 1), a host status (exit
     3), translation errors or the executor's refusal (exit 2), or the one line of a run
@@ -127,7 +130,8 @@ def _run(args: argparse.Namespace, report: bool) -> tuple[RunOutcome, int]:
     check_with = getattr(args, "check", None)
     outcome = run_request(RunRequest(
         source.path, source.text, args.executor, args.fuel, executor_options(args),
-        check=check_with, time_limit=getattr(args, "time_limit", None), write=sys.stdout.write, report=report))
+        check=check_with, time_limit=getattr(args, "time_limit", None), write=sys.stdout.write, report=report,
+        trace_arrays=trace_arrays))
     sys.stdout.flush()
     return outcome, _outcome_code(outcome, source, args)
 

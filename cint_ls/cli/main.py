@@ -17,6 +17,7 @@ from .. import __version__
 from .inputs import InputError
 from ..exec.executors import EXECUTOR_NAMES
 from . import commands
+from . import trace as trace_cli
 
 
 def _units(text: str) -> int:
@@ -86,7 +87,14 @@ def build_parser() -> argparse.ArgumentParser:
     c17.add_argument("--threads", type=int, default=None, metavar="N",
                      help="threads for the work-items of dispatches of 4096 or more work-items, 1 to 1024 "
                           "(default: the cores this process may use)")
+    trace_cli.add_run_options(p)
     p.set_defaults(handler=commands.run)
+
+    p = sub.add_parser("trace", help="write the HTML page of a trace file (cint run --trace FILE)")
+    p.add_argument("file", help="a trace: JSON lines as cint run --trace writes them")
+    p.add_argument("-o", "--output", default=None, metavar="FILE.html",
+                   help="the page (default: FILE with the suffix .html; `-` for stdout)")
+    p.set_defaults(handler=trace_cli.trace_command)
 
     p = sub.add_parser("emit-ir", help="print the intermediate representation, with step ordinals")
     p.add_argument("file")

@@ -23,6 +23,7 @@ from .alias import first_alias_pair, first_injective_failure, first_unwritable_o
 from .arith import OperationFault, binary, make_reducer
 from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address, StackFrame
 from .runtime import DISPATCH_LOG_LIMIT, CintFault, Fuel
+from .trace import current_selection
 from .views import View, copy_elements, staging_for, store_elements
 
 # Evaluates a uniform expression (over extents, where sides) given the size values.
@@ -67,6 +68,11 @@ class WorkItemRunner:
     def run(self, plan: DispatchPlan) -> WorkPhase:
         """The work-item phase: run the work-items of `plan`, find the canonical fault."""
         raise NotImplementedError
+
+    # The order the work-items of a faulting dispatch ran in, for the trace's fault map
+    # (exec/trace.py): "ascending" where they run in ascending order and stop at the
+    # first fault (which work-items ran is then known), None where the runner does not say.
+    order: str | None = None
 
     def counters(self) -> dict[str, int]:
         """Running totals the report shows per dispatch (gpu-cuda: its launches); the
@@ -212,6 +218,10 @@ class Dispatcher:
         # With a list here (an executor's option `report`), a row per dispatch, as
         # RunResult.dispatch_log holds them (runtime.py), up to DISPATCH_LOG_LIMIT.
         self.log: list[dict] | None = None
+        # With a selection here (the option `trace_arrays`, exec/trace.py), the log's rows
+        # also hold the values of the selected 2-D out/inout arrays after each dispatch.
+        self.arrays = current_selection()
+        self.origin: float | None = None  # when the first logged dispatch began
 
     def dispatch(self, kernel: ir.Kernel, args: Sequence, span, fuel: Fuel, runner: WorkItemRunner,
                  evaluate: UniformEvaluator) -> list:
@@ -222,8 +232,15 @@ class Dispatcher:
         if self.log is not None and len(self.log) < DISPATCH_LOG_LIMIT:
             row = {"number": number, "kernel": kernel.qualified, "work_items": None}
             before, consumed, started = runner.counters(), fuel.consumed, time.perf_counter()
+            if self.origin is None:
+                self.origin = started
+            row["start"] = started - self.origin
+            row["order"] = runner.order
         try:
-            return run_dispatch(kernel, args, number, span, fuel, runner, evaluate, row)
+            results = run_dispatch(kernel, args, number, span, fuel, runner, evaluate, row)
+            if row is not None and self.arrays is not None:
+                row["arrays"] = self.arrays.snapshot(kernel, args)
+            return results
         except CintFault as error:
             if error.address is not None and error.address.phase != PHASE_ENTRY:
                 # A work-item or epilogue fault has the dispatch as innermost frame [F-8].
@@ -255,6 +272,7 @@ def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fue
         raise error from None
     if row is not None:
         row["work_items"] = count
+        row["space"] = list(space)
     reads = [a if isinstance(a, View) else None for a in args]
     # Staging by copy-out (7.3). Out staging starts as a copy too, so an element no
     # work-item writes keeps its value (docs/semantics.md); an inout's must [P-4].

@@ -42,6 +42,7 @@ from .isolated import IsolatedRunError, Request, run_isolated
 from .report import device_of, render, summary
 from .stages import RUNNING, reached
 from .runtime import RunResult
+from .trace import selected_arrays
 
 REFERENCE = "cpu-sir-interp"
 # How cpu-c17's refusal of a program beyond its limits begins (c17/host.py, Untranslatable).
@@ -66,14 +67,19 @@ class RunRequest:
     function: str | None = None  # run this exported function instead of the top-level statements
     stage: Callable[[str], object] | None = None  # told each stage of an isolated run (stages.py)
     report: bool = False  # record each dispatch (RunResult.dispatch_log) for RunOutcome.run_report
+    # Pictures of 2-D out/inout arrays after each dispatch for the trace (exec/trace.py,
+    # ArraySelection.to_json); implies `report`.
+    trace_arrays: dict | None = None
     learn: bool = True  # auto: keep what the run measured (auto.learn); tests and benchmarks say no
 
     def options_for(self, executor: str) -> dict:
         options = dict(self.options.get(executor) or {})
         if self.trace or self.check is not None:
             options["trace"] = True
-        if self.report:
+        if self.report or self.trace_arrays is not None:
             options["report"] = True
+        if self.trace_arrays is not None:
+            options["trace_arrays"] = self.trace_arrays
         return options
 
 
@@ -259,7 +265,8 @@ def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
     program = with_entry(built, function)
     if not executor.options.get("compiles"):
         reached(RUNNING)  # an executor that compiles reports it once compiled
-    return executor.run(program, fuel, write, options)
+    with selected_arrays(options) as plain:
+        return executor.run(program, fuel, write, plain)
 
 
 def _one(request: RunRequest, executor_name: str, source: SourceText, built: Build,
@@ -288,8 +295,9 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
             if write is not None and outcome.result.output:
                 write(outcome.result.output)
         else:
-            outcome.result = cap_output(executor.run(with_entry(built, request.function), request.fuel, write,
-                                                     options), request.output_limit)
+            with selected_arrays(options) as plain:
+                outcome.result = cap_output(executor.run(with_entry(built, request.function), request.fuel, write,
+                                                         plain), request.output_limit)
     except (IsolatedRunError, ExecutorUnavailable) as error:
         outcome.error = str(error)
     outcome.seconds = time.monotonic() - started

@@ -61,7 +61,7 @@ void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_
 int32_t cint_ctx_threads_used(const cint_ctx *ctx);
 int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
 typedef struct { int64_t number; const char *kernel; int64_t work_items; int32_t threads; int64_t nanoseconds;
-                 uint64_t fuel; } cint_dispatch_record;
+                 uint64_t fuel; int64_t started_ns; int32_t nover; int64_t over[8]; } cint_dispatch_record;
 void cint_ctx_set_report(cint_ctx *ctx, int on);
 size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
 """
@@ -208,11 +208,17 @@ def _records(ffi, lib, ctx) -> list[dict]:
     pointer = ffi.new("cint_dispatch_record **")
     count = lib.cint_ctx_records(ctx, pointer)
     rows = []
+    origin = int(pointer[0][0].started_ns) if count else 0
     for k in range(count):
         r = pointer[0][k]
         rows.append({"number": int(r.number), "kernel": ffi.string(r.kernel).decode("utf-8", "replace"),
                      "work_items": None if r.work_items < 0 else int(r.work_items), "threads": int(r.threads),
-                     "seconds": int(r.nanoseconds) / 1e9, "fuel": int(r.fuel)})
+                     "seconds": int(r.nanoseconds) / 1e9, "fuel": int(r.fuel),
+                     # for the trace (exec/trace.py): start from the first dispatch's, the over extents
+                     "start": (int(r.started_ns) - origin) / 1e9,
+                     "space": [int(r.over[d]) for d in range(r.nover)] if r.work_items >= 0 else None,
+                     # serial: ascending work-item order, stopping at the first fault (rt/pool.c)
+                     "order": "ascending" if int(r.threads) == 1 else None})
     return rows
 
 

@@ -208,6 +208,8 @@ class InterpRunner(WorkItemRunner):
     """Runs the work-items of a dispatch in ascending order and stops at the first
     fault, which is therefore the canonical one [F-3]. No limits of its own (check 8)."""
 
+    order = "ascending"
+
     def __init__(self, machine: Machine) -> None:
         self.m = machine
         self.work_item = 0

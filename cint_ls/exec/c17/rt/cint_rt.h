@@ -277,6 +277,9 @@ typedef struct {
     int32_t threads;
     int64_t nanoseconds;
     uint64_t fuel;
+    int64_t started_ns; /* the monotonic clock when it began (the trace's start times) */
+    int32_t nover;      /* the over extents the entry checks bound (0 before they did) */
+    int64_t over[CINT_MAX_RANK];
 } cint_dispatch_record;
 
 #define CINT_MAX_RECORDS 10000 /* dispatches recorded; later ones are counted only */

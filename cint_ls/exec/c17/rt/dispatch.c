@@ -406,18 +406,20 @@ static void work_item_address(cint_ctx *ctx, const cint_kernel *k, int64_t numbe
     ctx->fault.item_step = ctx->fault.step;
 }
 
-static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count);
+static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count,
+                         int64_t *over);
 
 /* The dispatch, and with the report on its record (cint_dispatch_record). */
 int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span) {
     if (!ctx->report) {
-        int64_t count;
-        return dispatch_once(ctx, k, args, span, &count);
+        int64_t count, over[CINT_MAX_RANK];
+        return dispatch_once(ctx, k, args, span, &count, over);
     }
     int64_t number = ctx->dispatches, count = -1, parallel = ctx->parallel_dispatches;
     uint64_t fuel = cint_ctx_fuel_consumed(ctx);
+    int64_t over[CINT_MAX_RANK];
     int64_t started = cint_now_ns();
-    int rc = dispatch_once(ctx, k, args, span, &count);
+    int rc = dispatch_once(ctx, k, args, span, &count, over);
     int64_t took = cint_now_ns() - started;
     if (ctx->nrecords < CINT_MAX_RECORDS) {
         if (ctx->records == NULL) {
@@ -431,11 +433,15 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
         r->threads = ctx->parallel_dispatches > parallel ? cint_ctx_threads_used(ctx) : 1;
         r->nanoseconds = took;
         r->fuel = cint_ctx_fuel_consumed(ctx) - fuel;
+        r->started_ns = started;
+        r->nover = count < 0 ? 0 : k->nover;
+        for (int32_t d = 0; d < r->nover; d++) r->over[d] = over[d];
     }
     return rc;
 }
 
-static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count) {
+static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count,
+                         int64_t *over) {
     int64_t number = ctx->dispatches++; /* every dispatch takes a number, faulting or not [F-1] */
     cint_plan plan;
     memset(&plan, 0, sizeof plan);
@@ -452,6 +458,7 @@ static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, in
         return 1;
     }
     *count = plan.count;
+    for (int32_t d = 0; d < k->nover; d++) over[d] = plan.over[d];
     cint_view writes[64];
     size_t capacity[64];
     cint_reduction reductions[64];

@@ -1,0 +1,128 @@
+"""`cint run --trace FILE --trace-html FILE --trace-arrays NAMES` and `cint trace
+FILE.jsonl -o FILE.html`: the trace of a run (exec/trace.py, docs/trace.md) and its page
+(exec/trace_page.py)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..exec.trace import (
+    ARRAY_LIMIT,
+    ArraySelection,
+    TraceError,
+    read_trace,
+    records,
+    unmatched_names,
+    write_trace,
+)
+from ..exec.trace_page import render_page
+from .inputs import InputError
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("trace")
+    group.add_argument("--trace", default=None, metavar="FILE",
+                       help="write the run's trace to FILE as JSON lines (docs/trace.md): each dispatch's start and "
+                            "end, executor, device, threads or launches, fuel, fault; `-` for stdout")
+    group.add_argument("--trace-html", default=None, metavar="FILE",
+                       help="write the trace's page to FILE: a self-contained HTML timeline, heat maps of the "
+                            "arrays of --trace-arrays, the fault map of a faulting dispatch")
+    group.add_argument("--trace-arrays", default=None, metavar="NAMES",
+                       help="pictures of these 2-D out/inout array parameters after each dispatch (`v`, "
+                            f"`diffuse.v`, comma-separated, or `all`), each of at most {ARRAY_LIMIT:,} elements; "
+                            "cpu-sir-interp and gpu-cuda record them")
+
+
+def _writable(path: str, flag: str) -> None:
+    if path == "-":
+        return
+    parent = Path(path).resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"{flag} {path}: no directory {parent}")
+    if Path(path).is_dir():
+        raise InputError(f"{flag} {path}: is a directory")
+    if not os.access(parent, os.W_OK):
+        raise InputError(f"{flag} {path}: cannot write in {parent}")
+
+
+def wanted(args: argparse.Namespace) -> tuple[bool, dict | None]:
+    """(whether the run must record its dispatches, the array selection as the run
+    request takes it); InputError for a bad option, before anything runs."""
+    trace, page, names = getattr(args, "trace", None), getattr(args, "trace_html", None), \
+        getattr(args, "trace_arrays", None)
+    if trace is not None:
+        _writable(trace, "--trace")
+    if page is not None:
+        _writable(page, "--trace-html")
+    if names is not None and trace is None and page is None:
+        raise InputError("--trace-arrays: the pictures go in a trace: give --trace FILE or --trace-html FILE too")
+    selection = None
+    if names is not None:
+        try:
+            selection = ArraySelection.parse(names)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+    return trace is not None or page is not None, None if selection is None else selection.to_json()
+
+
+def _write(path: str, text: str, flag: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{flag} {path}: {error.strerror or error}") from None
+
+
+def write_outputs(args: argparse.Namespace, outcome, path: str) -> None:
+    """After the run: the trace and the page, and a warning for names of --trace-arrays
+    that named no 2-D out/inout array a dispatch had."""
+    trace, page = getattr(args, "trace", None), getattr(args, "trace_html", None)
+    if trace is None and page is None:
+        return
+    lines = records(outcome, path, arrays_asked=getattr(args, "trace_arrays", None) is not None)
+    if getattr(args, "trace_arrays", None):
+        missing, candidates = unmatched_names(outcome, ArraySelection.parse(args.trace_arrays))
+        if missing and outcome.executor != "cpu-c17":
+            sys.stderr.write(f"cint: warning: --trace-arrays: no 2-D out or inout array {', '.join(missing)} in the "
+                             f"dispatches (they have: {', '.join(candidates) or 'none'})\n")
+        for line in lines:
+            if line["type"] == "run" and line.get("arrays_note"):
+                sys.stderr.write(f"note: {line['arrays_note']}\n")
+    if trace is not None:
+        import io
+
+        buffer = io.StringIO()
+        write_trace(lines, buffer)
+        _write(trace, buffer.getvalue(), "--trace")
+    if page is not None:
+        _write(page, render_page(lines, f"cint trace: {Path(path).name}"), "--trace-html")
+
+
+def trace_command(args: argparse.Namespace) -> int:
+    """`cint trace FILE.jsonl -o FILE.html`: the page of a trace file; exit 2 with one
+    line for a file that is not a trace."""
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{args.file}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{args.file}: is a directory") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{args.file}: not UTF-8 text") from None
+    except OSError as error:
+        raise InputError(f"{args.file}: {error.strerror or error}") from None
+    try:
+        lines = read_trace(text, args.file)
+    except TraceError as error:
+        raise InputError(str(error)) from None
+    output = args.output or str(Path(args.file).with_suffix(".html"))
+    _writable(output, "-o")
+    _write(output, render_page(lines, f"cint trace: {Path(args.file).name}"), "-o")
+    if output != "-":
+        sys.stderr.write(f"wrote {output}\n")
+    return 0

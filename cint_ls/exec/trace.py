@@ -1,0 +1,284 @@
+"""The trace of a run (`cint run --trace FILE`, the server's run result): JSON lines.
+
+The trace extends the run report (`RunOutcome.run_report`, docs/cli.md): a `run` line,
+then a `dispatch` line per recorded dispatch (start and end, executor, device,
+work-items and their over extents, threads or launches, fuel, the fault's work-item),
+an `array` line per 2-D out/inout array marked for pictures (its values after the
+dispatch), and a `fault_map` line for a dispatch that faulted in its work-item phase
+(which work-items ran, which faulted first). The format is `docs/trace.md`;
+`read_trace` checks a file against it and says in one line what is wrong.
+
+Array values are taken by the shared dispatch protocol (`Dispatcher`, exec/dispatch.py)
+after each dispatch publishes, for the executors that run on it (cpu-sir-interp and
+gpu-cuda); the selection reaches it through `selected_arrays` around the executor's run,
+so no executor needs an option of its own. cpu-c17 keeps its arrays in its C run-time and
+records no values (the trace's `arrays_note` says so).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .views import View, copy_elements
+
+FORMAT = "cint-trace"
+VERSION = 1
+ARRAY_LIMIT = 2048 * 2048  # elements of one array a picture is taken of (the default)
+TOTAL_LIMIT = 8 * 2048 * 2048  # elements kept over a whole run; later pictures are dropped, counted
+SAFE = 2 ** 53  # integers JavaScript's numbers hold exactly
+
+
+class TraceError(ValueError):
+    """A trace file that is not a trace: one line that says where and why."""
+
+
+@dataclass
+class ArraySelection:
+    """Which 2-D out/inout arrays get a picture after each dispatch: `names` (a
+    parameter's name, `v`, or the kernel's and the parameter's, `diffuse.v` or
+    `heat_tour.diffuse.v`), or None for all of them; each of at most `limit` elements."""
+
+    names: frozenset[str] | None = None
+    limit: int = ARRAY_LIMIT
+    total: int = TOTAL_LIMIT
+
+    def __post_init__(self) -> None:
+        self.kept = 0  # elements kept so far in this run
+
+    @classmethod
+    def parse(cls, text: str, limit: int = ARRAY_LIMIT) -> ArraySelection:
+        """`all` or `NAME,...` (the CLI's --trace-arrays); ValueError with the reason."""
+        text = text.strip()
+        if text == "all":
+            return cls(None, limit)
+        names = [name.strip() for name in text.split(",")]
+        if not text or any(not name or not all(part.isidentifier() for part in name.split(".")) for name in names):
+            raise ValueError(f"--trace-arrays {text!r}: `all` or array parameters' names separated by commas "
+                             "(`v`, `diffuse.v`)")
+        return cls(frozenset(names), limit)
+
+    def to_json(self) -> dict:
+        return {"names": None if self.names is None else sorted(self.names), "limit": self.limit}
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> ArraySelection | None:
+        if not data:
+            return None
+        names = data.get("names")
+        return cls(None if names is None else frozenset(names), int(data.get("limit", ARRAY_LIMIT)))
+
+    def wants(self, kernel_name: str, param: str) -> bool:
+        if self.names is None:
+            return True
+        short = kernel_name.rsplit(".", 1)[-1]
+        return bool({param, f"{short}.{param}", f"{kernel_name}.{param}"} & self.names)
+
+    def snapshot(self, kernel, args) -> dict:
+        """After a dispatch published: the values of the selected 2-D out/inout arrays
+        (`arrays`), the names of every 2-D out/inout array the kernel has (`candidates`)
+        and those too large or over the run's total (`skipped`)."""
+        taken, candidates, skipped = [], [], []
+        for param, arg in zip(kernel.params, args):
+            if not isinstance(arg, View) or param.mode not in ("out", "inout") or len(arg.extents) != 2:
+                continue
+            candidates.append(param.name)
+            if not self.wants(kernel.qualified, param.name):
+                continue
+            size = arg.extents[0] * arg.extents[1]
+            if size > self.limit or self.kept + size > self.total:
+                skipped.append({"param": param.name, "elements": size,
+                                "why": "over the array limit" if size > self.limit else "over the run's total"})
+                continue
+            self.kept += size
+            values = [int(v) for v in copy_elements(arg)]
+            taken.append({"param": param.name, "element": arg.storage.element.name, "shape": list(arg.extents),
+                          "values": values})
+        return {"arrays": taken, "candidates": candidates, "skipped": skipped}
+
+
+_SELECTION: contextvars.ContextVar[ArraySelection | None] = contextvars.ContextVar("cint_trace_arrays", default=None)
+
+
+def current_selection() -> ArraySelection | None:
+    """The arrays the run in progress takes pictures of (read by Dispatcher)."""
+    return _SELECTION.get()
+
+
+@contextlib.contextmanager
+def selected_arrays(options: dict) -> Iterator[dict]:
+    """Around an executor's run: the option `trace_arrays` taken out of the options (no
+    executor sees it) and made the selection the run's Dispatcher reads."""
+    options = dict(options)
+    selection = ArraySelection.from_json(options.pop("trace_arrays", None))
+    token = _SELECTION.set(selection)
+    try:
+        yield options
+    finally:
+        _SELECTION.reset(token)
+
+
+# ---------------------------------------------------------------- building the trace
+
+
+def _fault_json(fault, path: str | None) -> dict | None:
+    if fault is None:
+        return None
+    address = fault.address
+    span = fault.span
+    return {
+        "code": fault.code,
+        "operation": fault.operation,
+        "kernel": None if address is None else address.kernel,
+        "dispatch": None if address is None else address.dispatch,
+        "phase": None if address is None else address.phase,
+        "work_item": None if address is None else address.work_item,
+        "step": None if address is None else address.step,
+        "line": None if span is None else span.line,
+        "column": None if span is None else span.column,
+    }
+
+
+def _index(work_item: int, space: list[int]) -> list[int]:
+    index, rest = [], work_item
+    for extent in reversed(space):
+        rest, i = divmod(rest, extent) if extent else (rest, 0)
+        index.append(i)
+    return index[::-1]
+
+
+def fault_map(row: dict, work_item: int) -> dict:
+    """Which work-items of a dispatch that faulted in its work-item phase ran: with the
+    order `ascending` (the runner stops at the first fault), those before the canonical
+    one ran and those after did not; otherwise only the canonical one is known."""
+    count = int(row.get("work_items") or 0)
+    before, after = work_item, max(count - work_item - 1, 0)
+    known = row.get("order") == "ascending"
+    runs = [["ran" if known else "unknown", before], ["canonical", 1], ["not run" if known else "unknown", after]]
+    return {"type": "fault_map", "dispatch": row.get("number"), "kernel": row.get("kernel"),
+            "space": row.get("space") or [count], "work_item": work_item,
+            "index": _index(work_item, row.get("space") or [count]), "order": row.get("order"),
+            "runs": [run for run in runs if run[1] > 0]}
+
+
+def records(outcome, path: str | None = None, arrays_asked: bool = False) -> list[dict]:
+    """The trace of a RunOutcome whose run recorded its dispatches (RunRequest.report),
+    and of its `checked` run: the lines of the file, in order. `arrays_asked`: pictures
+    were asked for (RunRequest.trace_arrays), so a run without them says why."""
+    lines: list[dict] = []
+    _records(outcome, path, lines, "run", arrays_asked)
+    if outcome.checked is not None:
+        _records(outcome.checked, path, lines, "checked", arrays_asked)
+    return lines
+
+
+def _records(outcome, path: str | None, lines: list[dict], role: str, arrays_asked: bool) -> None:
+    report = outcome.run_report()
+    result = outcome.result
+    rows = [] if result is None or result.dispatch_log is None else result.dispatch_log
+    fault = None if result is None else result.fault
+    arrays = any("arrays" in row for row in rows)
+    note = None
+    if arrays_asked and not arrays and rows and outcome.executor == "cpu-c17":
+        note = "cpu-c17 records no array values: run with --executor cpu-sir-interp or gpu-cuda for pictures"
+    lines.append({
+        "type": "run", "format": FORMAT, "version": VERSION, "role": role, "file": path,
+        "executor": report["executor"], "device": report["device"], "chosen": report["chosen"],
+        "decision": report["decision"], "outcome": report["outcome"], "error": report["error"],
+        "seconds": report["seconds"], "fuel": report["fuel"], "dispatch_count": report["dispatch_count"],
+        "recorded": report["recorded"], "fault": _fault_json(fault, path), "arrays_note": note,
+    })
+    faulting = None
+    if fault is not None and fault.address is not None and fault.address.work_item is not None:
+        faulting = fault.address.dispatch
+    for row, line in zip(rows, report["dispatches"]):
+        start = row.get("start")
+        seconds = row.get("seconds")
+        entry = {
+            "type": "dispatch", "role": role, "number": row.get("number"), "kernel": row.get("kernel"),
+            "executor": line["executor"], "device": line["device"],
+            "start": start, "end": None if start is None or seconds is None else start + seconds,
+            "seconds": seconds, "work_items": row.get("work_items"), "space": row.get("space"),
+            "threads": row.get("threads"), "launches": row.get("launches"), "copies": None,
+            "fuel": row.get("fuel"), "fault": None,
+        }
+        if fault is not None and fault.address is not None and fault.address.dispatch == row.get("number"):
+            entry["fault"] = {"code": fault.code, "phase": fault.address.phase, "work_item": fault.address.work_item,
+                              "index": None if fault.address.work_item is None or not row.get("space")
+                              else _index(fault.address.work_item, row["space"])}
+        lines.append(entry)
+        for array in (row.get("arrays") or {}).get("arrays", []):
+            lines.append({"type": "array", "role": role, "dispatch": row.get("number"), "kernel": row.get("kernel"),
+                          **array})
+        if faulting is not None and row.get("number") == faulting and row.get("work_items"):
+            lines.append({"role": role, **fault_map(row, fault.address.work_item)})
+
+
+def unmatched_names(outcome, selection: ArraySelection | None) -> tuple[list[str], list[str]]:
+    """(names of --trace-arrays that matched no 2-D out/inout array of a dispatch, the
+    arrays that could be named) for the CLI's warning."""
+    if selection is None or selection.names is None or outcome.result is None:
+        return [], []
+    rows = outcome.result.dispatch_log or []
+    candidates = sorted({f"{row['kernel'].rsplit('.', 1)[-1]}.{name}" for row in rows
+                         for name in (row.get("arrays") or {}).get("candidates", [])})
+    matched = set()
+    for row in rows:
+        for name in (row.get("arrays") or {}).get("candidates", []):
+            for wanted in selection.names:
+                if selection.__class__(frozenset([wanted])).wants(row["kernel"], name):
+                    matched.add(wanted)
+    return sorted(selection.names - matched), candidates
+
+
+def write_trace(lines: Iterable[dict], stream) -> None:
+    for line in lines:
+        stream.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+
+# ---------------------------------------------------------------- reading it back
+
+_REQUIRED = {
+    "run": {"format": str, "version": int, "executor": str, "outcome": str},
+    "dispatch": {"number": int, "kernel": str, "executor": str},
+    "array": {"dispatch": int, "param": str, "shape": list, "values": list},
+    "fault_map": {"dispatch": int, "space": list, "work_item": int, "runs": list},
+}
+
+
+def read_trace(text: str, name: str = "the trace") -> list[dict]:
+    """The lines of a trace file, checked; TraceError (one line) for anything else."""
+    lines: list[dict] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise TraceError(f"{name}:{number}: not JSON ({error.msg})") from None
+        if not isinstance(line, dict) or line.get("type") not in _REQUIRED:
+            raise TraceError(f"{name}:{number}: not a trace line (an object whose `type` is one of "
+                             f"{', '.join(_REQUIRED)})")
+        for key, kind in _REQUIRED[line["type"]].items():
+            if not isinstance(line.get(key), kind) or isinstance(line.get(key), bool):
+                raise TraceError(f"{name}:{number}: a {line['type']} line needs `{key}` ({kind.__name__})")
+        if line["type"] == "run":
+            if line["format"] != FORMAT:
+                raise TraceError(f"{name}:{number}: format {line['format']!r}, not {FORMAT!r}")
+            if line["version"] > VERSION:
+                raise TraceError(f"{name}:{number}: trace version {line['version']}; this cint reads up to {VERSION}")
+        elif not lines:
+            raise TraceError(f"{name}:{number}: the first line of a trace is its `run` line")
+        if line["type"] == "array":
+            shape = line["shape"]
+            if len(shape) != 2 or not all(isinstance(n, int) and n >= 0 for n in shape) \
+                    or shape[0] * shape[1] != len(line["values"]):
+                raise TraceError(f"{name}:{number}: an array's `shape` is [rows, columns] and it has "
+                                 "rows × columns `values`")
+        lines.append(line)
+    if not lines:
+        raise TraceError(f"{name}: empty: a trace begins with its `run` line")
+    return lines

@@ -1,0 +1,348 @@
+"""The trace page: one self-contained HTML file drawn from a trace (exec/trace.py).
+
+No network and nothing fetched: the trace's lines are inlined as JSON, the script and
+the styles are inline, and everything is drawn on canvases by the page itself. It shows
+a timeline per executor run (a lane per role, executor and device; each dispatch a bar,
+its figures on hover), a heat map of each recorded 2-D array (viridis, downsampled to at
+most 512 pixels a side by block means, the exact value of the element under the pointer
+on hover) and a fault map of a faulting dispatch's iteration space (Okabe-Ito colours:
+which work-items ran, which did not, which are unknown, the canonical fault ringed).
+
+What a test or another tool can read from the DOM: `#timeline[data-dispatches]` (bars
+drawn), `.fault-map[data-dispatch][data-canonical-work-item][data-canonical-index]`
+with `data-ran`, `data-not-run`, `data-unknown`, `.heat-map[data-shape][data-min]
+[data-max][data-block]`, and `body[data-draw-ms]` (the script's time to draw, from its
+first line) with `body[data-ready-ms]` (performance.now() when drawn: page load
+included).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from .trace import SAFE
+
+# matplotlib's viridis at eleven stops; the page interpolates 256 colours from them.
+VIRIDIS = ["#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884", "#44bf70", "#7ad151",
+           "#bddf26", "#fde725"]
+
+
+def _embedded(lines: list[dict]) -> list[dict]:
+    """The lines as the page reads them: an array whose values JavaScript's numbers
+    cannot all hold exactly carries them as text too (`exact`)."""
+    out = []
+    for line in lines:
+        if line.get("type") == "array" and any(abs(v) >= SAFE for v in line["values"]):
+            line = dict(line, exact=[str(v) for v in line["values"]], values=[float(v) for v in line["values"]])
+        out.append(line)
+    return out
+
+
+def render_page(lines: list[dict], title: str = "cint trace") -> str:
+    """The page for the lines of a trace (read_trace or records)."""
+    data = json.dumps(_embedded(lines), separators=(",", ":")).replace("</", "<\\/")
+    return (_HEAD.replace("@TITLE@", html.escape(title))
+            + f'<script id="trace-data" type="application/json">{data}</script>\n'
+            + "<script>\nconst VIRIDIS = " + json.dumps(VIRIDIS) + ";\n" + _SCRIPT + "</script>\n</body>\n</html>\n")
+
+
+_HEAD = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>@TITLE@</title>
+<style>
+body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #222; background: #fff; }
+h1 { font-size: 18px; margin: 0 0 4px; } h2 { font-size: 15px; margin: 18px 0 6px; }
+.summary { color: #444; margin-bottom: 8px; white-space: pre-wrap; }
+canvas { display: block; border: 1px solid #ccc; image-rendering: pixelated; }
+#tip { position: fixed; pointer-events: none; background: #111; color: #fff; padding: 6px 8px; border-radius: 4px;
+       font: 12px/1.35 ui-monospace, monospace; white-space: pre; display: none; z-index: 10; max-width: 60ch; }
+.legend { display: flex; align-items: center; gap: 10px; margin: 6px 0; flex-wrap: wrap; }
+.swatch { display: inline-block; width: 14px; height: 14px; border: 1px solid #333; vertical-align: middle; margin-right: 4px; }
+.scale { display: flex; align-items: center; gap: 6px; }
+figure { margin: 8px 0 16px; } figcaption { margin-bottom: 4px; font-weight: 600; }
+.note { color: #8a4b00; }
+select { font: inherit; }
+</style>
+</head>
+<body>
+<div id="tip"></div>
+"""
+
+_SCRIPT = r"""
+"use strict";
+const T0 = performance.now();
+const LINES = JSON.parse(document.getElementById("trace-data").textContent);
+const tip = document.getElementById("tip");
+const OKABE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442", "#000000"];
+const FAULT = "#D55E00";
+const STATES = {"ran": "#56B4E9", "not run": "#F2F2F2", "unknown": "#9E9E9E", "canonical": "#D55E00"};
+
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const k in (attrs || {})) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function fmtTime(s) {
+  if (s === null || s === undefined) return "-";
+  if (s >= 1) return s.toFixed(3) + " s";
+  if (s >= 1e-3) return (s * 1e3).toFixed(3) + " ms";
+  return (s * 1e6).toFixed(1) + " us";
+}
+function showTip(ev, text) {
+  tip.textContent = text; tip.style.display = "block";
+  const x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 4);
+  tip.style.left = Math.max(0, x) + "px"; tip.style.top = (ev.clientY + 14) + "px";
+}
+function hideTip() { tip.style.display = "none"; }
+function hexRGB(h) { return [parseInt(h.slice(1, 3), 16), parseInt(h.slice(3, 5), 16), parseInt(h.slice(5, 7), 16)]; }
+const LUT = (function () {
+  const stops = VIRIDIS.map(hexRGB), lut = new Uint8Array(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    const t = i / 255 * (stops.length - 1), k = Math.min(Math.floor(t), stops.length - 2), f = t - k;
+    for (let c = 0; c < 3; c++) lut[i * 3 + c] = Math.round(stops[k][c] * (1 - f) + stops[k + 1][c] * f);
+  }
+  return lut;
+})();
+
+const runs = LINES.filter(l => l.type === "run");
+const dispatches = LINES.filter(l => l.type === "dispatch");
+const arrays = LINES.filter(l => l.type === "array");
+const faultMaps = LINES.filter(l => l.type === "fault_map");
+
+// ---- summary
+const main = runs[0];
+document.body.appendChild(el("h1", {}, "cint trace" + (main.file ? ": " + main.file : "")));
+for (const r of runs) {
+  let s = (r.role === "checked" ? "checked on " : "") + r.executor + " on " + r.device + " (" + r.chosen + ")" +
+    " · outcome " + r.outcome + " · fuel " + (r.fuel === null ? "-" : r.fuel) +
+    " · " + (r.dispatch_count === null ? "-" : r.dispatch_count) + " dispatches (" + (r.recorded === null ? 0 : r.recorded) +
+    " recorded) · " + fmtTime(r.seconds);
+  if (r.fault) s += "\nfault " + r.fault.code + " " + r.fault.operation + " at " + r.fault.line + ":" + r.fault.column +
+    (r.fault.work_item !== null ? " (dispatch " + r.fault.dispatch + ", work-item " + r.fault.work_item + ", step " + r.fault.step + ")" : "");
+  if (r.error) s += "\nno result: " + r.error;
+  document.body.appendChild(el("div", {"class": "summary"}, s));
+  if (r.arrays_note) document.body.appendChild(el("div", {"class": "summary note"}, r.arrays_note));
+}
+
+// ---- timeline: a lane per (role, executor, device)
+(function timeline() {
+  const sec = el("section", {id: "timeline"});
+  sec.appendChild(el("h2", {}, "Timeline"));
+  document.body.appendChild(sec);
+  const laneKeys = [], lanes = {};
+  for (const d of dispatches) {
+    const key = d.role + "\u0000" + d.executor + "\u0000" + d.device;
+    if (!(key in lanes)) { lanes[key] = []; laneKeys.push(key); }
+    lanes[key].push(d);
+  }
+  let end = 0;
+  for (const d of dispatches) if (d.end !== null && d.end > end) end = d.end;
+  if (end <= 0) end = 1e-9;
+  const kernels = [];
+  for (const d of dispatches) if (kernels.indexOf(d.kernel) < 0) kernels.push(d.kernel);
+  const colour = k => OKABE[kernels.indexOf(k) % OKABE.length];
+  const labelW = 230, W = Math.max(600, Math.min(1400, window.innerWidth - 40)), laneH = 26, axisH = 22;
+  const H = axisH + laneKeys.length * laneH + 4;
+  const cv = el("canvas", {width: W, height: H});
+  cv.style.width = W + "px"; cv.style.height = H + "px";
+  sec.appendChild(cv);
+  const ctx = cv.getContext("2d");
+  const plotW = W - labelW - 10, xOf = t => labelW + t / end * plotW;
+  ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, H);
+  ctx.fillStyle = "#222"; ctx.font = "11px sans-serif"; ctx.textBaseline = "middle";
+  for (let i = 0; i <= 5; i++) {
+    const t = end * i / 5, x = xOf(t);
+    ctx.fillStyle = "#ddd"; ctx.fillRect(Math.round(x), axisH - 4, 1, H - axisH + 4);
+    ctx.fillStyle = "#222"; ctx.textAlign = i === 5 ? "right" : (i === 0 ? "left" : "center");
+    ctx.fillText(fmtTime(t), x, 9);
+  }
+  let drawn = 0;
+  laneKeys.forEach((key, li) => {
+    const y = axisH + li * laneH, rows = lanes[key], parts = key.split("\u0000");
+    ctx.fillStyle = "#222"; ctx.textAlign = "left";
+    const threads = rows.reduce((m, d) => Math.max(m, d.threads || 0), 0);
+    const launches = rows.reduce((m, d) => m + (d.launches || 0), 0);
+    const extra = launches ? launches + " launches" : (threads > 1 ? "up to " + threads + " threads" : "1 thread");
+    ctx.fillText((parts[0] === "checked" ? "checked: " : "") + parts[1] + " · " + parts[2] + " · " + extra, 4, y + laneH / 2, labelW - 8);
+    for (const d of rows) {
+      if (d.start === null) continue;
+      const x0 = xOf(d.start), x1 = xOf(d.end === null ? d.start : d.end);
+      ctx.fillStyle = d.fault ? FAULT : colour(d.kernel);
+      ctx.fillRect(x0, y + 4, Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0)), laneH - 8);
+      if (d.fault) { ctx.strokeStyle = "#000"; ctx.lineWidth = 2; ctx.strokeRect(x0 - 1, y + 3, Math.max(3, x1 - x0 + 2), laneH - 6); }
+      drawn++;
+    }
+  });
+  sec.setAttribute("data-dispatches", String(drawn));
+  sec.setAttribute("data-lanes", String(laneKeys.length));
+  const legend = el("div", {"class": "legend"});
+  for (const k of kernels) { const s = el("span"); s.appendChild(el("span", {"class": "swatch", style: "background:" + colour(k)})); s.appendChild(document.createTextNode(k)); legend.appendChild(s); }
+  if (dispatches.some(d => d.fault)) { const s = el("span"); s.appendChild(el("span", {"class": "swatch", style: "background:" + FAULT})); s.appendChild(document.createTextNode("faulting dispatch")); legend.appendChild(s); }
+  sec.appendChild(legend);
+  cv.addEventListener("mousemove", ev => {
+    const r = cv.getBoundingClientRect(), mx = ev.clientX - r.left, my = ev.clientY - r.top;
+    const li = Math.floor((my - axisH) / laneH);
+    if (li < 0 || li >= laneKeys.length || mx < labelW) return hideTip();
+    const rows = lanes[laneKeys[li]], t = (mx - labelW) / plotW * end, slack = 3 / plotW * end;
+    let lo = 0, hi = rows.length - 1, best = -1;
+    while (lo <= hi) { const m = (lo + hi) >> 1; if (rows[m].start !== null && rows[m].start <= t + slack) { best = m; lo = m + 1; } else hi = m - 1; }
+    if (best < 0) return hideTip();
+    const d = rows[best];
+    if (d.end !== null && d.end + slack < t) return hideTip();
+    let s = "dispatch " + d.number + " · " + d.kernel + "\n" + d.executor + " on " + d.device +
+      "\nstart " + fmtTime(d.start) + "  end " + fmtTime(d.end) + "  took " + fmtTime(d.seconds) +
+      "\nwork-items " + (d.work_items === null ? "- (ended at the entry checks)" : d.work_items) +
+      (d.space ? "  over [" + d.space.join(", ") + "]" : "") +
+      (d.launches !== null ? "\nlaunches " + d.launches : "\nthreads " + (d.threads === null ? "-" : d.threads)) +
+      "\nfuel " + d.fuel + (d.copies ? "\ncopies " + JSON.stringify(d.copies) : "");
+    if (d.fault) s += "\nfault " + d.fault.code + (d.fault.work_item !== null ? " at work-item " + d.fault.work_item + " [" + (d.fault.index || []).join(", ") + "]" : " (phase " + d.fault.phase + ")");
+    showTip(ev, s);
+  });
+  cv.addEventListener("mouseleave", hideTip);
+})();
+
+// ---- a grid on a canvas of at most MAX pixels a side: block = elements per pixel side
+const MAX = 512;
+function gridCanvas(rows, cols) {
+  const block = Math.max(1, Math.ceil(Math.max(rows, cols) / MAX));
+  const w = Math.max(1, Math.ceil(cols / block)), h = Math.max(1, Math.ceil(rows / block));
+  const zoom = Math.max(1, Math.floor(Math.min(MAX / w, MAX / h, 24)));
+  const cv = el("canvas", {width: w, height: h});
+  cv.style.width = (w * zoom) + "px"; cv.style.height = (h * zoom) + "px";
+  return {cv: cv, block: block, w: w, h: h, zoom: zoom};
+}
+function cellAt(g, ev, rows, cols) {
+  const r = g.cv.getBoundingClientRect();
+  const px = Math.floor((ev.clientX - r.left) / g.zoom), py = Math.floor((ev.clientY - r.top) / g.zoom);
+  if (px < 0 || py < 0 || px >= g.w || py >= g.h) return null;
+  const x = Math.min(cols - 1, Math.floor(((ev.clientX - r.left) / (g.w * g.zoom)) * cols));
+  const y = Math.min(rows - 1, Math.floor(((ev.clientY - r.top) / (g.h * g.zoom)) * rows));
+  return [y, x];
+}
+
+// ---- heat maps
+(function heatMaps() {
+  if (!arrays.length) return;
+  const sec = el("section", {id: "arrays"});
+  sec.appendChild(el("h2", {}, "Arrays after a dispatch"));
+  document.body.appendChild(sec);
+  const pick = el("select", {id: "array-pick"});
+  arrays.forEach((a, i) => pick.appendChild(el("option", {value: String(i)},
+    (a.role === "checked" ? "checked: " : "") + "dispatch " + a.dispatch + " · " + a.kernel + " · " + a.param + " [" + a.shape.join(" × ") + "] " + a.element)));
+  const label = el("label", {}, "array: "); label.appendChild(pick); sec.appendChild(label);
+  const holder = el("div"); sec.appendChild(holder);
+  sec.setAttribute("data-array-count", String(arrays.length));
+  function draw(i) {
+    holder.textContent = "";
+    const a = arrays[i], rows = a.shape[0], cols = a.shape[1], v = a.values, n = v.length;
+    const fig = el("figure", {"class": "heat-map", "data-dispatch": String(a.dispatch), "data-param": a.param, "data-shape": rows + "x" + cols});
+    fig.appendChild(el("figcaption", {}, a.kernel + " · " + a.param + " after dispatch " + a.dispatch));
+    holder.appendChild(fig);
+    let lo = Infinity, hi = -Infinity;
+    for (let k = 0; k < n; k++) { const x = v[k]; if (x < lo) lo = x; if (x > hi) hi = x; }
+    if (!n) { lo = 0; hi = 0; }
+    const g = gridCanvas(rows, cols), b = g.block, span = hi > lo ? hi - lo : 1;
+    fig.setAttribute("data-min", a.exact ? a.exact[v.indexOf(lo)] : String(lo));
+    fig.setAttribute("data-max", a.exact ? a.exact[v.indexOf(hi)] : String(hi));
+    fig.setAttribute("data-block", String(b));
+    const ctx = g.cv.getContext("2d"), img = ctx.createImageData(g.w, g.h), px = img.data;
+    const sum = new Float64Array(g.w * g.h), cnt = new Uint32Array(g.w * g.h);
+    for (let y = 0; y < rows; y++) {
+      const base = y * cols, prow = ((y / b) | 0) * g.w;
+      for (let x = 0; x < cols; x++) { const p = prow + ((x / b) | 0); sum[p] += v[base + x]; cnt[p]++; }
+    }
+    for (let p = 0; p < sum.length; p++) {
+      const c = cnt[p] ? Math.max(0, Math.min(255, Math.round((sum[p] / cnt[p] - lo) / span * 255))) : 0;
+      px[p * 4] = LUT[c * 3]; px[p * 4 + 1] = LUT[c * 3 + 1]; px[p * 4 + 2] = LUT[c * 3 + 2]; px[p * 4 + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+    fig.appendChild(g.cv);
+    const scale = el("div", {"class": "scale"});
+    const bar = el("canvas", {width: 256, height: 12}), bctx = bar.getContext("2d");
+    for (let i2 = 0; i2 < 256; i2++) { bctx.fillStyle = "rgb(" + LUT[i2 * 3] + "," + LUT[i2 * 3 + 1] + "," + LUT[i2 * 3 + 2] + ")"; bctx.fillRect(i2, 0, 1, 12); }
+    scale.appendChild(el("span", {}, fig.getAttribute("data-min")));
+    scale.appendChild(bar);
+    scale.appendChild(el("span", {}, fig.getAttribute("data-max")));
+    scale.appendChild(el("span", {}, "viridis" + (b > 1 ? " · each pixel the mean of " + b + " × " + b + " elements (hover: the exact element)" : "")));
+    fig.appendChild(scale);
+    g.cv.addEventListener("mousemove", ev => {
+      const c = cellAt(g, ev, rows, cols); if (!c) return hideTip();
+      const k = c[0] * cols + c[1];
+      showTip(ev, a.param + "[" + c[0] + ", " + c[1] + "] = " + (a.exact ? a.exact[k] : v[k]) + "  (" + a.element + ")");
+    });
+    g.cv.addEventListener("mouseleave", hideTip);
+  }
+  pick.addEventListener("change", () => draw(+pick.value));
+  pick.value = String(arrays.length - 1);
+  draw(arrays.length - 1);
+})();
+
+// ---- fault maps
+(function faults() {
+  if (!faultMaps.length) return;
+  const sec = el("section", {id: "faults"});
+  sec.appendChild(el("h2", {}, "Fault map of the iteration space"));
+  document.body.appendChild(sec);
+  for (const f of faultMaps) {
+    const space = f.space.length ? f.space : [1];
+    const cols = space[space.length - 1], rows = space.slice(0, -1).reduce((m, e) => m * e, 1);
+    const n = rows * cols, state = new Uint8Array(n), names = ["ran", "not run", "unknown", "canonical"];
+    const count = {"ran": 0, "not run": 0, "unknown": 0, "canonical": 0};
+    let k = 0;
+    for (const run of f.runs) { const s = names.indexOf(run[0]); state.fill(s, k, Math.min(n, k + run[1])); k += run[1]; count[run[0]] += run[1]; }
+    const fig = el("figure", {"class": "fault-map", "data-dispatch": String(f.dispatch), "data-kernel": f.kernel,
+      "data-canonical-work-item": String(f.work_item), "data-canonical-index": f.index.join(","),
+      "data-ran": String(count["ran"]), "data-not-run": String(count["not run"]), "data-unknown": String(count["unknown"]),
+      "data-space": space.join("x")});
+    fig.appendChild(el("figcaption", {}, (f.role === "checked" ? "checked: " : "") + f.kernel + ", dispatch " + f.dispatch +
+      ": over [" + space.join(", ") + "], the canonical fault at work-item " + f.work_item + " [" + f.index.join(", ") + "]"));
+    sec.appendChild(fig);
+    const g = gridCanvas(rows, cols), b = g.block, ctx = g.cv.getContext("2d");
+    const img = ctx.createImageData(g.w, g.h), px = img.data, rank = [1, 0, 2, 3]; // a pixel shows its most telling state
+    const best = new Int8Array(g.w * g.h).fill(-1);
+    for (let i = 0; i < n; i++) {
+      const y = (i / cols) | 0, x = i - y * cols, p = ((y / b) | 0) * g.w + ((x / b) | 0);
+      if (best[p] < 0 || rank[state[i]] > rank[best[p]]) best[p] = state[i];
+    }
+    const rgb = names.map(s => hexRGB(STATES[s]));
+    for (let p = 0; p < best.length; p++) { const c = rgb[Math.max(0, best[p])]; px[p * 4] = c[0]; px[p * 4 + 1] = c[1]; px[p * 4 + 2] = c[2]; px[p * 4 + 3] = 255; }
+    ctx.putImageData(img, 0, 0);
+    const wrap = el("div", {style: "position:relative;display:inline-block"});
+    wrap.appendChild(g.cv);
+    // the canonical work-item: a ring over its pixel, drawn in an overlay so it stays visible at any size
+    const cy = Math.floor(f.work_item / cols), cx = f.work_item % cols;
+    const ring = el("div", {"class": "canonical-mark", "data-work-item": String(f.work_item),
+      style: "position:absolute;pointer-events:none;border:3px solid #000;border-radius:50%;box-shadow:0 0 0 2px #fff;" +
+        "left:" + (((cx / b) | 0) * g.zoom - 3 + 1) + "px;top:" + (((cy / b) | 0) * g.zoom - 3 + 1) + "px;" +
+        "width:" + (g.zoom + 6) + "px;height:" + (g.zoom + 6) + "px;box-sizing:border-box"});
+    wrap.appendChild(ring);
+    fig.appendChild(wrap);
+    const legend = el("div", {"class": "legend"});
+    for (const s of names) {
+      if (s !== "canonical" && !count[s]) continue;
+      const item = el("span"); item.appendChild(el("span", {"class": "swatch", style: "background:" + STATES[s]}));
+      item.appendChild(document.createTextNode((s === "canonical" ? "faulted first (canonical, ringed)" : s) + ": " + count[s]));
+      legend.appendChild(item);
+    }
+    legend.appendChild(el("span", {}, "Okabe-Ito colours" + (b > 1 ? " · each pixel " + b + " × " + b + " work-items" : "") +
+      (f.order === "ascending" ? " · ran in ascending order, stopping at the first fault" : " · the executor does not record which other work-items ran")));
+    fig.appendChild(legend);
+    g.cv.addEventListener("mousemove", ev => {
+      const c = cellAt(g, ev, rows, cols); if (!c) return hideTip();
+      const i = c[0] * cols + c[1], idx = [];
+      let rest = i; for (let d = space.length - 1; d >= 0; d--) { idx.unshift(rest % space[d]); rest = Math.floor(rest / space[d]); }
+      showTip(ev, "work-item " + i + " [" + idx.join(", ") + "]: " + names[state[i]]);
+    });
+    g.cv.addEventListener("mouseleave", hideTip);
+  }
+})();
+
+document.body.setAttribute("data-draw-ms", (performance.now() - T0).toFixed(1));
+document.body.setAttribute("data-ready-ms", performance.now().toFixed(1));
+document.body.setAttribute("data-drawn", "true");
+"""
