@@ -9,6 +9,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from ... import __version__
 from ..session import Session
 from ..settings import parse_settings
 from .documents import publish_all
@@ -19,9 +20,43 @@ _STARTUP_CC = os.environ.get("CC")
 SECTION = "cint"
 
 
+# The clients that come with this package (the VS Code extension sends its own name and
+# version as clientInfo; it bundles the server of its version). Any other client (Neovim
+# sends "Neovim" and its own version) is not checked.
+OWN_CLIENTS = ("cint-vscode",)
+
+
 def initialize(session: Session, params: lsp.InitializeParams) -> None:
+    check_client_version(session, params.client_info)
     if params.initialization_options is not None:
         apply_settings(session, params.initialization_options, initial=True)
+
+
+def version_mismatch(client_info: lsp.ClientInfo | None) -> str | None:
+    """The warning for one of our own clients of another version than this server, else
+    None. The server still serves it: the protocol between them (the `cint.*` commands,
+    `cint/runResult`) changes only between versions, and a warning that says which two
+    versions met explains whatever then misbehaves."""
+    if client_info is None or client_info.name not in OWN_CLIENTS or not client_info.version:
+        return None
+    if client_info.version == __version__:
+        return None
+    return (f"cint-ls {__version__} was started by {client_info.name} {client_info.version}: the versions "
+            f"differ, so some features may not work. Use the server bundled with the extension (clear "
+            f"`cint.server.path`), or install cint-ls {client_info.version}.")
+
+
+def check_client_version(session: Session, client_info: lsp.ClientInfo | None) -> None:
+    warning = version_mismatch(client_info)
+    if warning is None:
+        return
+    logger.warning("%s", warning)
+    # LSP allows window/showMessage while initialize is being answered.
+    try:
+        session.client.notify("window/showMessage", lsp.ShowMessageParams(type=lsp.MessageType.Warning,
+                                                                          message=warning))
+    except Exception:  # noqa: BLE001 - no transport (tests)
+        logger.info("window/showMessage failed")
 
 
 async def initialized(session: Session, params: lsp.InitializedParams) -> None:

@@ -2,15 +2,20 @@
 // Run produced. Everything else (diagnostics, hovers, inlay hints, code lenses, symbols…) is
 // the language server's; this file only wires it up.
 
+import * as path from "path";
 import * as vscode from "vscode";
+import { PythonExtension } from "@vscode/python-extension";
 import { runResultLines } from "./runResult";
 import { Runs, isCancelled, runTitle, stageMessage } from "./runs";
+import { chooseServer, describeAttempts, describeChoice, ServerChoice } from "./server";
 import {
   ExecuteCommandRequest,
+  InitializeParams,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
   State,
+  StaticFeature,
   TransportKind,
   WorkDoneProgress,
 } from "vscode-languageclient/node";
@@ -35,6 +40,9 @@ let serverOutput: vscode.OutputChannel;
 let ownCommands: vscode.Disposable[] = [];
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionContext = context;
+  extensionPath = context.extensionPath;
+  extensionVersion = String(context.extension.packageJSON.version ?? "");
   runOutput = vscode.window.createOutputChannel("cint");
   serverOutput = vscode.window.createOutputChannel("cint-ls");
   context.subscriptions.push(
@@ -59,16 +67,94 @@ export async function deactivate(): Promise<void> {
   await stopClient();
 }
 
-function serverCommand(): string {
-  const configured = vscode.workspace.getConfiguration("cint").get<string>("server.path", "").trim();
-  return configured || "cint-ls";
+let extensionPath = "";
+let extensionVersion = "";
+let pythonApi: PythonExtension | undefined;
+const PYTHON_EXTENSION = "ms-python.python";
+
+/** The interpreter the Python extension selected for the workspace, when it is installed
+ * (it is not a dependency: without it, `python3` on PATH runs the bundled server). */
+async function pythonExtensionInterpreter(context: vscode.ExtensionContext): Promise<string | undefined> {
+  if (!vscode.extensions.getExtension(PYTHON_EXTENSION)) {
+    return undefined;
+  }
+  try {
+    if (!pythonApi) {
+      pythonApi = await PythonExtension.api();
+      // Another interpreter selected: the server runs under the new one after a restart.
+      context.subscriptions.push(
+        pythonApi.environments.onDidChangeActiveEnvironmentPath(() => {
+          if (lastChoice?.source === "the Python extension's interpreter" || !client?.isRunning()) {
+            void restartServer();
+          }
+        }),
+      );
+    }
+    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const active = pythonApi.environments.getActiveEnvironmentPath(resource);
+    const resolved = await pythonApi.environments.resolveEnvironment(active);
+    return resolved?.executable.uri?.fsPath;
+  } catch (error) {
+    serverOutput.appendLine(`cint: the Python extension gave no interpreter: ${error instanceof Error ? error.message : error}`);
+    return undefined;
+  }
+}
+
+let lastChoice: ServerChoice | undefined;
+let extensionContext: vscode.ExtensionContext;
+
+/** Tells the server which client and version started it (the server warns when its own
+ * version differs: cint_ls/server/handlers/lifecycle.py). vscode-languageclient sends VS
+ * Code's name and version as clientInfo; the extension's are the ones that matter. */
+function clientInfoFeature(): StaticFeature {
+  return {
+    fillClientCapabilities: () => undefined,
+    fillInitializeParams: (params: InitializeParams) => {
+      params.clientInfo = { name: "cint-vscode", version: extensionVersion };
+    },
+    initialize: () => undefined,
+    getState: () => ({ kind: "static" }),
+    clear: () => undefined,
+  };
 }
 
 async function startClient(): Promise<void> {
-  const command = serverCommand();
+  const serverPath = vscode.workspace.getConfiguration("cint").get<string>("server.path", "").trim();
+  const { choice, attempts } = await chooseServer({
+    serverPath,
+    bundledLibs: path.join(extensionPath, "bundled", "libs"),
+    pythonExtensionInterpreter: serverPath ? undefined : await pythonExtensionInterpreter(extensionContext),
+  });
+  lastChoice = choice;
+  if (!choice) {
+    serverOutput.appendLine("cint: no language server to start. Tried:");
+    describeAttempts(attempts).forEach((line) => serverOutput.appendLine(line));
+    const actions = vscode.extensions.getExtension(PYTHON_EXTENSION)
+      ? ["Select Python interpreter", "Set cint.server.path", "Show log"]
+      : ["Set cint.server.path", "Show log"];
+    const reason = serverPath
+      ? `\`${serverPath}\` (cint.server.path) is not a working cint-ls`
+      : `it needs Python 3.11 or later (the Python extension's interpreter or python3 on PATH)`;
+    void vscode.window
+      .showErrorMessage(`cint: could not start the language server: ${reason}.`, ...actions)
+      .then((action) => {
+        if (action === "Select Python interpreter") {
+          void vscode.commands.executeCommand("python.setInterpreter");
+        } else if (action === "Set cint.server.path") {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "cint.server.path");
+        } else if (action === "Show log") {
+          serverOutput.show(true);
+        }
+      });
+    return;
+  }
+  serverOutput.appendLine(describeChoice(choice, extensionVersion));
+  describeAttempts(attempts.filter((a) => !a.choice)).forEach((line) => serverOutput.appendLine(`  skipped ${line.trim()}`));
+  const command = choice.command;
+  const options = { env: { ...process.env, ...choice.env } };
   const serverOptions: ServerOptions = {
-    run: { command, transport: TransportKind.stdio },
-    debug: { command, transport: TransportKind.stdio },
+    run: { command, args: choice.args, options, transport: TransportKind.stdio },
+    debug: { command, args: choice.args, options, transport: TransportKind.stdio },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
@@ -93,6 +179,7 @@ async function startClient(): Promise<void> {
   };
   // The id `cint` makes the client follow the `cint.trace.server` setting.
   client = new LanguageClient("cint", "cint-ls", serverOptions, clientOptions);
+  client.registerFeature(clientInfoFeature());
   client.onDidChangeState((event) => {
     if (event.newState === State.Stopped) {
       disposeOwnCommands();
@@ -105,7 +192,7 @@ async function startClient(): Promise<void> {
     void vscode.window
       .showErrorMessage(
         `cint: could not start the language server \`${command}\` (${message}). ` +
-          "Install it with `pip install cint-ls`, or set `cint.server.path`.",
+          "Set `cint.server.path` to a cint-ls, or select a Python 3.11+ interpreter.",
         "Open settings",
       )
       .then((choice) => {
