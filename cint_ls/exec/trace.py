@@ -62,14 +62,16 @@ class ArraySelection:
         return cls(frozenset(names), limit)
 
     def to_json(self) -> dict:
-        return {"names": None if self.names is None else sorted(self.names), "limit": self.limit}
+        return {"names": None if self.names is None else sorted(self.names), "limit": self.limit,
+                "total": self.total}
 
     @classmethod
     def from_json(cls, data: dict | None) -> ArraySelection | None:
         if not data:
             return None
         names = data.get("names")
-        return cls(None if names is None else frozenset(names), int(data.get("limit", ARRAY_LIMIT)))
+        return cls(None if names is None else frozenset(names), int(data.get("limit", ARRAY_LIMIT)),
+                   int(data.get("total", TOTAL_LIMIT)))
 
     def wants(self, kernel_name: str, param: str) -> bool:
         if self.names is None:

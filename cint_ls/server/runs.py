@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..exec.compare import compare as compare_two
 from ..exec.executors import EXECUTOR_NAMES, available
 from ..exec.run import REFERENCE, RunOutcome, RunRequest, run
+from ..exec.trace import ArraySelection, records
 from .settings import Settings
 
 __all__ = ["REFERENCE", "Verdict", "compare_executors", "implemented_executors", "run_program", "run_result_json"]
@@ -28,6 +29,9 @@ def implemented_executors() -> list[str]:
 # What a run sends back to the editor: the rest is cut, with a note (issue 13 item 5: a
 # program printing 660 MB took the server past its memory).
 OUTPUT_LIMIT = 1 << 20  # bytes
+# The run result's trace (exec/trace.py): every dispatch, and pictures of every 2-D
+# out/inout array of at most 256 × 256 elements, 1,048,576 elements in all per run.
+EDITOR_ARRAYS = ArraySelection(None, limit=256 * 256, total=1 << 20)
 
 
 def run_program(executor: str, path: str, text: str, settings: Settings,
@@ -42,7 +46,8 @@ def run_program(executor: str, path: str, text: str, settings: Settings,
     options = {name: settings.run_options(name) for name in (*EXECUTOR_NAMES, executor)}
     request = RunRequest(path, text, executor, settings.fuel, options,
                          trace=trace, time_limit=settings.time_limit, isolate=True, cancel=cancel,
-                         output_limit=OUTPUT_LIMIT, function=function, stage=stage)
+                         output_limit=OUTPUT_LIMIT, function=function, stage=stage,
+                         trace_arrays=EDITOR_ARRAYS.to_json())
     try:
         return run(request)
     except Exception as exc:  # noqa: BLE001 - a broken run must not reach the server
@@ -72,6 +77,8 @@ def run_result_json(outcome: RunOutcome, uri: str, version: int | None) -> dict:
         "summary": outcome.summary,
         "report": outcome.report,
         "notes": [] if result is None else list(result.notes),
+        # the run's trace as the lines of `cint run --trace` (docs/trace.md); the page: cint.tracePage
+        "trace": records(outcome, outcome.source.path, arrays_asked=True),
     }
 
 

@@ -32,7 +32,7 @@ async def test_capabilities(client):
     assert caps.hover_provider
     assert caps.semantic_tokens_provider.full
     assert "keyword" in caps.semantic_tokens_provider.legend.token_types
-    assert set(caps.execute_command_provider.commands) == {"cint.run", "cint.compareExecutors"}
+    assert set(caps.execute_command_provider.commands) == {"cint.run", "cint.compareExecutors", "cint.tracePage"}
     for provider in ("inlay_hint_provider", "document_symbol_provider", "definition_provider",
                      "references_provider", "rename_provider", "completion_provider",
                      "signature_help_provider", "folding_range_provider", "document_formatting_provider",

@@ -5,15 +5,19 @@ the session's run pool, with progress, cancellation, a time limit and the fuel s
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import uuid
+from pathlib import PurePath
 from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ...exec.run import AUTO, RunOutcome
+from ...exec.trace import TraceError, read_trace
+from ...exec.trace_page import render_page
 from .. import convert
 from ..runs import compare_executors, run_program, run_result_json
 from ...ide.lenses import entry_functions
@@ -26,7 +30,8 @@ logger = logging.getLogger("cint_ls.server")
 
 RUN_COMMAND = "cint.run"
 COMPARE_COMMAND = "cint.compareExecutors"
-COMMANDS = (RUN_COMMAND, COMPARE_COMMAND)
+TRACE_PAGE_COMMAND = "cint.tracePage"  # [uri, a run result's trace] -> {"html"}: the trace's page
+COMMANDS = (RUN_COMMAND, COMPARE_COMMAND, TRACE_PAGE_COMMAND)
 RUN_RESULT = "cint/runResult"
 COMPARE_RESULT = "cint/compareResult"
 
@@ -57,10 +62,26 @@ async def execute_command(session: Session, params: lsp.ExecuteCommandParams) ->
             raise JsonRpcInvalidParams(f"{RUN_COMMAND}: the second argument must be an executor name")
         function = await _function_argument(entry, args, 2, RUN_COMMAND)
         return await _run(session, params, entry, [executor], function, compare_them=False)
+    if params.command == TRACE_PAGE_COMMAND:
+        return trace_page(args[1] if len(args) > 1 else None)
     if params.command == COMPARE_COMMAND:
         function = await _function_argument(entry, args, 1, COMPARE_COMMAND)
         return await _run(session, params, entry, session.executors(), function, compare_them=True)
     raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
+
+
+def trace_page(lines: Any) -> dict:
+    """`cint.tracePage` [uri, trace]: the self-contained HTML page (exec/trace_page.py) of
+    a run result's `trace`, as {"html": ...}; a trace that is not one is InvalidParams."""
+    if not isinstance(lines, list) or not all(isinstance(line, dict) for line in lines):
+        raise JsonRpcInvalidParams(f"{TRACE_PAGE_COMMAND}: the second argument must be a run result's trace "
+                                   "(a list of trace lines)")
+    try:
+        checked = read_trace("".join(json.dumps(line) + "\n" for line in lines), "the trace")
+    except TraceError as error:
+        raise JsonRpcInvalidParams(f"{TRACE_PAGE_COMMAND}: {error}") from None
+    name = next((line.get("file") for line in checked if line["type"] == "run"), None) or "run"
+    return {"html": render_page(checked, f"cint trace: {PurePath(name).name}")}
 
 
 async def _function_argument(entry: OpenDocument, args: list, index: int, command: str) -> str | None:
