@@ -20,6 +20,7 @@ Measures, per step (one dispatch over h * w work-items):
 
     python benchmarks/heat_gpu.py [--size 8192] [--steps 1] [--repeat 10] [--block-size 256]
     python benchmarks/heat_gpu.py --device sim --size 64     # the script itself, without a GPU
+    python benchmarks/heat_gpu.py --ptx-figures               # the emitted code's figures (ptxas, no GPU)
 """
 
 from __future__ import annotations
@@ -195,7 +196,65 @@ def run_hand_written(device, size: int, repeat: int, block: int):
     return statistics.median(samples), result, value
 
 
+def _elf_sections(data: bytes) -> dict[str, int]:
+    """Section name -> size, of a 64-bit little-endian ELF (a cubin)."""
+    import struct
+
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + k * shentsize) for k in range(shnum)]
+    names = headers[shstrndx][4]
+    out = {}
+    for h in headers:
+        end = data.index(b"\0", names + h[0])
+        out[data[names + h[0]:end].decode()] = h[5]
+    return out
+
+
+def ptx_figures() -> int:
+    """What the emitted PTX of the heat kernel costs, without a GPU: the 64-bit divide
+    and remainder instructions (the kernel has no loop, so each is executed once per
+    interior work-item, and ptxas compiles each to a call of a division subroutine), and
+    for sm_75 and sm_90 ptxas -v's registers and the machine code's size (the cubin's
+    .text section of the entry; 16 bytes an instruction on these architectures)."""
+    import os
+    import re
+    import subprocess
+    import tempfile
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "cuda"))
+    from cuda_support import find_ptxas
+
+    module = emit_module(build(HEAT, "heat.ci").program)
+    body = module.text
+    divisions = re.findall(r"^\t(?:@%p\d+ )?((?:div|rem)\.[su]64)", body, re.MULTILINE)
+    print(f"PTX: {len(body.splitlines())} lines; 64-bit divide/remainder per interior work-item: "
+          f"{len(divisions)} ({', '.join(divisions)})")
+    loads = re.findall(r"^\tld\.global(\.nc)?\.u", body, re.MULTILINE)
+    print(f"PTX: element loads {len(loads)}, of which ld.global.nc {sum(1 for x in loads if x)}")
+    ptxas = find_ptxas()
+    if ptxas is None:
+        print("ptxas: not found (CINT_PTXAS, PATH, or pip install nvidia-cuda-nvcc)")
+        return 0
+    with tempfile.TemporaryDirectory() as scratch:
+        source = os.path.join(scratch, "heat.ptx")
+        with open(source, "w") as f:
+            f.write(body)
+        for arch in ("sm_75", "sm_90"):
+            cubin = os.path.join(scratch, f"heat_{arch}.cubin")
+            done = subprocess.run([ptxas, f"-arch={arch}", "-v", "-o", cubin, source], capture_output=True,
+                                  text=True, check=True)
+            usage = " ".join(line.split("info    : ")[-1] for line in done.stderr.splitlines() if "Used" in line)
+            with open(cubin, "rb") as f:
+                sections = _elf_sections(f.read())
+            text = sum(size for name, size in sections.items() if name.startswith(".text."))
+            print(f"ptxas {arch}: {usage}; machine code {text} bytes = {text // 16} instructions")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--ptx-figures"]:
+        return ptx_figures()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=8192, help="the grid is size x size (default 8192)")
     parser.add_argument("--steps", type=int, default=1, help="dispatches through the host protocol (default 1)")

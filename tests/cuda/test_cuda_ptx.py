@@ -101,23 +101,34 @@ def _ptxas():
 
 
 @pytest.mark.slow
-def test_ptxas_assembles_every_module(tmp_path):
+@pytest.mark.parametrize("arch", ["sm_75", "sm_90"])
+def test_ptxas_assembles_every_module(tmp_path, arch):
     ptxas = _ptxas()
     for path in ADMITTED:
         text = emit_module(program_of(path.read_text(), path.name)).text
         source = tmp_path / f"{path.stem}.ptx"
         source.write_text(text)
-        result = subprocess.run([ptxas, "-arch=sm_75", str(source), "-o", str(tmp_path / "out.cubin")],
+        result = subprocess.run([ptxas, f"-arch={arch}", str(source), "-o", str(tmp_path / "out.cubin")],
                                 capture_output=True, text=True)
         assert result.returncode == 0 and not result.stderr.strip(), f"{path.name}:\n{result.stderr}"
 
 
-def test_ptxas_assembles_every_construct(tmp_path):
+@pytest.mark.parametrize("arch", ["sm_75", "sm_90"])
+def test_ptxas_assembles_every_construct(tmp_path, arch):
     ptxas = _ptxas()
     program = program_of(kitchen_sink(), "kitchen.ci")
     for space in (4096, 0):  # entry parameters, and the argument block
         source = tmp_path / f"kitchen{space}.ptx"
         source.write_text(emit_module(program, space).text)
-        result = subprocess.run([ptxas, "-arch=sm_75", str(source), "-o", str(tmp_path / "out.cubin")],
+        result = subprocess.run([ptxas, f"-arch={arch}", str(source), "-o", str(tmp_path / "out.cubin")],
                                 capture_output=True, text=True)
         assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+
+
+def test_heat_kernel_divides_twice_and_reads_through_the_read_only_cache():
+    """Issue 16: one 64-bit division for the index tuple and one for div_round (each
+    remainder from its quotient); every element read with ld.global.nc."""
+    text = emit_module(program_of((CONFORMANCE / "heat_e1.ci").read_text(), "heat_e1.ci")).text
+    assert re.findall(r"\b(?:div|rem)\.[su]64\b", text) == ["div.u64", "div.s64"]
+    loads = re.findall(r"\tld\.global\S*", text)
+    assert loads and set(loads) == {"\tld.global.nc.u32"}, loads

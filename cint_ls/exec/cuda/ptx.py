@@ -21,7 +21,10 @@ The code of a work-item (10.5 para 3, 10.6 para 2):
   fault path takes `atom.global.min.u64` of the fault word and the work-item index and
   returns without any further write;
 - element addresses are formed only after each index has been tested against its
-  extent (unsigned compare, so a negative index fails too);
+  extent (unsigned compare, so a negative index fails too); elements are read with
+  `ld.global.nc` (the read copies are never written during a launch);
+- one 64-bit division where a quotient and its remainder are both needed (the index
+  tuple of i, div_round): the remainder is a - q * b;
 - a work-item first reads the fault word and returns at once when it is below its
   index;
 - a body that charges fuel counts its charges in `%fc` and stops (writing the count)
@@ -237,9 +240,11 @@ class KernelEmitter:
                     self.emit(f"mov.b64 %v{slot}, {rest};")
                     break
                 extent = self.param("over", d)
-                self.emit(f"rem.u64 %v{slot}, {rest}, {extent};")
-                quotient = self.temp()
+                # One division: the remainder from the quotient, rest - q * extent.
+                quotient, product = self.temp(), self.temp()
                 self.emit(f"div.u64 {quotient}, {rest}, {extent};")
+                self.emit(f"mul.lo.u64 {product}, {quotient}, {extent};")
+                self.emit(f"sub.u64 %v{slot}, {rest}, {product};")
                 rest = quotient
         if self.charges:
             self.emit("mov.b64 %fc, 0;")
@@ -578,7 +583,10 @@ class KernelEmitter:
             self.place(ok)
         q, r = self.temp(), self.temp()
         self.emit(f"div.{kind} {q}, {a}, {b};")  # truncated toward 0
-        self.emit(f"rem.{kind} {r}, {a}, {b};")
+        # The truncated remainder a - q * b, exact modulo 2**64 since |r| < |b|: one
+        # division, not two (ptxas calls a subroutine for each 64-bit div or rem).
+        self.emit(f"mul.lo.{kind} {r}, {q}, {b};")
+        self.emit(f"sub.{kind} {r}, {a}, {r};")
         done = self.label("rounded")
         if e.mode != "trunc":
             p = self.pred()
@@ -665,7 +673,10 @@ class KernelEmitter:
         self.emit(f"shl.b64 {address}, {offset}, {size.bit_length() - 1};")
         self.emit(f"add.s64 {address}, {self.param('read', param)}, {address};")
         r = self.temp()
-        self.emit(f"ld.global.u{size * 8} {r}, [{address}];")
+        # Through the non-coherent (read-only) cache: every view is read from the
+        # dispatch's copy of its storage, which no work-item writes (outputs are staged
+        # apart), so the data is read-only for the whole launch, as .nc requires.
+        self.emit(f"ld.global.nc.u{size * 8} {r}, [{address}];")
         if isinstance(element, IntType) and element.signed and element.bits < 64:
             self.wrap_to(element, r)  # sign-extend
         return r

@@ -11,7 +11,7 @@ a bool). The semantics are those of the PTX ISA for each instruction:
     mov.u32 (special registers %ctaid.x %ntid.x %tid.x), mov.b64, mov.u64,
     mul.wide.u32, cvt.u64.u32, add/sub.{s64,u64}, mul.lo.{s64,u64}, mul.hi.{s64,u64},
     div/rem.{s64,u64}, and/or/xor.b64, shl.b64, shr.{s64,u64}, setp.CMP.{s64,u64},
-    selp.b64, ld.param.u64, ld.global.u{8,16,32,64}, ld.volatile.global.u64,
+    selp.b64, ld.param.u64, ld.global[.nc].u{8,16,32,64}, ld.volatile.global.u64,
     st.global.u{8,16,32,64}, atom.global.min.u64, bra, ret.
 
 A division by zero or an overflowing signed division, whose PTX result is unspecified,
@@ -302,7 +302,8 @@ class _Translator:
             if name not in self.params:
                 raise SimulatorError(f"{self.entry.name}: line {ins.line}: no parameter {name}")
             code = [f"{self.reg(a[0])} = P[{name!r}]"]
-        elif op in ("ld.global.u8", "ld.global.u16", "ld.global.u32", "ld.global.u64", "ld.volatile.global.u64"):
+        elif op in ("ld.global.u8", "ld.global.u16", "ld.global.u32", "ld.global.u64", "ld.volatile.global.u64",
+                    "ld.global.nc.u8", "ld.global.nc.u16", "ld.global.nc.u32", "ld.global.nc.u64"):
             need(2)
             size = int(parts[-1][1:]) // 8
             code = self.point(0) + [f"{self.reg(a[0])} = load({self.address(a[1])}, {size})"]
