@@ -172,3 +172,35 @@ def test_threads_reach_cpu_c17(capsys):
     assert err == "check: cpu-sir-interp and cpu-c17 agree at 41 boundaries\n"
     code, out, err = run(capsys, "run", "--executor", "cpu-c17", "--threads", "0", str(CONFORMANCE / "heat_tour.ci"))
     assert code == 2 and err == "cint: error: --threads takes 1 to 1024 threads\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path):
+    """Issue 13 item 10, `cint check FIFO` "hangs": it waits for a writer, as `cat`,
+    `cc` and `python` do with a named pipe, reads what comes, and Ctrl-C stops the
+    wait (exit 130), never a traceback."""
+    import signal
+    import time
+
+    pipe = tmp_path / "piped.ci"
+    os.mkfifo(pipe)
+    cint = [sys.executable, "-P", "-c", "import sys; from cint_ls.cli.main import main; sys.exit(main(sys.argv[1:]))",
+            "check", str(pipe)]
+    child = subprocess.Popen(cint, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while True:  # the write end opens once the command has opened its read end
+        try:
+            fd = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:  # ENXIO: no reader yet
+            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+            time.sleep(0.05)
+    os.write(fd, b"void main() { I64 x = 1 + 2; }\nmain();\n")
+    os.close(fd)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    waiting = subprocess.Popen(cint, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # the interpreter starts, then blocks opening the pipe
+    waiting.send_signal(signal.SIGINT)
+    out, err = waiting.communicate(timeout=30)
+    assert waiting.returncode == 130 and err == "cint: interrupted\n"
