@@ -78,9 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "auto (default): the GPU when there is a driver, else the simulated device (with a note)")
     gpu.add_argument("--block-size", type=int, default=256, metavar="N",
                      help="work-items per block, 1 to 1024 (default 256)")
-    gpu.add_argument("--order", default="ascending", choices=("ascending", "descending", "shuffled"),
-                     help="the order in which the simulated device runs blocks and threads")
-    gpu.add_argument("--seed", type=int, default=0, metavar="N", help="the seed of --order shuffled")
+    # exec/cuda/device.py ORDERS (not imported here: the CLI starts without gpu-cuda).
+    gpu.add_argument("--order", default="ascending",
+                     choices=("ascending", "descending", "shuffled", "interleaved", "adversarial"),
+                     help="the order in which the simulated device runs blocks and threads; interleaved and "
+                     "adversarial advance all threads of a launch together, one global memory access at a time")
+    gpu.add_argument("--seed", type=int, default=0, metavar="N", help="the seed of --order shuffled or interleaved")
     gpu.add_argument("--verbose", action="store_true",
                      help="print the executor's notes (device, launches) to stderr after the run")
     c17 = p.add_argument_group("cpu-c17")

@@ -194,3 +194,20 @@ def test_check_names_the_executors_it_compared(capsys, monkeypatch):
                          "heat_spot.ci")
     assert code == 0
     assert err.endswith("check: cpu-c17 and gpu-cuda agree at 5 boundaries\n")
+
+
+def test_the_cli_offers_every_order_of_the_simulated_device(capsys, monkeypatch):
+    """`--order` lists exec/cuda/device.py's ORDERS (the interleaving ones of issue 16
+    too), and an interleaving order gives the reference's outcome."""
+    from cint_ls.cli.main import build_parser
+    from cint_ls.exec.cuda.device import ORDERS
+
+    run = build_parser()._subparsers._group_actions[0].choices["run"]
+    (order,) = [a for a in run._actions if a.dest == "order"]
+    assert tuple(order.choices) == ORDERS
+    monkeypatch.chdir(CONFORMANCE)
+    reference = cli(capsys, "run", "--executor", "cpu-sir-interp", "heat_e1.ci")
+    assert reference[0] == 1 and "work-item 20, step 22" in reference[2]
+    for name in ("interleaved", "adversarial"):
+        assert cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "--order", name, "--seed", "3",
+                   "heat_e1.ci") == reference
