@@ -241,12 +241,18 @@ def _compute_rows(doc, part) -> tuple[array, array]:
     line0 = source.line_of_byte(part.start)
     next_start = starts[line0 + 1] if line0 + 1 < len(starts) else len(data) + 1
     prev_line = prev_u = 0
+    # The column of a token counted on from the last one's on the same line, not from
+    # the line's start: linear in a long line (issue 13 item 8: a 176 kB line took 11.7 s).
+    at, at_column, at_u = starts[line0], 0, 0
     for n, (start, end, kind, mods) in enumerate(raw):
         while start >= next_start:
             line0 += 1
             next_start = starts[line0 + 1] if line0 + 1 < len(starts) else len(data) + 1
-        line_start = starts[line0]
-        column, u = _utf16(data[line_start:start])
+        if at < starts[line0]:
+            at, at_column, at_u = starts[line0], 0, 0
+        step_column, step_u = _utf16(data[at:start])
+        column, u = at_column + step_column, at_u + step_u
+        at, at_column, at_u = start, column, u
         points, length = _utf16(data[start:end])
         relative_line = line0 + 1 - line1
         c, e, ru = column + 1, column + 1 + points, u
