@@ -9,12 +9,12 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types as lsp
+from strategies import edit_for
 
 from cint_ls import ide
 from cint_ls.server import convert, fragments
 from cint_ls.server.protocol import create_server
 from cint_ls.syntax import Position, TextEdit
-from tests.strategies import edit_for
 
 KERNEL = """kernel k{n}[h, w](in I32[h, w] u, out I32[h, w] v) over [y: h, x: w] {{
     I64 c = u[y, x] as I64;
