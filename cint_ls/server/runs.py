@@ -61,7 +61,8 @@ def run_program(executor: str, path: str, text: str, settings: Settings,
 def run_result_json(outcome: RunOutcome, uri: str, version: int | None) -> dict:
     """The params of the `cint/runResult` notification (and the command's result):
     schema/run-result.schema.json. `report` and `summary` are the texts the editors
-    print; they never format `fault` themselves."""
+    print; they never format `fault` themselves. `runReport` is `cint run --report=json`'s
+    object (its `decision` is the line the editors show)."""
     result = outcome.result
     error = outcome.reason
     return {
@@ -77,6 +78,9 @@ def run_result_json(outcome: RunOutcome, uri: str, version: int | None) -> dict:
         "summary": outcome.summary,
         "report": outcome.report,
         "notes": [] if result is None else list(result.notes),
+        # the report of `cint run --report=json` (docs/cli.md): where the run went and why
+        # (`decision`, auto's line), a row per dispatch; editors print `decision`
+        "runReport": outcome.run_report(),
         # the run's trace as the lines of `cint run --trace` (docs/trace.md); the page: cint.tracePage
         "trace": records(outcome, outcome.source.path, arrays_asked=True),
     }

@@ -103,3 +103,27 @@ def test_a_run_that_prints_without_bound_sends_back_a_bounded_output():
     result = validate(run_result_json(outcome, "file:///loud.ci", 1))
     assert len(result["output"].encode()) == OUTPUT_LIMIT
     assert result["notes"][-1] == f"output truncated after {OUTPUT_LIMIT} bytes (the program printed 3300000)"
+
+
+def test_the_run_result_carries_the_run_report():
+    """Issue 14: `runReport` is `cint run --report=json`'s object (the same keys, a row per
+    dispatch) and its `decision` says what auto did; a named executor says it was named."""
+    named = result_of("heat_tour.ci")
+    report = named["runReport"]
+    assert report["executor"] == "cpu-sir-interp" and report["chosen"] == "named" and report["auto"] is None
+    assert report["decision"] == "cpu-sir-interp was named: auto did not choose"
+    assert report["outcome"] == "finished" and report["fuel"] == named["fuelConsumed"]
+    assert report["dispatch_count"] == 40 and len(report["dispatches"]) == 40 == report["recorded"]
+    assert [row["number"] for row in report["dispatches"]] == list(range(40))
+    assert {row["kernel"] for row in report["dispatches"]} == {"heat_tour.diffuse"}
+    assert sum(row["fuel"] for row in report["dispatches"]) <= report["fuel"]
+
+    chosen = result_of("heat_e1.ci", "auto")
+    report = chosen["runReport"]
+    assert report["chosen"] == "auto" and report["decision"].startswith(f"auto chose {chosen['executor']}: ")
+    assert report["auto"]["executor"] == chosen["executor"] and report["outcome"] == "E_OVERFLOW"
+
+    broken = validate(run_result_json(run_program("cpu-sir-interp", "b.ci", "I64 x = ;\n", Settings()),
+                                      "file:///b.ci", 1))
+    assert broken["runReport"]["outcome"] == "no result" and broken["runReport"]["dispatches"] == []
+    assert broken["runReport"]["error"] == broken["error"]
