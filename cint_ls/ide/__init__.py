@@ -7,7 +7,7 @@ any half-typed text gives None or [] rather than an exception. The language serv
 """
 
 from ..analysis.capabilities import gpu_refusals
-from .actions import code_actions
+from .actions import code_actions, target_fixes
 from .completion import completion
 from .diagnostics import DEFAULT_TARGETS, REFUSAL_CODE, diagnostics
 from .document import Document, Snapshot
@@ -49,6 +49,6 @@ __all__ = [
     "InlayHint", "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange",
     "code_actions", "code_lenses", "completion", "definition", "diagnostics", "document_symbols", "explain",
     "folding_ranges", "format_document", "fuzzy_score", "gpu_refusals", "highlights", "hover", "inlay_hints",
-    "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_data", "signature_help",
+    "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_data", "signature_help", "target_fixes",
     "top_level_symbols",
 ]

@@ -15,17 +15,26 @@ program that runs): rewriting `-x` as `0 - x` would change the operation a fault
 | C3003 | convert the value with `as T` (an assignment, a declaration, an argument) |
 | C5005 | declare the in parameter a store writes `inout` |
 | C5014 | declare the out array parameter the body reads `inout` |
+
+A refusal (C9100) gets no edit of the text, but a change of the targets instead
+(`target_fixes`): remove gpu-cuda from `cint.targets` while another target remains, or,
+when gpu-cuda is the only target, add cpu-c17 (the refusal becomes a warning) or target
+cpu-c17 instead. The settings are the client's, so the server cannot apply it: the
+editors handle the command `cint.setTargets` [uri, targets] (docs/server.md, "Quick
+fixes"). Like the fixes above, each is offered only when it works: under the new
+targets the refusal is no longer an error (or is gone).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..analysis.symbols import SymbolKind
 from ..analysis.types import ArrayType, FixedType, IntType
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Severity
-from .diagnostics import DEFAULT_TARGETS, diagnostics
+from .diagnostics import DEFAULT_TARGETS, GPU, REFUSAL_CODE, RUN_EVERYTHING, diagnostics
 from .find import path_at, total
 from .results import CodeAction, TextChange
 
@@ -46,6 +55,44 @@ def code_actions(doc, start: int, end: int, targets: Sequence[str] = DEFAULT_TAR
         for title, changes, preferred in _fixes(doc, d):
             if _works(doc, changes):
                 out.append(CodeAction(title, "quickfix", d, tuple(changes), preferred))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class TargetFix:
+    """A quick fix that changes the `cint.targets` setting to `targets` (the client's
+    command `cint.setTargets`), for the refusals in `diagnostics`."""
+
+    title: str
+    diagnostics: tuple[Diagnostic, ...]
+    targets: tuple[str, ...]
+    preferred: bool = False
+
+
+def target_fixes(doc, start: int, end: int, targets: Sequence[str] = DEFAULT_TARGETS) -> list[TargetFix]:
+    """The changes of the targets that fix the gpu-cuda refusals touching [start, end]
+    (all of them at once: the setting is the module's, not the construct's)."""
+    start, end = min(start, end), max(start, end)
+    targets = tuple(targets)
+    refusals = tuple(d for d in diagnostics(doc, targets)
+                     if d.code == REFUSAL_CODE and d.span.start_byte <= end and d.span.end_byte >= start)
+    if not refusals or GPU not in targets:
+        return []
+    others = tuple(t for t in targets if t != GPU)
+    cpu = RUN_EVERYTHING[0]  # cpu-c17: runs every construct, the refused ones included
+    if others:
+        candidates = [(f"Remove {GPU} from `cint.targets` (this program is not built for the GPU)", others, True)]
+    else:
+        candidates = [(f"Add {cpu} to `cint.targets` (the kernels run on the CPU; the refusals become warnings)",
+                       (cpu, GPU), True),
+                      (f"Target {cpu} instead of {GPU} in `cint.targets`", (cpu,), False)]
+    out = []
+    for title, new, preferred in candidates:
+        after = {(d.code, d.span.start_byte, d.span.end_byte): d.severity for d in diagnostics(doc, new)}
+        if all(after.get((d.code, d.span.start_byte, d.span.end_byte)) not in (Severity.ERROR,) and
+               (d.severity != Severity.WARNING or (d.code, d.span.start_byte, d.span.end_byte) not in after)
+               for d in refusals):
+            out.append(TargetFix(title, refusals, new, preferred))
     return out
 
 

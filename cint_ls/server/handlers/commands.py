@@ -24,6 +24,7 @@ from ...ide.lenses import entry_functions
 from ..pinned import held, hold, pin
 from ..scheduling import loop_busy
 from ..session import OpenDocument, Session
+from .actions import SET_TARGETS
 from .documents import publish
 
 logger = logging.getLogger("cint_ls.server")
@@ -47,6 +48,9 @@ async def execute_command(session: Session, params: lsp.ExecuteCommandParams) ->
     """`cint.run` [uri, executor?, function?] and `cint.compareExecutors` [uri, function?];
     an argument of the wrong type, a document that is not open or a function that no run
     can start from is an InvalidParams error."""
+    if params.command == SET_TARGETS:
+        raise JsonRpcInvalidParams(f"{SET_TARGETS} is the editor's command: it sets the editor's cint.targets "
+                                   "setting, which the server cannot change (the code action of a gpu-cuda refusal)")
     args = list(params.arguments or [])
     uri = args[0] if args else None
     if isinstance(uri, dict):
