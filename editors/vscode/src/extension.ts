@@ -5,8 +5,10 @@
 import * as path from "path";
 import * as vscode from "vscode";
 import { PythonExtension } from "@vscode/python-extension";
-import { runResultLines } from "./runResult";
-import { Runs, isCancelled, runTitle, stageMessage } from "./runs";
+import { autoDecision, runResultLines } from "./runResult";
+import { EXECUTOR_CHOICES, Runs, isCancelled, runTitle, stageMessage } from "./runs";
+import { SET_TARGETS, TargetsConfiguration, setTargets } from "./targets";
+import { registerTrace, SHOW_TRACE, TraceView } from "./trace";
 import { chooseServer, describeAttempts, describeChoice, ServerChoice } from "./server";
 import {
   ExecuteCommandRequest,
@@ -23,7 +25,7 @@ import {
 const RUN = "cint.run";
 const COMPARE = "cint.compareExecutors";
 const CANCEL = "cint.cancelRun";
-const EXECUTORS = ["cpu-sir-interp", "cpu-c17", "gpu-cuda"];
+let traceView: TraceView | undefined;
 
 // The runs in flight; the context key `cint.running` shows `cint: Cancel run` in the palette.
 const runs = new Runs(
@@ -44,6 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   extensionPath = context.extensionPath;
   extensionVersion = String(context.extension.packageJSON.version ?? "");
   runOutput = vscode.window.createOutputChannel("cint");
+  traceView = registerTrace(context, () => client);
   serverOutput = vscode.window.createOutputChannel("cint-ls");
   context.subscriptions.push(
     runOutput,
@@ -51,6 +54,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("cint.showOutput", () => runOutput.show(true)),
     vscode.commands.registerCommand("cint.restartServer", restartServer),
     vscode.commands.registerCommand(CANCEL, cancelRuns),
+    // The quick fix of a gpu-cuda refusal: the server's code action, the editor's setting.
+    vscode.commands.registerCommand(SET_TARGETS, runSetTargets),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("cint.server.path")) {
         void vscode.window
@@ -108,7 +113,11 @@ let extensionContext: vscode.ExtensionContext;
  * Code's name and version as clientInfo; the extension's are the ones that matter. */
 function clientInfoFeature(): StaticFeature {
   return {
-    fillClientCapabilities: () => undefined,
+    // The extension runs `cint.setTargets` (a refusal's quick fix): the server offers it then.
+    fillClientCapabilities: (capabilities) => {
+      const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+      capabilities.experimental = { ...experimental, cint: { setTargets: true } };
+    },
     fillInitializeParams: (params: InitializeParams) => {
       params.clientInfo = { name: "cint-vscode", version: extensionVersion };
     },
@@ -285,6 +294,23 @@ async function runWithProgress(current: LanguageClient, command: string, args: u
   );
 }
 
+/** `cint.setTargets` [uri, targets] (a code action's command): the workspace's
+ * `cint.targets`, or the user's without a workspace; malformed arguments are an error
+ * message. The configuration sync tells the server. */
+async function runSetTargets(...args: unknown[]): Promise<void> {
+  const scopes = { workspace: vscode.ConfigurationTarget.Workspace, global: vscode.ConfigurationTarget.Global };
+  const configuration = (uri: string): TargetsConfiguration => ({
+    update: (section, value, scope) =>
+      vscode.workspace.getConfiguration("cint", vscode.Uri.parse(uri)).update(section, value, scopes[scope]),
+  });
+  try {
+    const targets = await setTargets(args, configuration, (vscode.workspace.workspaceFolders?.length ?? 0) > 0);
+    void vscode.window.setStatusBarMessage(`cint: cint.targets is now ${JSON.stringify(targets)}`, 5000);
+  } catch (error) {
+    void vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** `cint: Cancel run`: cancels every run in flight. */
 function cancelRuns(): void {
   if (runs.cancelAll() === 0) {
@@ -307,7 +333,7 @@ async function fillArguments(command: string, args: unknown[]): Promise<unknown[
     filled[0] = uri.toString();
   }
   if (command === RUN && filled.length < 2) {
-    const executor = await vscode.window.showQuickPick(EXECUTORS, {
+    const executor = await vscode.window.showQuickPick([...EXECUTOR_CHOICES], {
       title: "cint: run with which executor?",
     });
     if (!executor) {
@@ -345,16 +371,28 @@ export function showRunResult(result: Json): void {
   const summary = field<string>(result, "summary") ?? executor;
 
   runOutput.appendLine(`── cint run ${name} on ${executor}`.replace(/  +/g, " "));
-  for (const line of runResultLines(output, report, error, field<string[]>(result, "notes") ?? [])) {
+  const notes = field<string[]>(result, "notes") ?? [];
+  for (const line of runResultLines(output, report, error, notes, autoDecision(result.runReport))) {
     runOutput.appendLine(line);
   }
   runOutput.appendLine(summary);
+  const traced = traceView?.remember(result) ?? false;
+  if (traced) {
+    runOutput.appendLine("trace: `cint: Show trace` (or the status bar's cint trace) opens its page");
+  }
   runOutput.show(true);
 
   if (report) {
+    const actions = traced ? ["Show trace", "Show output"] : ["Show output"];
     void vscode.window
-      .showErrorMessage(`cint run ${summary}`, "Show output")
-      .then((choice) => choice && runOutput.show());
+      .showErrorMessage(`cint run ${summary}`, ...actions)
+      .then((choice) => {
+        if (choice === "Show trace") {
+          void vscode.commands.executeCommand(SHOW_TRACE, result);
+        } else if (choice) {
+          runOutput.show();
+        }
+      });
   } else if (error?.includes("cancelled")) {
     // A run stopped by Cancel is what was asked for, not an error.
     void vscode.window.setStatusBarMessage(`cint run ${summary}`, 5000);

@@ -76,7 +76,7 @@ export function runTitle(command: string, args: readonly unknown[]): string {
     const fn = typeof args[1] === "string" ? ` ${args[1]}()` : "";
     return `cint: compare executors${fn}`;
   }
-  const executor = typeof args[1] === "string" ? args[1] : "cpu-sir-interp";
+  const executor = typeof args[1] === "string" ? args[1] : "auto"; // the server's default
   const fn = typeof args[2] === "string" ? ` ${args[2]}()` : "";
   return `cint: run${fn} on ${executor}`;
 }
@@ -91,3 +91,7 @@ export function stageMessage(value: unknown): string | undefined {
   const { kind, message } = value as { kind?: unknown; message?: unknown };
   return kind === "report" && typeof message === "string" ? message : undefined;
 }
+
+/** The executors `cint: Run` offers from the palette, `auto` first (the server's default:
+ * it chooses by measurement, docs/cli.md), then each executor by name. */
+export const EXECUTOR_CHOICES = ["auto", "cpu-sir-interp", "cpu-c17", "gpu-cuda"] as const;

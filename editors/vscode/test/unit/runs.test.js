@@ -20,7 +20,7 @@ const URI = "file:///cint-vscode-unit/spin.ci";
 function pureParts() {
   assert.equal(runTitle("cint.run", ["u", "cpu-c17"]), "cint: run on cpu-c17");
   assert.equal(runTitle("cint.run", ["u", "gpu-cuda", "twice"]), "cint: run twice() on gpu-cuda");
-  assert.equal(runTitle("cint.run", ["u"]), "cint: run on cpu-sir-interp");
+  assert.equal(runTitle("cint.run", ["u"]), "cint: run on auto");
   assert.equal(runTitle("cint.compareExecutors", ["u", "hello"]), "cint: compare executors hello()");
   assert.equal(stageMessage({ kind: "report", message: "running" }), "running");
   assert.equal(stageMessage({ kind: "begin", title: "cint: run on cpu-c17" }), undefined);
