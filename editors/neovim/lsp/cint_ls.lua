@@ -14,6 +14,14 @@ return {
   filetypes = { 'cint' },
   root_markers = { '.git', 'pyproject.toml' },
   settings = {},
+  -- The server offers the quick fix of a gpu-cuda refusal (cint.setTargets) to clients
+  -- that run it: this one does (require('cint').set_targets).
+  capabilities = { experimental = { cint = { setTargets = true } } },
+  commands = {
+    ['cint.setTargets'] = function(...)
+      return require('cint').set_targets(...)
+    end,
+  },
   handlers = {
     -- A Run's output and fault (code lenses, :CintRun), in the window `cint://output`.
     ['cint/runResult'] = function(...)

@@ -4,19 +4,23 @@ if vim.g.loaded_cint then
 end
 vim.g.loaded_cint = true
 
-local executors = { 'cpu-sir-interp', 'cpu-c17', 'gpu-cuda' }
+local executors = { 'auto', 'cpu-sir-interp', 'cpu-c17', 'gpu-cuda' }
 
 vim.api.nvim_create_user_command('CintRun', function(args)
   require('cint').run(args.args ~= '' and args.args or nil)
 end, {
   nargs = '?',
-  desc = 'cint: run the current file (optionally: the executor)',
+  desc = 'cint: run the current file (optionally: the executor; default auto)',
   complete = function(lead)
     return vim.tbl_filter(function(name)
       return vim.startswith(name, lead)
     end, executors)
   end,
 })
+
+vim.api.nvim_create_user_command('CintTrace', function()
+  require('cint').trace()
+end, { desc = "cint: open the page of the last run's trace (timeline, heat maps, fault map) with vim.ui.open" })
 
 vim.api.nvim_create_user_command('CintCompare', function()
   require('cint').compare()

@@ -33,8 +33,9 @@ M.defaults = {
   codelens_delay = 500,
   --- Show the server's inlay hints (step ordinals) in cint buffers.
   inlay_hints = false,
-  --- The executor of `:CintRun` without an argument.
-  executor = 'cpu-sir-interp',
+  --- The executor of `:CintRun` without an argument: `auto` (the server chooses by
+  --- measurement: docs/cli.md), or an executor's name.
+  executor = 'auto',
   --- Where a run's output goes: 'split' (a window below, focus stays), 'notify' or 'none'.
   output = 'split',
 }
@@ -206,6 +207,11 @@ function M.run_lines(result)
   if err then
     table.insert(lines, 'error: ' .. tostring(err))
   end
+  -- What `auto` decided (the run report's `decision`), when auto chose the executor.
+  local report = field(result, 'runReport')
+  if field(report, 'chosen') == 'auto' and type(field(report, 'decision')) == 'string' then
+    table.insert(lines, field(report, 'decision'))
+  end
   for _, note in ipairs(field(result, 'notes') or {}) do
     table.insert(lines, 'note: ' .. tostring(note))
   end
@@ -312,6 +318,144 @@ function M.run(executor, bufnr)
     bufnr)
 end
 
+--- The trace of a run result (its `trace`: the lines of `cint run --trace`), or nil.
+local function trace_of(result)
+  local trace = field(result, 'trace')
+  if type(trace) ~= 'table' or #trace == 0 then
+    return nil
+  end
+  for _, line in ipairs(trace) do
+    if type(line) ~= 'table' then
+      return nil
+    end
+  end
+  return trace
+end
+
+--- `:CintTrace`: the page of the last run's trace (the server's `cint.tracePage` [uri,
+--- trace]: a self-contained HTML page, docs/trace.md) written to a temporary file and
+--- opened with `vim.ui.open` (the system's browser). `result` (optional) is a run result
+--- instead of the last one; `done(path, err)` (optional) is called when it is written.
+function M.trace(result, done)
+  done = done or function() end
+  result = result or M.last_result
+  local function fail(message)
+    vim.notify('cint: ' .. message, vim.log.levels.ERROR)
+    done(nil, message)
+  end
+  if type(result) ~= 'table' then
+    return fail('no run yet: :CintRun first, then :CintTrace')
+  end
+  local uri, trace = field(result, 'uri'), trace_of(result)
+  if type(uri) ~= 'string' then
+    return fail('the run result has no document URI')
+  end
+  if not trace then
+    return fail('the run result has no trace (a server older than the trace, or a malformed result)')
+  end
+  local bufnr = vim.uri_to_bufnr(uri)
+  local client = client_for(bufnr) or vim.lsp.get_clients({ name = SERVER })[1]
+  if not client then
+    return fail('cint-ls is not running')
+  end
+  local params = { command = 'cint.tracePage', arguments = { uri, trace } }
+  local function handler(err, answer)
+    if err then
+      return fail('cint.tracePage failed: ' .. (err.message or vim.inspect(err)))
+    end
+    local html = type(answer) == 'table' and answer.html or nil
+    if type(html) ~= 'string' or not html:find('<html', 1, true) then
+      return fail("the server's cint.tracePage gave no page")
+    end
+    local name = vim.fs.basename(vim.uri_to_fname(uri)):gsub('%.ci$', '')
+    local path = vim.fn.tempname() .. '-' .. name:gsub('[^%w_.-]', '_') .. '-trace.html'
+    local file, open_err = io.open(path, 'w')
+    if not file then
+      return fail('cannot write ' .. path .. ': ' .. tostring(open_err))
+    end
+    file:write(html)
+    file:close()
+    M.last_trace_page = path
+    local _, why = vim.ui.open(path)
+    if why then
+      vim.notify(('cint: the trace page is %s (%s)'):format(path, why), vim.log.levels.WARN)
+    else
+      vim.notify('cint: opened the trace page ' .. path)
+    end
+    done(path, nil)
+  end
+  if has_011 then
+    client:request('workspace/executeCommand', params, function(err, answer)
+      vim.schedule(function() handler(err, answer) end)
+    end, bufnr)
+  else
+    client.request('workspace/executeCommand', params, function(err, answer)
+      vim.schedule(function() handler(err, answer) end)
+    end, bufnr)
+  end
+end
+
+local KNOWN_TARGETS = { ['cpu-sir-interp'] = true, ['cpu-c17'] = true, ['gpu-cuda'] = true }
+
+--- The command `cint.setTargets` [uri, targets] of a gpu-cuda refusal's quick fix (the
+--- server's code action): the client's `cint.targets` setting becomes `targets`, sent to
+--- the server with workspace/didChangeConfiguration. Malformed arguments are an error
+--- message, and nothing changes. Returns the targets set, or nil and the reason.
+function M.set_targets(command, ctx)
+  local args = type(command) == 'table' and command.arguments or nil
+  local function fail(message)
+    message = 'cint.setTargets: ' .. message
+    vim.notify(message, vim.log.levels.ERROR)
+    return nil, message
+  end
+  if type(args) ~= 'table' or #args ~= 2 then
+    return fail(('expected [uri, targets], got %s'):format(vim.inspect(args)))
+  end
+  local uri, targets = args[1], args[2]
+  if type(uri) ~= 'string' or not uri:match('^%a[%w+.-]*:') then
+    return fail('the first argument must be a document URI')
+  end
+  if type(targets) ~= 'table' or #targets == 0 or not vim.islist(targets) then
+    return fail('the second argument must be a non-empty list of executor names')
+  end
+  local seen, list = {}, {}
+  for _, name in ipairs(targets) do
+    if type(name) ~= 'string' or not KNOWN_TARGETS[name] then
+      return fail(('unknown executor %s (known: cpu-sir-interp, cpu-c17, gpu-cuda)'):format(vim.inspect(name)))
+    end
+    if not seen[name] then
+      seen[name] = true
+      table.insert(list, name)
+    end
+  end
+  local client = ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id)
+    or vim.lsp.get_clients({ name = SERVER })[1]
+  if not client then
+    return fail('cint-ls is not running')
+  end
+  local settings = vim.deepcopy(client.settings or (client.config and client.config.settings) or {})
+  settings.cint = type(settings.cint) == 'table' and settings.cint or {}
+  settings.cint.targets = list
+  client.settings = settings
+  if client.config then
+    client.config.settings = settings
+  end
+  if M.config.settings == nil or type(M.config.settings) == 'table' then
+    M.config.settings = vim.deepcopy(settings) -- a restart and setup{} keep it
+  end
+  local params = { settings = settings }
+  if has_011 then
+    client:notify('workspace/didChangeConfiguration', params)
+  else
+    client.notify('workspace/didChangeConfiguration', params)
+  end
+  vim.notify('cint: cint.targets is now ' .. table.concat(list, ', '))
+  return list
+end
+
+--- The client capability that makes the server offer `cint.setTargets` fixes.
+M.capabilities = { experimental = { cint = { setTargets = true } } }
+
 --- `:CintCompare`: runs the module on every executor and compares the results.
 function M.compare(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
@@ -356,6 +500,8 @@ local function server_config()
     root_markers = M.config.root_markers,
     settings = M.config.settings,
     handlers = { ['cint/runResult'] = M.on_run_result, ['cint/compareResult'] = M.on_compare_result },
+    commands = { ['cint.setTargets'] = M.set_targets },
+    capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), M.capabilities),
   }
 end
 
