@@ -77,7 +77,19 @@ def executor_options(args: argparse.Namespace) -> dict[str, dict]:
         if not 1 <= threads <= 1024:
             raise InputError("--threads takes 1 to 1024 threads")
         options["cpu-c17"] = {"threads": threads}
+    cluster = getattr(args, "cluster", None)
+    if cluster is not None:
+        options.setdefault("cpu-c17", {})["cluster"] = cluster
     return options
+
+
+def _cluster_executor(args: argparse.Namespace) -> str:
+    """`--cluster` runs cpu-c17's tiles on Dask: the executor is cpu-c17 (auto becomes it)."""
+    if getattr(args, "cluster", None) is None:
+        return args.executor
+    if args.executor not in (AUTO, "cpu-c17") or getattr(args, "check", None) is not None:
+        raise InputError("--cluster runs cpu-c17 (with --executor auto or cpu-c17, without --check)")
+    return "cpu-c17"
 
 
 def _print_outcome_notes(outcome: RunOutcome, args: argparse.Namespace) -> None:
@@ -129,7 +141,7 @@ def _run(args: argparse.Namespace, report: bool, trace_arrays: dict | None = Non
     source = read_source(args.file)
     check_with = getattr(args, "check", None)
     outcome = run_request(RunRequest(
-        source.path, source.text, args.executor, args.fuel, executor_options(args),
+        source.path, source.text, _cluster_executor(args), args.fuel, executor_options(args),
         check=check_with, time_limit=getattr(args, "time_limit", None), write=sys.stdout.write, report=report,
         trace_arrays=trace_arrays))
     sys.stdout.flush()

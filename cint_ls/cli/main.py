@@ -90,6 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     c17.add_argument("--threads", type=int, default=None, metavar="N",
                      help="threads for the work-items of dispatches of 4096 or more work-items, 1 to 1024 "
                           "(default: the cores this process may use)")
+    c17.add_argument("--cluster", default=None, metavar="ADDRESS",
+                     help="run the work-items of large dispatches as tiles on a Dask cluster: a scheduler's "
+                          "tcp://HOST:PORT or tls://HOST:PORT, or local:N (N worker processes here); needs "
+                          "pip install 'cint-ls[cluster]'; implies --executor cpu-c17 (docs/cluster.md)")
     trace_cli.add_run_options(p)
     p.set_defaults(handler=commands.run)
 

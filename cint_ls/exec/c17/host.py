@@ -64,6 +64,10 @@ typedef struct { int64_t number; const char *kernel; int64_t work_items; int32_t
                  uint64_t fuel; int64_t started_ns; int32_t nover; int64_t over[8]; } cint_dispatch_record;
 void cint_ctx_set_report(cint_ctx *ctx, int on);
 size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
+void cint_ctx_set_remote(cint_ctx *ctx, int (*remote)(void *, void *, const char *, size_t, int64_t, int64_t),
+                         void *user, int64_t remote_min, int64_t tiles);
+int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
+int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx);
 """
 
 CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
@@ -138,11 +142,26 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
     library = build_library(emit(program))
-    reached(RUNNING)  # the time limit of an isolated run counts from here (exec/stages.py)
-    result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
-                                     stack_size=int(options.get("stack_size", STACK_SIZE)),
-                                     threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
-                                     report=bool(options.get("report")))
+    tiles = None
+    if options.get("cluster") is not None:  # cluster.py: the work-items of large dispatches as tiles on Dask
+        from . import cluster
+
+        spec, cluster_min, per_worker = cluster.cluster_options(options)
+        tiles = cluster.TileRunner(cluster.open_cluster(spec), str(library))
+        tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
+    try:
+        reached(RUNNING)  # the time limit of an isolated run counts from here (exec/stages.py)
+        result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
+                                         stack_size=int(options.get("stack_size", STACK_SIZE)),
+                                         threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
+                                         report=bool(options.get("report")), tiles=tiles)
+    finally:
+        if tiles is not None:
+            tiles.cluster.close()
+    if tiles is not None:
+        note = tiles.note(result.dispatches)
+        if note is not None:
+            result.notes.append(note)
     if options.get("trace"):
         result.trace = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in boundaries]
     if write is not None and result.output:
@@ -152,7 +171,7 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
 
 def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: int = STACK_SIZE,
                 threads: int = 1, parallel_min: int = PARALLEL_MIN,
-                chunk_min: int = CHUNK_MIN, report: bool = False) -> tuple[RunResult, list[Boundary]]:
+                chunk_min: int = CHUNK_MIN, report: bool = False, tiles=None) -> tuple[RunResult, list[Boundary]]:
     ffi, lib = _load(path)
     budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
@@ -163,6 +182,13 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         lib.cint_ctx_set_threads(ctx, threads, worker_stack, parallel_min, chunk_min)
         if report:
             lib.cint_ctx_set_report(ctx, 1)
+        remote = None
+        if tiles is not None:  # kept alive until the run ends
+            remote = ffi.callback("int(void *, void *, const char *, size_t, int64_t, int64_t)",
+                                  lambda user, job, plan, length, ntiles, size:
+                                  tiles.remote(ffi, lib, job, plan, length, ntiles, size), error=0)
+            lib.cint_ctx_set_remote(ctx, remote, ffi.NULL, tiles.minimum,
+                                    max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
         status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)

@@ -326,6 +326,16 @@ struct cint_ctx {
     bool report;
     cint_dispatch_record *records;
     size_t nrecords;
+    /* Tiles on a cluster (pool.c, cint_ls/exec/c17/cluster.py): a dispatch of at least
+     * `remote_min` work-items hands its work-item phase to `remote` (the host's
+     * callback) as `remote_tiles` tiles of contiguous work-items; the callback hands each
+     * tile's result back with cint_tile_accept, and the dispatch folds them as the pool
+     * folds its chunks.  NULL: none. */
+    int (*remote)(void *user, void *job, const char *plan, size_t plan_bytes, int64_t ntiles, int64_t tile);
+    void *remote_user;
+    int64_t remote_min, remote_tiles;
+    int64_t remote_dispatches; /* dispatches whose work-items went to the cluster */
+    int64_t remote_tiles_run;  /* tiles whose result came back from the cluster */
 };
 
 #define CINT_MAX_CALL_DEPTH 100000 /* nested calls; the call beyond: host.stack (exec/faults.py) */
@@ -463,6 +473,14 @@ int64_t cint_now_ns(void);
 void cint_copy(cint_ctx *ctx, void *to, const void *from, size_t bytes);
 /* A charge found fuel_left at 0 in the context of a thread of the pool. */
 int cint_chunk_fuel_out(cint_ctx *ctx, int32_t span);
+/* Tiles on a cluster (pool.c): the host's side and the worker's side. */
+void cint_ctx_set_remote(cint_ctx *ctx,
+                         int (*remote)(void *user, void *job, const char *plan, size_t plan_bytes, int64_t ntiles,
+                                       int64_t tile),
+                         void *user, int64_t remote_min, int64_t tiles);
+int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
+int cint_tile_run(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
+                  char **result, size_t *result_bytes);
 /* reduce.c: the empty partial state of a chunk, and a chunk's partial state added to
  * the dispatch's (`into`), in ascending order: cint_red_fits first says whether a
  * fold_checked would overflow in the chunk (then it must run again on the dispatch's

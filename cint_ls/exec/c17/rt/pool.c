@@ -335,8 +335,11 @@ static int gather(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, cint_job
     return 0;
 }
 
+static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item);
+
 int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item) {
     int64_t n = plan->count;
+    if (ctx->remote != NULL && n >= ctx->remote_min && n >= 2) return remote_items(ctx, k, plan, item);
     if (ctx->threads <= 1 || n < ctx->parallel_min || n < 2) return k->run(ctx, plan, 0, n, item);
     if (ctx->pool == NULL) {
         ctx->pool = pool_new(ctx->threads - 1, ctx->thread_stack);
@@ -384,6 +387,395 @@ int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_
     for (int64_t j = 0; j < nchunks; j++) free(job.chunks[j].out);
     free(job.chunks);
     free(states);
+    return rc;
+}
+
+/* ---- tiles on a cluster (cint_ls/exec/c17/cluster.py)
+ *
+ * A tile is a chunk that runs in another process, perhaps on another machine: the
+ * dispatch packs its plan once (the kernel's index in the program's table, the bound
+ * sizes, the arguments with the bytes of each storage a view reaches, the stagings of
+ * the outputs, the fuel allowance F), the host's callback runs each tile [first, end)
+ * with cint_tile_run in a process that loaded the same library, and hands each result
+ * back with cint_tile_accept: the chunk's state, charges, output and partial reduction
+ * states, as run_chunk leaves them, and the elements of the stagings that its
+ * work-items changed. A tile whose result never comes back stays pending. gather then
+ * folds the tiles exactly as the pool's chunks: a pending, faulting or stopped tile
+ * runs again here from its first work-item with the real fuel and reduction states,
+ * so the outcome is that of one thread whatever the cluster did. The two processes
+ * run the same library (the host sends it, keyed by its hash), so the structures are
+ * packed as they lie in memory, their pointers set again on the worker's side. */
+
+#define TILE_MAGIC UINT64_C(0x31454c4954544e49) /* "INTTILE1" */
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} packer;
+
+static void put(packer *p, const void *bytes, size_t n) {
+    if (p->failed || n == 0) return;
+    if (p->len + n > p->cap) {
+        size_t cap = p->cap < 4096 ? 4096 : p->cap;
+        while (cap < p->len + n) cap *= 2;
+        char *grown = realloc(p->data, cap);
+        if (grown == NULL) {
+            p->failed = true;
+            return;
+        }
+        p->data = grown;
+        p->cap = cap;
+    }
+    memcpy(p->data + p->len, bytes, n);
+    p->len += n;
+}
+
+static void put_i64(packer *p, int64_t v) { put(p, &v, sizeof v); }
+
+typedef struct {
+    const char *data;
+    size_t len, at;
+    bool failed;
+} reader;
+
+static const void *take(reader *r, size_t n) {
+    if (r->failed || n > r->len - r->at) {
+        r->failed = true;
+        return NULL;
+    }
+    const void *at = r->data + r->at;
+    r->at += n;
+    return at;
+}
+
+static int64_t take_i64(reader *r) {
+    int64_t v = 0;
+    const void *at = take(r, sizeof v);
+    if (at != NULL) memcpy(&v, at, sizeof v);
+    return v;
+}
+
+static size_t storage_bytes(const cint_storage *s) {
+    return s->count > 0 ? (size_t)s->count * s->element_size : 0u;
+}
+
+static int32_t kernel_index(const cint_ctx *ctx, const cint_kernel *k) {
+    const cint_program *program = ctx->program;
+    for (int32_t i = 0; program != NULL && i < program->nkernels; i++)
+        if (program->kernels[i] == k) return i;
+    return -1;
+}
+
+/* The plan as bytes a worker unpacks (cint_tile_run); false when it cannot be packed. */
+static bool pack_plan(const cint_ctx *ctx, const cint_kernel *k, const cint_plan *plan, packer *p) {
+    int32_t index = kernel_index(ctx, k);
+    if (index < 0) return false;
+    put_i64(p, (int64_t)TILE_MAGIC);
+    put_i64(p, index);
+    put_i64(p, plan->number);
+    put(p, plan->sizes, sizeof plan->sizes);
+    put(p, plan->over, sizeof plan->over);
+    put_i64(p, plan->count);
+    put_i64(p, ctx->budget);
+    put_i64(p, (int64_t)ctx->fuel_left); /* F: the allowance after the dispatch's charge */
+    put_i64(p, ctx->depth);
+    put_i64(p, ctx->dispatches);
+    for (int32_t i = 0; i < k->nparams; i++) {
+        const cint_param *param = &k->params[i];
+        const cint_arg *a = &plan->args[i];
+        if (param->rank < 0) {
+            if (param->mode == CINT_MODE_IN) put(p, a->in, CINT_TC_SIZE(param->type));
+            continue;
+        }
+        const cint_storage *s = a->view.storage;
+        put(p, &a->view, sizeof a->view);
+        put(p, s, sizeof *s);
+        put_i64(p, (const char *)a->view.data - (const char *)s->data);
+        put(p, s->data, storage_bytes(s));
+        if (param->mode != CINT_MODE_IN) {
+            const cint_view *w = &plan->writes[i];
+            put(p, w, sizeof *w);
+            put(p, w->storage, sizeof *w->storage);
+            put(p, w->storage->data, storage_bytes(w->storage));
+        }
+    }
+    return !p->failed;
+}
+
+/* The fuel a tile is handed, UNLIMITED without a budget. */
+static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item) {
+    int64_t n = plan->count;
+    int64_t parts = ctx->remote_tiles < 1 ? 1 : ctx->remote_tiles;
+    int64_t size = n / parts + (n % parts != 0);
+    int64_t nchunks = n / size + (n % size != 0);
+    if (nchunks < 1) return k->run(ctx, plan, 0, n, item);
+    packer pk;
+    memset(&pk, 0, sizeof pk);
+    cint_job job;
+    memset(&job, 0, sizeof job);
+    job.chunks = calloc((size_t)nchunks, sizeof *job.chunks);
+    cint_reduction *states = k->nreductions > 0
+                                 ? calloc((size_t)nchunks * (size_t)k->nreductions, sizeof *states)
+                                 : NULL;
+    if (job.chunks == NULL || (k->nreductions > 0 && states == NULL) || !pack_plan(ctx, k, plan, &pk)) {
+        free(job.chunks);
+        free(states);
+        free(pk.data);
+        return k->run(ctx, plan, 0, n, item); /* nothing to send: this process runs it all */
+    }
+    job.ctx = ctx;
+    job.k = k;
+    job.plan = plan;
+    job.nchunks = nchunks;
+    atomic_init(&job.next, 0);
+    atomic_init(&job.fault, INT64_MAX);
+    atomic_init(&job.last_done, -1);
+    atomic_init(&job.charged, 0);
+    job.budget = ctx->budget >= 0;
+    job.allowance = ctx->fuel_left;
+    for (int64_t j = 0; j < nchunks; j++) {
+        cint_chunk *c = &job.chunks[j];
+        c->job = &job;
+        c->first = j * size;
+        c->end = n - c->first > size ? c->first + size : n;
+        c->state = CHUNK_PENDING;
+        c->reductions = states != NULL ? &states[j * k->nreductions] : NULL;
+    }
+    (void)ctx->remote(ctx->remote_user, &job, pk.data, pk.len, nchunks, size); /* what came back is folded */
+    free(pk.data);
+    ctx->remote_dispatches++;
+    int rc = gather(ctx, k, plan, &job, item);
+    for (int64_t j = 0; j < nchunks; j++) free(job.chunks[j].out);
+    free(job.chunks);
+    free(states);
+    return rc;
+}
+
+void cint_ctx_set_remote(cint_ctx *ctx,
+                         int (*remote)(void *user, void *job, const char *plan, size_t plan_bytes, int64_t ntiles,
+                                       int64_t tile),
+                         void *user, int64_t remote_min, int64_t tiles) {
+    ctx->remote = remote;
+    ctx->remote_user = user;
+    ctx->remote_min = remote_min < 2 ? 2 : remote_min;
+    ctx->remote_tiles = tiles < 1 ? 1 : tiles;
+}
+
+int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx) { return ctx->remote_dispatches; }
+int64_t cint_ctx_remote_tiles_run(const cint_ctx *ctx) { return ctx->remote_tiles_run; }
+
+/* A tile's result (cint_tile_run's bytes) into chunk `tile` of the job: 0, or 1 when
+ * the bytes are not a result for it (the tile then stays pending: it runs here). */
+int cint_tile_accept(void *opaque, int64_t tile, const char *result, size_t bytes) {
+    cint_job *job = opaque;
+    if (tile < 0 || tile >= job->nchunks) return 1;
+    cint_chunk *c = &job->chunks[tile];
+    const cint_kernel *k = job->k;
+    if (c->state != CHUNK_PENDING) return 1;
+    reader r = {result, bytes, 0, false};
+    int64_t state = take_i64(&r), first = take_i64(&r), end = take_i64(&r);
+    uint64_t charges = (uint64_t)take_i64(&r);
+    int64_t out_len = take_i64(&r);
+    const char *out = out_len >= 0 ? take(&r, (size_t)out_len) : NULL;
+    const void *reds = take(&r, (size_t)k->nreductions * sizeof(cint_reduction));
+    if (r.failed || first != c->first || end != c->end || out_len < 0 ||
+        (state != CHUNK_DONE && state != CHUNK_FAULT && state != CHUNK_STOPPED))
+        return 1;
+    /* Check the runs first: a result is taken whole or not at all. */
+    size_t runs_at = r.at;
+    for (int32_t i = 0; i < k->nparams; i++) {
+        if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
+        size_t limit = storage_bytes(job->plan->writes[i].storage);
+        int64_t nruns = take_i64(&r);
+        for (int64_t m = 0; !r.failed && m < nruns; m++) {
+            int64_t at = take_i64(&r), len = take_i64(&r);
+            if (at < 0 || len < 0 || (uint64_t)at > limit || (uint64_t)len > limit - (size_t)at) return 1;
+            (void)take(&r, (size_t)len);
+        }
+        if (r.failed || nruns < 0) return 1;
+    }
+    if (state != CHUNK_DONE) {
+        c->state = (int)state; /* gather runs it again here */
+        return 0;
+    }
+    r.at = runs_at;
+    for (int32_t i = 0; i < k->nparams; i++) {
+        if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
+        char *data = job->plan->writes[i].storage->data;
+        int64_t nruns = take_i64(&r);
+        for (int64_t m = 0; m < nruns; m++) {
+            int64_t at = take_i64(&r), len = take_i64(&r);
+            memcpy(data + at, take(&r, (size_t)len), (size_t)len);
+        }
+    }
+    if (out_len > 0) {
+        c->out = malloc((size_t)out_len + 1);
+        if (c->out == NULL) return 1; /* pending: it runs here */
+        memcpy(c->out, out, (size_t)out_len);
+        c->out[out_len] = '\0';
+        c->out_len = (size_t)out_len;
+    }
+    if (k->nreductions > 0) memcpy(c->reductions, reds, (size_t)k->nreductions * sizeof(cint_reduction));
+    c->charges = charges;
+    c->state = CHUNK_DONE;
+    ((cint_ctx *)job->ctx)->remote_tiles_run++;
+    return 0;
+}
+
+/* The runs of elements of `now` that differ from `was` (whole elements, so that each
+ * run holds only elements this tile's work-items wrote). */
+static void put_changes(packer *p, const char *now, const char *was, size_t bytes, size_t element) {
+    size_t count_at = p->len;
+    put_i64(p, 0);
+    int64_t nruns = 0;
+    size_t at = 0;
+    if (element == 0) element = 1;
+    while (at < bytes) {
+        if (memcmp(now + at, was + at, element) == 0) {
+            at += element;
+            continue;
+        }
+        size_t start = at;
+        while (at < bytes && memcmp(now + at, was + at, element) != 0) at += element;
+        put_i64(p, (int64_t)start);
+        put_i64(p, (int64_t)(at - start));
+        put(p, now + start, at - start);
+        nruns++;
+    }
+    if (!p->failed) memcpy(p->data + count_at, &nruns, sizeof nruns);
+}
+
+/* The worker's side: work-items [first, end) of the packed plan, as a chunk of the
+ * pool runs them (run_chunk), in this process. The result (malloc'd, *result; free it
+ * with cint_free): the chunk's state, its bounds, charges, output, partial reduction
+ * states and, per output, the runs of staged elements it changed. 0, or 1 when the
+ * plan is not one this library packed (nothing is returned). */
+int cint_tile_run(const cint_program *program, const char *plan_bytes, size_t plan_len, int64_t first, int64_t end,
+                  char **result, size_t *result_bytes) {
+    *result = NULL;
+    *result_bytes = 0;
+    reader r = {plan_bytes, plan_len, 0, false};
+    if ((uint64_t)take_i64(&r) != TILE_MAGIC) return 1;
+    int64_t index = take_i64(&r);
+    if (r.failed || program == NULL || index < 0 || index >= program->nkernels) return 1;
+    const cint_kernel *k = program->kernels[index];
+    if (k->nparams > 64) return 1;
+    cint_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.kernel = k;
+    plan.number = take_i64(&r);
+    const void *sizes = take(&r, sizeof plan.sizes), *over = take(&r, sizeof plan.over);
+    if (r.failed) return 1;
+    memcpy(plan.sizes, sizes, sizeof plan.sizes);
+    memcpy(plan.over, over, sizeof plan.over);
+    plan.count = take_i64(&r);
+    cint_ctx m;
+    memset(&m, 0, sizeof m);
+    m.program = program;
+    m.budget = take_i64(&r);
+    uint64_t allowance = (uint64_t)take_i64(&r);
+    m.depth = take_i64(&r);
+    m.dispatches = take_i64(&r);
+    if (end > plan.count) end = plan.count; /* the last tile: the host asks for whole tiles */
+    if (r.failed || first < 0 || first >= end) return 1;
+    cint_arg args[64];
+    cint_view writes[64];
+    cint_storage storages[64], staged[64];
+    const char *original[64];
+    uint64_t scratch[64][16];
+    memset(args, 0, sizeof args);
+    memset(writes, 0, sizeof writes);
+    memset(original, 0, sizeof original);
+    int rc = 1;
+    for (int32_t i = 0; i < k->nparams; i++) {
+        const cint_param *param = &k->params[i];
+        if (param->rank < 0) {
+            if (param->mode == CINT_MODE_IN) args[i].in = take(&r, CINT_TC_SIZE(param->type));
+            else args[i].out = scratch[i];
+            continue;
+        }
+        const void *view = take(&r, sizeof(cint_view)), *storage = take(&r, sizeof(cint_storage));
+        int64_t offset = take_i64(&r);
+        if (r.failed) goto done;
+        memcpy(&args[i].view, view, sizeof(cint_view));
+        memcpy(&storages[i], storage, sizeof(cint_storage));
+        size_t n = storage_bytes(&storages[i]);
+        const char *data = take(&r, n);
+        if (r.failed || offset < 0 || (uint64_t)offset > n) goto done;
+        storages[i].data = (void *)(uintptr_t)data; /* read only: in views are never written */
+        args[i].view.storage = &storages[i];
+        args[i].view.data = (char *)(uintptr_t)data + offset;
+        if (param->mode == CINT_MODE_IN) continue;
+        const void *wview = take(&r, sizeof(cint_view)), *wstorage = take(&r, sizeof(cint_storage));
+        if (r.failed) goto done;
+        memcpy(&writes[i], wview, sizeof(cint_view));
+        memcpy(&staged[i], wstorage, sizeof(cint_storage));
+        size_t w = storage_bytes(&staged[i]);
+        original[i] = take(&r, w);
+        void *copy = malloc(w > 0 ? w : 1u);
+        if (r.failed || copy == NULL) {
+            free(copy);
+            goto done;
+        }
+        memcpy(copy, original[i], w);
+        staged[i].data = copy;
+        writes[i].storage = &staged[i];
+        writes[i].data = copy;
+    }
+    plan.args = args;
+    plan.writes = writes;
+    cint_reduction *states = k->nreductions > 0 ? calloc((size_t)k->nreductions, sizeof *states) : NULL;
+    if (k->nreductions > 0 && states == NULL) goto done;
+    cint_job job;
+    cint_chunk c;
+    memset(&job, 0, sizeof job);
+    memset(&c, 0, sizeof c);
+    job.ctx = &m;
+    job.k = k;
+    job.plan = &plan;
+    job.nchunks = 1;
+    job.chunks = &c;
+    atomic_init(&job.next, 0);
+    atomic_init(&job.fault, INT64_MAX);
+    atomic_init(&job.last_done, -1);
+    atomic_init(&job.charged, 0);
+    job.budget = m.budget >= 0;
+    job.allowance = allowance;
+    c.job = &job;
+    c.first = first;
+    c.end = end;
+    c.remaining = m.budget < 0 ? UNLIMITED : allowance;
+    c.reductions = states;
+    run_chunk(&job, &c);
+    packer p;
+    memset(&p, 0, sizeof p);
+    put_i64(&p, c.state);
+    put_i64(&p, first);
+    put_i64(&p, end);
+    put_i64(&p, c.state == CHUNK_DONE ? (int64_t)c.charges : 0);
+    put_i64(&p, c.state == CHUNK_DONE ? (int64_t)c.out_len : 0);
+    if (c.state == CHUNK_DONE) put(&p, c.out, c.out_len);
+    if (k->nreductions > 0) put(&p, states, (size_t)k->nreductions * sizeof *states);
+    for (int32_t i = 0; i < k->nparams; i++) {
+        if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
+        if (c.state == CHUNK_DONE)
+            put_changes(&p, staged[i].data, original[i], storage_bytes(&staged[i]), staged[i].element_size);
+        else
+            put_i64(&p, 0);
+    }
+    free(c.out);
+    free(states);
+    if (!p.failed) {
+        *result = p.data;
+        *result_bytes = p.len;
+        rc = 0;
+    } else {
+        free(p.data);
+    }
+done:
+    for (int32_t i = 0; i < k->nparams; i++)
+        if (writes[i].storage != NULL) free(writes[i].storage->data);
     return rc;
 }
 

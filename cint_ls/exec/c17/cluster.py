@@ -1,0 +1,292 @@
+"""cpu-c17 across machines: the work-item phase of large dispatches as tiles on a Dask
+cluster (`cint run --cluster ADDRESS|local:N`; docs/cluster.md).
+
+The entry runs in this process, in the C run-time, as always; a dispatch of at least
+`cluster_min` work-items hands its work-item phase to `TileRunner.remote`, a cffi
+callback (rt/pool.c, `remote_items`). The plan arrives packed (the kernel's index,
+sizes, arguments with the bytes of every storage a view reaches, the stagings, the
+fuel allowance); it is scattered once to every worker, each tile is a Dask task that
+runs `cint_tile_run` in the worker's copy of the same library (sent once per run,
+loaded once per worker process, keyed by its sha256) and returns the tile's chunk:
+state, charges, output, partial reduction states and the staged elements it changed.
+Each result goes back into the C run-time through `cint_tile_accept`, and the
+dispatch folds the tiles in ascending order exactly as the thread pool folds its
+chunks: a tile that faulted, stopped, or never came back (its worker died more often
+than Dask retries, the cluster went away) runs again in this process from its first
+work-item with the real fuel and reductions. The outcome is therefore cpu-c17's on one
+machine, byte for byte, whatever the cluster does.
+
+Dask is an optional dependency (`pip install 'cint-ls[cluster]'`); workers need
+cint-ls (the same version) and Dask, and the same machine type as the host (they load
+the host's library).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from ..executors import ExecutorUnavailable
+
+CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
+TILES_PER_WORKER = 2
+MAX_LOCAL_WORKERS = 64
+CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
+
+WORKER_CDEF = """
+typedef struct cint_program cint_program;
+const cint_program *cint_program_info(void);
+int cint_tile_run(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
+                  char **result, size_t *result_bytes);
+void cint_free(void *p);
+"""
+
+_ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
+_LOCAL = re.compile(r"local:([0-9]{1,4})")
+
+
+class ClusterError(ExecutorUnavailable):
+    """No cluster: Dask missing, a malformed address, an unreachable scheduler (one line)."""
+
+
+def parse_address(spec: str) -> tuple[str, int | str]:
+    """("local", N) or ("remote", "tcp://host:port"); ClusterError for anything else."""
+    text = spec.strip() if isinstance(spec, str) else ""
+    local = _LOCAL.fullmatch(text)
+    if local is not None:
+        workers = int(local.group(1))
+        if not 1 <= workers <= MAX_LOCAL_WORKERS:
+            raise ClusterError(f"--cluster local:N takes 1 to {MAX_LOCAL_WORKERS} workers, not {workers}")
+        return "local", workers
+    remote = _ADDRESS.fullmatch(text)
+    if remote is not None and 0 < int(remote.group(3)) < 65536:
+        return "remote", text
+    raise ClusterError(f"--cluster takes a scheduler's address, tcp://HOST:PORT or tls://HOST:PORT, or local:N "
+                       f"(N worker processes on this machine), not {spec!r}")
+
+
+def _dask():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError("--cluster needs Dask's distributed scheduler: pip install 'cint-ls[cluster]'") from None
+    return distributed
+
+
+@dataclass
+class Cluster:
+    """A connected client, and the LocalCluster it owns for `local:N`."""
+
+    spec: str
+    client: object
+    local: object | None = None
+
+    @property
+    def address(self) -> str:
+        return str(self.local.scheduler_address) if self.local is not None else self.spec
+
+    def worker_count(self) -> int:
+        return len(self.client.scheduler_info()["workers"])
+
+    def close(self) -> None:
+        try:
+            self.client.close()
+        finally:
+            if self.local is not None:
+                self.local.close()
+
+
+def open_cluster(spec: str) -> Cluster:
+    kind, value = parse_address(spec)
+    distributed = _dask()
+    import logging
+
+    for name in ("distributed", "distributed.worker", "distributed.scheduler", "distributed.nanny"):
+        logging.getLogger(name).setLevel(logging.ERROR)  # Dask's own chatter stays off the run's stderr
+    if kind == "local":
+        try:
+            local = distributed.LocalCluster(n_workers=int(value), threads_per_worker=1, processes=True,
+                                             dashboard_address=None, host="127.0.0.1")
+        except Exception as error:  # noqa: BLE001 - any failure to start is one line
+            raise ClusterError(f"cannot start a local Dask cluster of {value} workers: {_line(error)}") from None
+        return Cluster(spec, distributed.Client(local), local)
+    try:
+        client = distributed.Client(value, timeout=CONNECT_TIMEOUT)
+    except Exception as error:  # noqa: BLE001 - OSError, TimeoutError, TLS errors: one line
+        raise ClusterError(f"cannot reach the Dask scheduler at {value}: {_line(error)}") from None
+    return Cluster(spec, client)
+
+
+def _line(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text[:300]
+
+
+# ---- the worker's side
+
+_worker_libraries: dict[str, tuple[object, object]] = {}
+
+
+def _worker_library(key: str, library: bytes):
+    """The library of hash `key` loaded in this worker process (once)."""
+    loaded = _worker_libraries.get(key)
+    if loaded is None:
+        import cffi
+
+        directory = os.path.join(tempfile.gettempdir(), f"cint-ls-tiles-{os.getuid()}")
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        path = os.path.join(directory, f"{key}.so")
+        if hashlib.sha256(library).hexdigest() != key:
+            raise RuntimeError("the library that arrived does not match its hash")
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "wb") as handle:
+            handle.write(library)
+        os.replace(temporary, path)
+        ffi = cffi.FFI()
+        ffi.cdef(WORKER_CDEF)
+        lib = ffi.dlopen(path)
+        loaded = _worker_libraries[key] = (ffi, lib)
+    return loaded
+
+
+def run_tile(key: str, library: bytes, plan: bytes, first: int, end: int) -> tuple[str, float, bytes]:
+    """A Dask task: work-items [first, end) of the packed plan; (worker, seconds, result)."""
+    started = time.perf_counter()
+    ffi, lib = _worker_library(key, library)
+    result = ffi.new("char **")
+    length = ffi.new("size_t *")
+    if lib.cint_tile_run(lib.cint_program_info(), plan, len(plan), first, end, result, length) != 0:
+        raise RuntimeError("the worker could not unpack the dispatch's plan")
+    try:
+        data = ffi.buffer(result[0], length[0])[:]
+    finally:
+        lib.cint_free(result[0])
+    try:
+        from distributed import get_worker
+
+        where = get_worker().address
+    except (ImportError, ValueError):
+        where = f"pid {os.getpid()}"
+    return where, time.perf_counter() - started, data
+
+
+# ---- the host's side
+
+CHUNK_DONE, CHUNK_FAULT = 1, 2
+
+
+@dataclass
+class TileRunner:
+    """The host's callback: each dispatch's tiles on the cluster; what the report says."""
+
+    cluster: Cluster
+    library_path: str
+    dispatches: int = 0
+    tiles: int = 0
+    tiles_back: int = 0
+    bytes_moved: int = 0
+    per_worker: dict = field(default_factory=dict)
+    tile_seconds: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    minimum: int = CLUSTER_MIN
+    per_worker_tiles: int = TILES_PER_WORKER
+    _library: object = None
+    _key: str = ""
+
+    def _send_library(self) -> None:
+        with open(self.library_path, "rb") as handle:
+            data = handle.read()
+        self._key = hashlib.sha256(data).hexdigest()
+        workers = self.cluster.worker_count()
+        self._library = self.cluster.client.scatter(data, broadcast=True, hash=False)
+        self.bytes_moved += len(data) * max(1, workers)
+
+    def remote(self, ffi, lib, job, plan, plan_bytes: int, ntiles: int, size: int) -> int:
+        """Run the tiles; hand back each result as it comes (cint_tile_accept). 0."""
+        try:
+            self._remote(ffi, lib, job, ffi.buffer(plan, plan_bytes)[:], int(ntiles), int(size))
+        except BaseException as error:  # noqa: BLE001 - the tiles not back run on the host
+            self.errors.append(_line(error))
+        return 0
+
+    def _remote(self, ffi, lib, job, plan: bytes, ntiles: int, size: int) -> None:
+        from distributed import as_completed
+
+        client = self.cluster.client
+        if self._library is None:
+            self._send_library()
+        self.dispatches += 1
+        self.tiles += ntiles
+        workers = max(1, self.cluster.worker_count())
+        # Every worker gets the plan (a replica survives a worker's death; Dask re-runs its tiles).
+        plan_future = client.scatter(plan, broadcast=True, hash=False)
+        self.bytes_moved += len(plan) * workers
+        futures = {}
+        for j in range(ntiles):
+            first = j * size
+            future = client.submit(run_tile, self._key, self._library, plan_future, first, first + size,
+                                   pure=False, key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}")
+            futures[future] = j
+        # Tiles whose first work-item lies above a faulting tile's last one cannot hold the
+        # canonical fault: they are not waited for (the fold stops before them).
+        bound = None
+        pending = set(range(ntiles))
+        completed = as_completed(list(futures))
+        try:
+            for future in completed:
+                j = futures[future]
+                pending.discard(j)
+                try:
+                    where, seconds, data = future.result()
+                except Exception as error:  # noqa: BLE001 - lost for good: runs on the host
+                    self.errors.append(_line(error))
+                    data = None
+                if data is not None:
+                    self.bytes_moved += len(data)
+                    self.per_worker[where] = self.per_worker.get(where, 0) + 1
+                    self.tile_seconds.append(seconds)
+                    if lib.cint_tile_accept(job, j, data, len(data)) == 0:
+                        self.tiles_back += 1
+                        if int.from_bytes(data[:8], "little", signed=True) == CHUNK_FAULT:
+                            last = (j + 1) * size - 1
+                            bound = last if bound is None else min(bound, last)
+                if bound is not None and all(k * size > bound for k in pending):
+                    break
+        finally:
+            rest = [f for f, j in futures.items() if j in pending]
+            if rest:
+                client.cancel(rest)
+            client.cancel([plan_future])
+
+    def note(self, total_dispatches: int) -> str | None:
+        if not self.dispatches:
+            return None
+        spread = ", ".join(f"{w}: {n}" for w, n in sorted(self.per_worker.items()))
+        mean = sum(self.tile_seconds) / len(self.tile_seconds) * 1e3 if self.tile_seconds else 0.0
+        text = (f"cpu-c17 ran the work-items of {self.dispatches} of {total_dispatches} dispatches on the cluster "
+                f"{self.cluster.address}: {self.tiles_back} of {self.tiles} tiles came back ({spread}), "
+                f"{self.bytes_moved / 1e6:.1f} MB moved, {mean:.2f} ms per tile on its worker")
+        if self.errors:
+            text += f"; tiles run again here after: {self.errors[0]}"
+        return text
+
+
+def cluster_options(options: dict) -> tuple[str | None, int, int]:
+    """(the cluster's spec or None, cluster_min, cluster_tiles: tiles per worker)."""
+    spec = options.get("cluster")
+    if spec is None:
+        return None, CLUSTER_MIN, TILES_PER_WORKER
+    if not isinstance(spec, str):
+        raise ClusterError(f"cpu-c17: the option cluster takes an address, not {spec!r}")
+    parse_address(spec)
+    values = []
+    for name, default in (("cluster_min", CLUSTER_MIN), ("cluster_tiles", TILES_PER_WORKER)):
+        value = options.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= (1 << 62):
+            raise ClusterError(f"cpu-c17: the option {name} takes a whole number from 1, not {value!r}")
+        values.append(value)
+    return spec, values[0], values[1]

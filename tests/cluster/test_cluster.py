@@ -1,0 +1,218 @@
+"""cpu-c17's tiles on a Dask cluster (cint_ls/exec/c17/cluster.py, docs/cluster.md):
+a real `dask scheduler` and two `dask worker` processes on loopback, started and
+stopped here; every case's output, fault record and fuel compared byte for byte with
+cpu-c17 on one machine; a worker killed in the middle of a dispatch."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
+
+from cint_ls.exec.run import RunRequest, run
+
+pytestmark = pytest.mark.needs_cc
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE = ROOT / "tests" / "conformance"
+CINT = shutil.which("cint", path=os.path.dirname(sys.executable)) or "cint"
+DASK = shutil.which("dask", path=os.path.dirname(sys.executable)) or shutil.which("dask")
+# The dispatch-heavy cases: a run that finishes, faults in the work-items (overflow,
+# division by zero), reductions and checked folds that overflow, a fuel budget.
+CASES = [("heat_tour", None), ("heat_e1", None), ("heat_e9", None), ("heat_fold32", None), ("heat_sum32", None),
+         ("heat_spot", None), ("fixed_reduce", None), ("budget_fuel", 6002), ("budget_fuel", 5000),
+         ("budget_fuel", 1500)]
+SPIN = """kernel spin[n](in I64[n] a, out I64[n] r) over [i: n] {
+    I64 acc = a[i];
+    for j in 0..LOOP {
+        acc = acc + j;
+    }
+    r[i] = acc;
+}
+
+export I64 go() {
+    I64[8192] a;
+    I64[8192] r;
+    a[7] = 5;
+    a[FAULT] = 9223372036854775000;
+    spin(a, r);
+    return r[7] + r[8191];
+}
+
+go();
+"""
+
+
+class Cluster:
+    def __init__(self, directory: Path, workers: int):
+        if DASK is None:
+            pytest.skip("the dask command is not installed")
+        self.directory = directory
+        self.file = directory / "scheduler.json"
+        self.processes: list[subprocess.Popen] = []
+        self.log = log = open(directory / "dask.log", "wb")  # noqa: SIM115 - closed in stop()
+        self.processes.append(subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(self.file)], stdout=log, stderr=log, start_new_session=True))
+        self.workers = [subprocess.Popen(
+            [DASK, "worker", "--scheduler-file", str(self.file), "--nthreads", "1", "--no-nanny",
+             "--no-dashboard", "--host", "127.0.0.1", "--death-timeout", "60"],
+            stdout=log, stderr=log, start_new_session=True) for _ in range(workers)]
+        self.processes += self.workers
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.file.exists():
+                try:
+                    self.address = json.loads(self.file.read_text())["address"]
+                    client = distributed.Client(self.address, timeout=20)
+                    client.wait_for_workers(workers, timeout=max(1.0, deadline - time.monotonic()))
+                    self.pids = client.run(os.getpid)  # worker address -> pid
+                    client.close()
+                    return
+                except (ValueError, KeyError, OSError, TimeoutError):
+                    pass
+            time.sleep(0.2)
+        self.stop()
+        pytest.fail("the Dask scheduler and workers did not start within 60 s: " +
+                    (directory / "dask.log").read_text(errors="replace")[-2000:])
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    started = Cluster(tmp_path_factory.mktemp("dask"), 2)
+    yield started
+    started.stop()
+
+
+def _run(path: Path, text: str, fuel, options: dict):
+    outcome = run(RunRequest(str(path), text, "cpu-c17", fuel, {"cpu-c17": options}))
+    assert outcome.result is not None, outcome.error
+    return outcome.result
+
+
+def _same(tiled, single) -> None:
+    assert tiled.output == single.output
+    assert tiled.fuel_consumed == single.fuel_consumed
+    assert json.dumps(tiled.fault.to_json() if tiled.fault else None, sort_keys=True) == \
+        json.dumps(single.fault.to_json() if single.fault else None, sort_keys=True)
+
+
+def _tiles_note(result) -> str:
+    notes = [n for n in result.notes if "on the cluster" in n]
+    assert notes, result.notes
+    return notes[0]
+
+
+@pytest.mark.parametrize("name,fuel", CASES, ids=[f"{n}-{f}" for n, f in CASES])
+def test_conformance_cases_match_cpu_c17(cluster, name, fuel):
+    path = CONFORMANCE / f"{name}.ci"
+    text = path.read_text()
+    tiled = _run(path, text, fuel, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 3})
+    single = _run(path, text, fuel, {"threads": 1})
+    _same(tiled, single)
+    note = _tiles_note(tiled)
+    # Tiles ran on the workers and came back, none lost; a faulting dispatch does not
+    # wait for the tiles above its faulting tile, one that completes waits for all.
+    tiles = note.split(": ", 1)[1].split(" tiles came back")[0]
+    back, of = (int(t) for t in tiles.split(" of "))
+    assert 0 < back <= of and (back == of or single.fault is not None), note
+    assert "run again here" not in note
+
+
+@pytest.mark.parametrize("fault", [8191, 4100, 0])
+def test_generated_faulting_dispatches(cluster, tmp_path, fault):
+    """A fault at the last, a middle and the first work-item of a large dispatch, in
+    tiles of various sizes; a budget that runs out in a later tile."""
+    text = SPIN.replace("LOOP", "50").replace("FAULT", str(fault))
+    path = tmp_path / "spin.ci"
+    path.write_text(text)
+    single = _run(path, text, None, {"threads": 1})
+    assert single.fault is not None and single.fault.code == "E_OVERFLOW"
+    for tiles in (1, 3, 7):
+        _same(_run(path, text, None, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": tiles}),
+              single)
+    budget = 300000
+    single = _run(path, text, budget, {"threads": 1})
+    _same(_run(path, text, budget, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 4}), single)
+
+
+def test_local_cluster_through_the_cli():
+    """`cint run --cluster local:2`: the fault's report, exit status and stdout are
+    cpu-c17's, byte for byte."""
+    path = str(CONFORMANCE / "heat_e1.ci")
+    env = dict(os.environ)
+    tiled = subprocess.run([CINT, "run", "--cluster", "local:2", path],
+                           capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False)
+    single = subprocess.run([CINT, "run", "--executor", "cpu-c17", path],
+                            capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False)
+    assert tiled.returncode == single.returncode == 1, tiled.stderr
+    assert (tiled.stdout, tiled.stderr) == (single.stdout, single.stderr)
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://127.0.0.1", "http://127.0.0.1:8786", "local:0",
+                                     "tcp://127.0.0.1:1"])
+def test_bad_cluster_address_is_one_line_exit_3(address):
+    done = subprocess.run([CINT, "run", "--cluster", address,
+                           str(CONFORMANCE / "heat_tour.ci")], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith("cint: error: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_worker_killed_mid_dispatch(tmp_path):
+    """One of two workers is killed while it runs a tile: Dask runs its tiles again on
+    the other, and the outcome is cpu-c17's."""
+    started = Cluster(tmp_path, 2)
+    try:
+        text = SPIN.replace("LOOP", "400000").replace("FAULT", "8000")
+        path = tmp_path / "spin.ci"
+        path.write_text(text)
+        outcome: list = []
+        runner = threading.Thread(target=lambda: outcome.append(
+            _run(path, text, None, {"cluster": started.address, "cluster_min": 2, "cluster_tiles": 4})))
+        runner.start()
+        watcher = distributed.Client(started.address, timeout=20)
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and time.monotonic() < deadline and runner.is_alive():
+            for worker, tasks in watcher.processing().items():
+                if any(str(t).startswith("cint-tile-") for t in tasks):
+                    os.kill(started.pids[worker], signal.SIGKILL)
+                    killed = worker
+                    break
+            time.sleep(0.02)
+        assert killed is not None, "no tile was seen running"
+        assert runner.is_alive(), "the run ended before the worker was killed"
+        runner.join(timeout=300)
+        watcher.close()
+        assert outcome, "the run did not finish"
+        tiled = outcome[0]
+        single = _run(path, text, None, {"threads": 1})
+        _same(tiled, single)
+        assert single.fault is not None and single.fault.code == "E_OVERFLOW"
+        note = _tiles_note(tiled)
+        assert "run again here" not in note, note  # Dask re-ran the lost tiles: none fell back to the host
+    finally:
+        started.stop()
