@@ -17,7 +17,9 @@ ROOT = Path(__file__).parent
 
 
 class BuildPyWithQueries(build_py):
-    """Copy grammar/queries/*.scm into cint_ls/syntax/queries of the build."""
+    """Copy grammar/queries/*.scm into cint_ls/syntax/queries of the build, and the
+    diagnostics' catalogue (docs/diagnostics.md, which the server's diagnostics link to)
+    into cint_ls/server/docs."""
 
     def run(self):
         super().run()
@@ -25,6 +27,9 @@ class BuildPyWithQueries(build_py):
         target.mkdir(parents=True, exist_ok=True)
         for query in sorted((ROOT / "grammar" / "queries").glob("*.scm")):
             shutil.copyfile(query, target / query.name)
+        docs = Path(self.build_lib) / "cint_ls" / "server" / "docs"
+        docs.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / "docs" / "diagnostics.md", docs / "diagnostics.md")
 
 
 setup(

@@ -23,17 +23,21 @@ SOURCE = "cint"
 MAX_FRAMES = 32  # related entries of a fault diagnostic, at most
 
 
-def _checkout_catalogue() -> str | None:
-    path = Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md"
-    return path.as_uri() if path.is_file() else None
+def _local_catalogue() -> str | None:
+    here = Path(__file__).resolve()
+    for path in (here.parents[2] / "docs" / "diagnostics.md",  # a checkout (editable install)
+                 here.parent / "docs" / "diagnostics.md"):  # the copy a wheel carries (setup.py)
+        if path.is_file():
+            return path.as_uri()
+    return None
 
 
 # `codeDescription.href` of a diagnostic: its code's row in the catalogue,
-# docs/diagnostics.md, whose rows carry anchors (`<a id="c5010">`). The project names no
-# public repository URL (pyproject has no [project.urls], the README none), so this is
-# the catalogue of the checkout the server runs from (an editable install), or no link
-# from an installed wheel. Set it here, once, when the docs have a published address.
-CATALOGUE_URL: str | None = _checkout_catalogue()
+# docs/diagnostics.md, whose rows carry anchors (`<a id="c5010">`). The project has no
+# published documentation address yet (the repository URL in pyproject is a
+# placeholder), so this is the catalogue on this machine: the checkout's, or the copy
+# the wheel carries. Set it here, once, when the docs have a published address.
+CATALOGUE_URL: str | None = _local_catalogue()
 _CATALOGUED = re.compile(r"C[0-9]{4}")
 
 

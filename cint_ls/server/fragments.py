@@ -10,7 +10,7 @@ relative to the item's first line. An edit that leaves an item where it was reus
 text; one that moves it down a line renders the template again (a join, no conversion).
 
 Every function runs on the worker, on a pinned version (`ide.Snapshot`): it holds the
-document's lock for CHUNK_PARTS parts at a time, with a `checkpoint()` between, so the
+document's lock for CHUNK_SECONDS at a time, with a `checkpoint()` between, so the
 loop can take the document in between; and it memoizes the whole answer in the
 version's memo, so an unchanged version answers at once.
 """
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from array import array
 from collections.abc import Callable, Iterator
 
@@ -29,7 +30,7 @@ from ..ide.tokens import part_encoding
 from . import convert
 from .scheduling import checkpoint
 
-CHUNK_PARTS = 200  # parts (top-level items) handled holding the document's lock at once
+CHUNK_SECONDS = 0.01  # the longest the document's lock is held at once
 
 # A relative line number inside a template: "\x00<n>\x00", which json.dumps writes as
 # "\u0000<n>\u0000" (names and details never hold a NUL, so nothing else matches).
@@ -96,13 +97,21 @@ def _piece(doc, part, key: str, objects: Callable[[], list]) -> str:
     return template.at(base)
 
 
-def _by_chunks(doc, parts: list) -> Iterator[list]:
-    """`parts` in chunks of CHUNK_PARTS, each handed out holding the document's lock, a
-    checkpoint after each but the last."""
-    for i in range(0, len(parts), CHUNK_PARTS):
+def _each(doc, parts: list) -> Iterator:
+    """`parts` one by one, handed out holding the document's lock for CHUNK_SECONDS at
+    most at a time, with a checkpoint between: by time, not by count, since a part kept
+    from an earlier version costs microseconds and one computed the first time (its IR,
+    its hints) milliseconds."""
+    i, n = 0, len(parts)
+    while i < n:
+        deadline = time.monotonic() + CHUNK_SECONDS
         with doc.reading():
-            yield parts[i:i + CHUNK_PARTS]
-        if i + CHUNK_PARTS < len(parts):
+            while i < n:
+                yield parts[i]
+                i += 1
+                if time.monotonic() > deadline:
+                    break
+        if i < n:
             checkpoint()
 
 
@@ -127,10 +136,8 @@ def symbols(doc) -> str:
 def _symbol_pieces(doc) -> list[str]:
     source = doc.source
     out = []
-    for chunk in _by_chunks(doc, doc.parts()):
-        for part in chunk:
-            if part.node is None:
-                continue
+    for part in _each(doc, doc.parts()):
+        if part.node is not None:
             out.append(_piece(doc, part, "lsp:symbols", lambda part=part: [
                 convert.document_symbol_json(source, s) for s in part_symbols(doc, part)]))
     return out
@@ -157,15 +164,14 @@ def _hint_pieces(doc, start: int, end: int) -> list[str]:
     out = []
     with doc.reading():
         parts = doc.parts_between(start, end)
-    for chunk in _by_chunks(doc, parts):
-        for part in chunk:
-            if start <= part.start and part.end <= end:
-                out.append(_piece(doc, part, "lsp:hints", lambda part=part: [
-                    _hint_json(source, h) for h in part_hints(doc, part)]))
-            else:
-                found = [_hint_json(source, h) for h in part_hints(doc, part) if start <= h.offset <= end]
-                if found:
-                    out.append(json.dumps(found)[1:-1])
+    for part in _each(doc, parts):
+        if start <= part.start and part.end <= end:
+            out.append(_piece(doc, part, "lsp:hints", lambda part=part: [
+                _hint_json(source, h) for h in part_hints(doc, part)]))
+        else:
+            found = [_hint_json(source, h) for h in part_hints(doc, part) if start <= h.offset <= end]
+            if found:
+                out.append(json.dumps(found)[1:-1])
     return out
 
 
@@ -182,20 +188,19 @@ def tokens_data(doc, data: list[int]) -> str:
 def _token_pieces(doc) -> list[str]:
     out = []
     prev_line = prev_char = 0
-    for chunk in _by_chunks(doc, doc.parts()):
-        for part in chunk:
-            found = part_encoding(doc, part)
-            if found is None:
-                continue
-            (line, char, length, kind, bits), last, tail = found
-            out.append(f"{line - prev_line},{char - prev_char if line == prev_line else char},{length},{kind},{bits}")
-            if tail:
-                kept = part.kept
-                text = kept.get("lsp:tokens")
-                if text is None or text[0] is not tail:
-                    text = kept["lsp:tokens"] = (tail, ",".join(map(str, tail)))
-                out.append(text[1])
-            prev_line, prev_char = last
+    for part in _each(doc, doc.parts()):
+        found = part_encoding(doc, part)
+        if found is None:
+            continue
+        (line, char, length, kind, bits), last, tail = found
+        out.append(f"{line - prev_line},{char - prev_char if line == prev_line else char},{length},{kind},{bits}")
+        if tail:
+            kept = part.kept
+            text = kept.get("lsp:tokens")
+            if text is None or text[0] is not tail:
+                text = kept["lsp:tokens"] = (tail, ",".join(map(str, tail)))
+            out.append(text[1])
+        prev_line, prev_char = last
     return out
 
 
@@ -216,8 +221,7 @@ def folding_ranges(doc) -> str:
 
 def _fold_pieces(doc) -> list[str]:
     out = []
-    for chunk in _by_chunks(doc, doc.parts()):
-        for part in chunk:
-            out.append(_piece(doc, part, "lsp:folds", lambda part=part: [
-                _fold_json(f) for f in part_folding_ranges(doc, part)]))
+    for part in _each(doc, doc.parts()):
+        out.append(_piece(doc, part, "lsp:folds", lambda part=part: [
+            _fold_json(f) for f in part_folding_ranges(doc, part)]))
     return out

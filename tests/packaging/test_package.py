@@ -67,6 +67,7 @@ def test_wheel_is_abi3_with_the_grammar_and_its_queries(dist):
     for query in ("highlights", "locals", "folds", "indents"):
         assert f"cint_ls/syntax/queries/{query}.scm" in names
     assert "cint_ls/server/schema/run-result.schema.json" in names
+    assert "cint_ls/server/docs/diagnostics.md" in names  # what an installed server's diagnostics link to
     assert "cint_ls/exec/c17/rt/cint_rt.h" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     meta = zipfile.ZipFile(wheel).read(f"cint_ls-{cint_ls.__version__}.dist-info/METADATA").decode()
@@ -83,7 +84,8 @@ def test_sdist_has_the_generated_grammar(dist):
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     # Building from the sdist needs no tree-sitter CLI and no Node.js: the C is there.
     for name in ("grammar/src/parser.c", "grammar/src/tree_sitter/parser.h", "cint_ls/syntax/binding.c",
-                 "setup.py", "pyproject.toml", "LICENSE", "grammar/queries/highlights.scm"):
+                 "setup.py", "pyproject.toml", "LICENSE", "grammar/queries/highlights.scm",
+                 "docs/diagnostics.md"):
         assert name in names, name
 
 

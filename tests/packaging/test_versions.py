@@ -32,7 +32,8 @@ def test_pyproject_takes_the_version_from_the_package():
 
 def test_version_flags():
     for module in ("cint_ls.cli.main", "cint_ls.server.main"):
-        proc = subprocess.run([sys.executable, "-c", f"import sys, {module} as m; sys.exit(m.main(['--version']))"],
+        # -P: the installed package, not the checkout's (cwd) without its built binding.
+        proc = subprocess.run([sys.executable, "-P", "-c", f"import sys, {module} as m; sys.exit(m.main(['--version']))"],
                               capture_output=True, text=True, timeout=60, cwd=REPO)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == f"cint-ls {cint_ls.__version__}"

@@ -29,7 +29,8 @@ def traced(path: Path, executor: str, arrays: str | None = "all") -> list[dict]:
 
 
 def cint(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cint_ls.cli.main", *args], capture_output=True, text=True,
+    # -P: not the checkout's cint_ls (no built binding) before the installed one.
+    return subprocess.run([sys.executable, "-P", "-m", "cint_ls.cli.main", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=120, check=False)
 
 
