@@ -67,6 +67,7 @@ from .. import __version__
 from .framing import FramingError, StdinReader
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
+from .scheduling import watch_input
 from .session import Serialized, Session
 
 logger = logging.getLogger("cint_ls.server")
@@ -364,6 +365,7 @@ class CintLanguageServer(LanguageServer):
         self._stop_event = threading.Event()
         self.protocol.set_writer(_Writer(stdout or sys.stdout.buffer))
         self._reader = StdinReader(stdin or sys.stdin.buffer, report=self._framing_error)
+        watch_input(self._reader.pending)  # heavy jobs give way while messages wait (scheduling.checkpoint)
         try:
             asyncio.run(self._serve())
         except (KeyboardInterrupt, SystemExit):

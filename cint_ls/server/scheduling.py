@@ -58,16 +58,33 @@ class Job:
             self.future.cancel()  # never starts if it has not yet
 
 
+def _no_input() -> bool:
+    return False
+
+
+_input_waiting: Callable[[], bool] = _no_input  # whether messages arrived that the loop has not read
+
+
+def watch_input(waiting: Callable[[], bool]) -> None:
+    """How `checkpoint` knows that messages wait to be read (the server's stdin reader)."""
+    global _input_waiting
+    _input_waiting = waiting
+
+
 def checkpoint() -> None:
     """Called by long jobs between chunks of work (holding no document lock): raises
-    `Stopped` when the job's answer is no longer wanted, and lets the loop run first."""
+    `Stopped` when the job's answer is no longer wanted, and lets the loop run first:
+    while it answers a light request, and while messages wait to be read. (Each turn of
+    the loop gives up the GIL in its select(); against a thread computing in Python it
+    gets it back only at the worker's next checkpoint, so reading a burst of six
+    messages took the loop 300 ms of the worker's chunks, and the hover in it waited.)"""
     job = getattr(_current, "job", None)
     if job is not None and job.stopped:
         raise Stopped
     time.sleep(0)  # releases the GIL: a waiting loop thread takes it
-    if _loop_busy:
+    if _loop_busy or _input_waiting():
         deadline = time.monotonic() + YIELD_LIMIT
-        while _loop_busy and time.monotonic() < deadline:
+        while (_loop_busy or _input_waiting()) and time.monotonic() < deadline:
             time.sleep(0.0005)
 
 

@@ -56,8 +56,11 @@ async def test_the_link_is_the_codes_anchor_in_the_catalogue(client):
     (d,) = await open_document(client, uri_of("explain_c2001"), "void go() {\n    I64 x = y;\n}\n")
     href = d.code_description.href
     path, anchor = href.split("#")
-    assert Path(url2pathname(urlparse(path).path)) == CATALOGUE
-    assert f'<a id="{anchor}"></a>C2001' in CATALOGUE.read_text()
+    linked = Path(url2pathname(urlparse(path).path))
+    # The checkout's catalogue (an editable install), or the copy the wheel carries.
+    assert linked == CATALOGUE or linked.parts[-4:] == ("cint_ls", "server", "docs", "diagnostics.md")
+    assert linked.read_text() == CATALOGUE.read_text()
+    assert f'<a id="{anchor}"></a>C2001' in linked.read_text()
 
 
 async def test_every_code_of_the_analysis_has_an_anchor():
