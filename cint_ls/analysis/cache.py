@@ -58,6 +58,16 @@ TABLES = ("symbols", "types", "values", "calls")  # an ItemRecord's tables, merg
 REMERGE = 0.25  # above this share of units changed, the tables are merged from scratch
 
 
+def merge_all(declared: dict, records: list[ItemRecord]) -> tuple[dict, dict, dict, dict]:
+    """`declared` then each record's tables, as four new dicts (symbols, types, values,
+    calls): the merge from scratch."""
+    tables = (dict(declared), {}, {}, {})
+    for record in records:
+        for table, name in zip(tables, TABLES):
+            table.update(getattr(record, name))
+    return tables
+
+
 class Tables:
     """The merged tables of one version: the declarations' symbols, then the units'
     tables in order (their keys are the units' own nodes, disjoint but for a kernel's
@@ -85,10 +95,7 @@ class AnalysisCache:
         kept = {id(r) for r in last.records} if last is not None else set()
         added = [r for r in records if id(r) not in kept]
         if last is None or len(added) > REMERGE * max(1, len(records)):
-            tables = (dict(declared), {}, {}, {})
-            for record in records:
-                for table, name in zip(tables, TABLES):
-                    table.update(getattr(record, name))
+            tables = merge_all(declared, records)
         else:
             now = {id(r) for r in records}
             gone = [r for r in last.records if id(r) not in now]
