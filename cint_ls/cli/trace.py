@@ -87,7 +87,7 @@ def write_outputs(args: argparse.Namespace, outcome, path: str) -> None:
     lines = records(outcome, path, arrays_asked=getattr(args, "trace_arrays", None) is not None)
     if getattr(args, "trace_arrays", None):
         missing, candidates = unmatched_names(outcome, ArraySelection.parse(args.trace_arrays))
-        if missing and outcome.executor != "cpu-c17":
+        if missing:
             sys.stderr.write(f"cint: warning: --trace-arrays: no 2-D out or inout array {', '.join(missing)} in the "
                              f"dispatches (they have: {', '.join(candidates) or 'none'})\n")
         for line in lines:

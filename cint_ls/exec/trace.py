@@ -8,11 +8,12 @@ dispatch), and a `fault_map` line for a dispatch that faulted in its work-item p
 (which work-items ran, which faulted first). The format is `docs/trace.md`;
 `read_trace` checks a file against it and says in one line what is wrong.
 
-Array values are taken by the shared dispatch protocol (`Dispatcher`, exec/dispatch.py)
-after each dispatch publishes, for the executors that run on it (cpu-sir-interp and
-gpu-cuda); the selection reaches it through `selected_arrays` around the executor's run,
-so no executor needs an option of its own. cpu-c17 keeps its arrays in its C run-time and
-records no values (the trace's `arrays_note` says so).
+Array values are taken after each dispatch publishes: by the shared dispatch protocol
+(`Dispatcher`, exec/dispatch.py) for the executors that run on it (cpu-sir-interp and
+gpu-cuda), and by cpu-c17's run-time through an observer (exec/c17/pictures.py), both
+through `ArraySelection.take`. The selection reaches them through `selected_arrays`
+around the executor's run (in the child process of an isolated run too), so no executor
+needs an option of its own.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from .views import View, copy_elements
@@ -80,25 +81,33 @@ class ArraySelection:
         return bool({param, f"{short}.{param}", f"{kernel_name}.{param}"} & self.names)
 
     def snapshot(self, kernel, args) -> dict:
-        """After a dispatch published: the values of the selected 2-D out/inout arrays
-        (`arrays`), the names of every 2-D out/inout array the kernel has (`candidates`)
-        and those too large or over the run's total (`skipped`)."""
+        """After a dispatch published (the shared protocol's Views): `take` of its 2-D
+        out/inout arrays."""
+        return self.take(kernel.qualified, [
+            (param.name, arg.storage.element.name, list(arg.extents), lambda arg=arg: copy_elements(arg))
+            for param, arg in zip(kernel.params, args)
+            if isinstance(arg, View) and param.mode in ("out", "inout") and len(arg.extents) == 2])
+
+    def take(self, kernel_name: str, arrays: Iterable[tuple[str, str, list[int], Callable[[], Iterable]]]) -> dict:
+        """After a dispatch published, given its 2-D out/inout arrays as (parameter,
+        element type's name, [rows, columns], a function that reads the elements in
+        row-major order): the values of the selected ones (`arrays`), the names of them
+        all (`candidates`) and the selected ones too large or over the run's total
+        (`skipped`). Every executor's pictures come through here (cpu-c17's:
+        exec/c17/pictures.py), so the limits and the rows are the same."""
         taken, candidates, skipped = [], [], []
-        for param, arg in zip(kernel.params, args):
-            if not isinstance(arg, View) or param.mode not in ("out", "inout") or len(arg.extents) != 2:
+        for param, element, shape, read in arrays:
+            candidates.append(param)
+            if not self.wants(kernel_name, param):
                 continue
-            candidates.append(param.name)
-            if not self.wants(kernel.qualified, param.name):
-                continue
-            size = arg.extents[0] * arg.extents[1]
+            size = shape[0] * shape[1]
             if size > self.limit or self.kept + size > self.total:
-                skipped.append({"param": param.name, "elements": size,
+                skipped.append({"param": param, "elements": size,
                                 "why": "over the array limit" if size > self.limit else "over the run's total"})
                 continue
             self.kept += size
-            values = [int(v) for v in copy_elements(arg)]
-            taken.append({"param": param.name, "element": arg.storage.element.name, "shape": list(arg.extents),
-                          "values": values})
+            values = [int(v) for v in read()]
+            taken.append({"param": param, "element": element, "shape": list(shape), "values": values})
         return {"arrays": taken, "candidates": candidates, "skipped": skipped}
 
 
@@ -152,14 +161,26 @@ def _index(work_item: int, space: list[int]) -> list[int]:
     return index[::-1]
 
 
+# How a dispatch's work-items ran (its row's `order`), and so which ran when one faulted:
+# `ascending`: one after the other in ascending order, stopping at the first fault
+# (cpu-sir-interp; cpu-c17 on one thread): those below the canonical work-item ran, those
+# above did not. `chunks`: in chunks of ascending work-items on several threads or a
+# cluster's tiles, folded in ascending order (cpu-c17's pool, rt/pool.c): every
+# work-item below the canonical one ran (its outcome is that of ascending order), but
+# chunks above it may have run, in part or whole, before it was found: unknown. None:
+# the executor does not say (gpu-cuda): only the canonical one is known.
+ORDERS = ("ascending", "chunks")
+
+
 def fault_map(row: dict, work_item: int) -> dict:
-    """Which work-items of a dispatch that faulted in its work-item phase ran: with the
-    order `ascending` (the runner stops at the first fault), those before the canonical
-    one ran and those after did not; otherwise only the canonical one is known."""
+    """Which work-items of a dispatch that faulted in its work-item phase ran, by the
+    row's `order` (ORDERS): `ran`, `not run` or `unknown` below and above the canonical
+    work-item."""
     count = int(row.get("work_items") or 0)
     before, after = work_item, max(count - work_item - 1, 0)
-    known = row.get("order") == "ascending"
-    runs = [["ran" if known else "unknown", before], ["canonical", 1], ["not run" if known else "unknown", after]]
+    order = row.get("order")
+    runs = [["ran" if order in ORDERS else "unknown", before], ["canonical", 1],
+            ["not run" if order == "ascending" else "unknown", after]]
     return {"type": "fault_map", "dispatch": row.get("number"), "kernel": row.get("kernel"),
             "space": row.get("space") or [count], "work_item": work_item,
             "index": _index(work_item, row.get("space") or [count]), "order": row.get("order"),
@@ -182,10 +203,11 @@ def _records(outcome, path: str | None, lines: list[dict], role: str, arrays_ask
     result = outcome.result
     rows = [] if result is None or result.dispatch_log is None else result.dispatch_log
     fault = None if result is None else result.fault
-    arrays = any("arrays" in row for row in rows)
     note = None
-    if arrays_asked and not arrays and rows and outcome.executor == "cpu-c17":
-        note = "cpu-c17 records no array values: run with --executor cpu-sir-interp or gpu-cuda for pictures"
+    if arrays_asked and rows and not any("arrays" in row for row in rows):
+        # every executor takes pictures; a run that took none says why when it knows
+        note = next((n for n in (result.notes if result is not None else [])
+                     if "no pictures of arrays" in n), None)
     lines.append({
         "type": "run", "format": FORMAT, "version": VERSION, "role": role, "file": path,
         "executor": report["executor"], "device": report["device"], "chosen": report["chosen"],

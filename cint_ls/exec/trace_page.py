@@ -330,7 +330,9 @@ function cellAt(g, ev, rows, cols) {
       legend.appendChild(item);
     }
     legend.appendChild(el("span", {}, "Okabe-Ito colours" + (b > 1 ? " · each pixel " + b + " × " + b + " work-items" : "") +
-      (f.order === "ascending" ? " · ran in ascending order, stopping at the first fault" : " · the executor does not record which other work-items ran")));
+      (f.order === "ascending" ? " · ran in ascending order, stopping at the first fault"
+        : f.order === "chunks" ? " · ran in chunks on several threads or machines: all below the canonical work-item ran; which above it ran is not recorded"
+        : " · the executor does not record which other work-items ran")));
     fig.appendChild(legend);
     g.cv.addEventListener("mousemove", ev => {
       const c = cellAt(g, ev, rows, cols); if (!c) return hideTip();

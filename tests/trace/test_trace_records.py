@@ -68,14 +68,24 @@ def test_heat_e1_fault_map_marks_work_item_20_on_every_executor(executor):
         assert fault_map["runs"] == [["ran", 20], ["canonical", 1], ["not run", 43]]
 
 
-def test_cpu_c17_says_it_records_no_array_values():
+def test_cpu_c17_records_array_values_and_the_cli_default_executor_pictures_them(tmp_path):
+    # `cint run` picks an executor by itself (auto: cpu-c17 with a C compiler); the
+    # pictures come whatever it picks (tests/trace/test_trace_c17.py: against the interpreter)
     if not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
         pytest.skip("no C compiler")
     lines = traced(HEAT_TOUR, "cpu-c17")
-    assert "cpu-c17 records no array values" in lines[0]["arrays_note"]
+    assert lines[0]["arrays_note"] is None
     dispatches = [line for line in lines if line["type"] == "dispatch"]
     assert len(dispatches) == 40 and all(d["space"] == [16, 16] for d in dispatches)
     assert all(a["start"] <= a["end"] <= b["start"] for a, b in itertools.pairwise(dispatches))
+    assert [line["dispatch"] for line in lines if line["type"] == "array"] == list(range(40))
+    trace = tmp_path / "t.jsonl"
+    done = cint("run", "--trace", str(trace), "--trace-arrays", "v", str(HEAT_TOUR))
+    assert done.returncode == 0, done.stderr
+    lines = read_trace(trace.read_text())
+    arrays = [line for line in lines if line["type"] == "array"]
+    assert lines[0]["executor"] in ("cpu-c17", "gpu-cuda") and lines[0]["chosen"] == "auto" and len(arrays) == 40
+    assert arrays[-1]["values"][8 * 16 + 8] == 1042
 
 
 def test_named_arrays_only_and_the_limit():

@@ -23,8 +23,10 @@ from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
 from ..stages import RUNNING, reached
+from ..trace import current_selection
 from .build import build_library
 from .emit import EmitError, emit_program
+from .pictures import Pictures
 
 EXECUTOR = "cpu-c17"
 STACK_SIZE = 512 << 20  # bytes: MAX_CALL_DEPTH (100,000) nested calls of frames up to 5 KiB (rt/stack.c)
@@ -61,9 +63,11 @@ void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_
 int32_t cint_ctx_threads_used(const cint_ctx *ctx);
 int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
 typedef struct { int64_t number; const char *kernel; int64_t work_items; int32_t threads; int64_t nanoseconds;
-                 uint64_t fuel; int64_t started_ns; int32_t nover; int64_t over[8]; } cint_dispatch_record;
+                 uint64_t fuel; int64_t started_ns; int32_t nover; int64_t over[8]; int32_t ran; } cint_dispatch_record;
 void cint_ctx_set_report(cint_ctx *ctx, int on);
 size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
+void cint_ctx_set_observer(cint_ctx *ctx, void (*observer)(void *, const char *, int64_t, int32_t, const cint_arg *),
+                           void *user);
 void cint_ctx_set_remote(cint_ctx *ctx, int (*remote)(void *, void *, const char *, size_t, int64_t, int64_t),
                          void *user, int64_t remote_min, int64_t tiles);
 int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
@@ -71,6 +75,7 @@ int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx);
 """
 
 CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
+RAN_SERIAL = 0  # cint_dispatch_record.ran (rt/cint_rt.h): CINT_RAN_SERIAL; else the pool's chunks or tiles
 
 
 class C17RunError(ExecutorUnavailable):
@@ -138,10 +143,13 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     `trace` (for --check: the boundaries in RunResult.trace), `report` (a record per
     dispatch in RunResult.dispatch_log, for `cint run --report`), `stack_size` (bytes of
     the threads that run the entry and its work-items), `threads`, `parallel_min`,
-    `chunk_min` (`thread_options`)."""
+    `chunk_min` (`thread_options`). With the trace's selection of arrays around the run
+    (exec/trace.py `selected_arrays`), the rows also hold their pictures (pictures.py)."""
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
     library = build_library(emit(program))
+    selection = current_selection()  # pictures of arrays for the trace (exec/trace.py, pictures.py)
+    pictures = None if selection is None else Pictures(program, selection)
     tiles = None
     if options.get("cluster") is not None:  # cluster.py: the work-items of large dispatches as tiles on Dask
         from . import cluster
@@ -154,7 +162,7 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
         result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
                                          stack_size=int(options.get("stack_size", STACK_SIZE)),
                                          threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
-                                         report=bool(options.get("report")), tiles=tiles)
+                                         report=bool(options.get("report")), tiles=tiles, pictures=pictures)
     finally:
         if tiles is not None:
             tiles.cluster.close()
@@ -171,7 +179,8 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
 
 def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: int = STACK_SIZE,
                 threads: int = 1, parallel_min: int = PARALLEL_MIN,
-                chunk_min: int = CHUNK_MIN, report: bool = False, tiles=None) -> tuple[RunResult, list[Boundary]]:
+                chunk_min: int = CHUNK_MIN, report: bool = False, tiles=None,
+                pictures: Pictures | None = None) -> tuple[RunResult, list[Boundary]]:
     ffi, lib = _load(path)
     budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
@@ -189,6 +198,12 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                                   tiles.remote(ffi, lib, job, plan, length, ntiles, size), error=0)
             lib.cint_ctx_set_remote(ctx, remote, ffi.NULL, tiles.minimum,
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
+        observer = None
+        if pictures is not None:  # kept alive until the run ends
+            observer = ffi.callback("void(void *, const char *, int64_t, int32_t, const cint_arg *)",
+                                    lambda user, kernel, number, nparams, args:
+                                    pictures.observe(ffi, kernel, number, nparams, args))
+            lib.cint_ctx_set_observer(ctx, observer, ffi.NULL)
         status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)
@@ -219,6 +234,9 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
         if report:
             result.dispatch_log = _records(ffi, lib, ctx)
+            note = None if pictures is None else pictures.attach(result.dispatch_log)
+            if note is not None:
+                result.notes.append(note)
         parallel = int(lib.cint_ctx_parallel_dispatches(ctx))
         if parallel:
             result.notes.append(f"cpu-c17 ran the work-items of {parallel} of {result.dispatches} dispatches on "
@@ -243,8 +261,10 @@ def _records(ffi, lib, ctx) -> list[dict]:
                      # for the trace (exec/trace.py): start from the first dispatch's, the over extents
                      "start": (int(r.started_ns) - origin) / 1e9,
                      "space": [int(r.over[d]) for d in range(r.nover)] if r.work_items >= 0 else None,
-                     # serial: ascending work-item order, stopping at the first fault (rt/pool.c)
-                     "order": "ascending" if int(r.threads) == 1 else None})
+                     # which work-items ran (the trace's fault map, exec/trace.py): on one thread in
+                     # ascending order, stopping at the first fault; in chunks (the pool, a
+                     # cluster's tiles: rt/pool.c) all below the canonical fault, the others unknown
+                     "order": "ascending" if int(r.ran) == RAN_SERIAL else "chunks"})
     return rows
 
 

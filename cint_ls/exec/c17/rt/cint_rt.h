@@ -280,7 +280,14 @@ typedef struct {
     int64_t started_ns; /* the monotonic clock when it began (the trace's start times) */
     int32_t nover;      /* the over extents the entry checks bound (0 before they did) */
     int64_t over[CINT_MAX_RANK];
+    /* How its work-items ran (which ran, for a fault map): CINT_RAN_SERIAL in ascending
+     * order on one thread, stopping at the first fault; CINT_RAN_POOL in chunks on the
+     * pool, CINT_RAN_TILES in tiles on a cluster (pool.c): every work-item below the
+     * canonical fault ran, those above it may or may not have. */
+    int32_t ran;
 } cint_dispatch_record;
+
+enum { CINT_RAN_SERIAL = 0, CINT_RAN_POOL = 1, CINT_RAN_TILES = 2 };
 
 #define CINT_MAX_RECORDS 10000 /* dispatches recorded; later ones are counted only */
 
@@ -336,6 +343,13 @@ struct cint_ctx {
     int64_t remote_min, remote_tiles;
     int64_t remote_dispatches; /* dispatches whose work-items went to the cluster */
     int64_t remote_tiles_run;  /* tiles whose result came back from the cluster */
+    /* An observer of every dispatch that published (cint_ctx_set_observer): called
+     * after publication, off the dispatch's recorded time, with the kernel's qualified
+     * name, the dispatch's number, its parameters' count and its arguments (the
+     * published views), on the thread that runs the entry.  The trace's pictures of
+     * arrays (cint_ls/exec/c17/pictures.py).  NULL: none, and no cost. */
+    void (*observer)(void *user, const char *kernel, int64_t number, int32_t nparams, const cint_arg *args);
+    void *observer_user;
 };
 
 #define CINT_MAX_CALL_DEPTH 100000 /* nested calls; the call beyond: host.stack (exec/faults.py) */
@@ -513,6 +527,10 @@ int64_t cint_ctx_dispatches(const cint_ctx *ctx);
 size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries);
 void cint_ctx_set_report(cint_ctx *ctx, int on);
 size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
+void cint_ctx_set_observer(cint_ctx *ctx,
+                           void (*observer)(void *user, const char *kernel, int64_t number, int32_t nparams,
+                                            const cint_arg *args),
+                           void *user);
 void cint_free(void *p);
 int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
                       const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,

@@ -409,13 +409,22 @@ static void work_item_address(cint_ctx *ctx, const cint_kernel *k, int64_t numbe
 static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count,
                          int64_t *over);
 
+/* A dispatch that published, shown to the host's observer (cint_ctx_set_observer):
+ * after publication and off the recorded time, since its copies are not the dispatch's. */
+static void observe(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args, int64_t number) {
+    ctx->observer(ctx->observer_user, k->qualified, number, k->nparams, args);
+}
+
 /* The dispatch, and with the report on its record (cint_dispatch_record). */
 int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span) {
     if (!ctx->report) {
-        int64_t count, over[CINT_MAX_RANK];
-        return dispatch_once(ctx, k, args, span, &count, over);
+        int64_t count, over[CINT_MAX_RANK], number = ctx->dispatches;
+        int rc = dispatch_once(ctx, k, args, span, &count, over);
+        if (rc == 0 && ctx->observer != NULL) observe(ctx, k, args, number);
+        return rc;
     }
     int64_t number = ctx->dispatches, count = -1, parallel = ctx->parallel_dispatches;
+    int64_t remote = ctx->remote_dispatches;
     uint64_t fuel = cint_ctx_fuel_consumed(ctx);
     int64_t over[CINT_MAX_RANK];
     int64_t started = cint_now_ns();
@@ -436,7 +445,11 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
         r->started_ns = started;
         r->nover = count < 0 ? 0 : k->nover;
         for (int32_t d = 0; d < r->nover; d++) r->over[d] = over[d];
+        r->ran = ctx->remote_dispatches > remote       ? CINT_RAN_TILES
+                 : ctx->parallel_dispatches > parallel ? CINT_RAN_POOL
+                                                       : CINT_RAN_SERIAL;
     }
+    if (rc == 0 && ctx->observer != NULL) observe(ctx, k, args, number);
     return rc;
 }
 

@@ -85,6 +85,16 @@ size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **record
     return ctx->nrecords;
 }
 
+/* An observer of every dispatch that published (cint_rt.h, struct cint_ctx; the
+ * trace's pictures of arrays), or NULL for none (before the run). */
+void cint_ctx_set_observer(cint_ctx *ctx,
+                           void (*observer)(void *user, const char *kernel, int64_t number, int32_t nparams,
+                                            const cint_arg *args),
+                           void *user) {
+    ctx->observer = observer;
+    ctx->observer_user = user;
+}
+
 void cint_free(void *p) { free(p); }
 
 /* gpu-cuda's description of a fault (SPEC-02P.1 10.6 para 9; cint_ls/exec/c17/describe.py):
