@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..exec.compare import compare as compare_two
 from ..exec.executors import EXECUTOR_NAMES, available
 from ..exec.run import REFERENCE, RunOutcome, RunRequest, run
-from ..exec.trace import ArraySelection, records
+from ..exec.trace import records
 from .settings import Settings
 
 __all__ = ["REFERENCE", "Verdict", "compare_executors", "implemented_executors", "run_program", "run_result_json"]
@@ -29,9 +29,10 @@ def implemented_executors() -> list[str]:
 # What a run sends back to the editor: the rest is cut, with a note (issue 13 item 5: a
 # program printing 660 MB took the server past its memory).
 OUTPUT_LIMIT = 1 << 20  # bytes
-# The run result's trace (exec/trace.py): every dispatch, and pictures of every 2-D
-# out/inout array of at most 256 × 256 elements, 1,048,576 elements in all per run.
-EDITOR_ARRAYS = ArraySelection(None, limit=256 * 256, total=1 << 20)
+# The run result's trace (exec/trace.py): every dispatch, and pictures of the 2-D
+# out/inout arrays cint.trace.arrays names (default: all), each of at most
+# cint.trace.arrayLimit elements (default 256 × 256), 1,048,576 in all per run
+# (Settings.array_selection).
 
 
 def run_program(executor: str, path: str, text: str, settings: Settings,
@@ -47,7 +48,7 @@ def run_program(executor: str, path: str, text: str, settings: Settings,
     request = RunRequest(path, text, executor, settings.fuel, options,
                          trace=trace, time_limit=settings.time_limit, isolate=True, cancel=cancel,
                          output_limit=OUTPUT_LIMIT, function=function, stage=stage,
-                         trace_arrays=EDITOR_ARRAYS.to_json())
+                         report=True, trace_arrays=settings.array_selection())
     try:
         return run(request)
     except Exception as exc:  # noqa: BLE001 - a broken run must not reach the server

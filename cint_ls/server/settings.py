@@ -9,6 +9,11 @@
                                                           null: the server's own $CC, else cc, gcc, clang)
     cint.c17.threads             null                     threads of cpu-c17's large dispatches, 1 to
                                                           1024 (null: the cores the run may use)
+    cint.trace.arrays            "all"                    the 2-D out/inout arrays a run's trace
+                                                          pictures: "all", "none", or names
+                                                          (["v", "diffuse.v"], or "v, diffuse.v")
+    cint.trace.arrayLimit        65536                    elements of one pictured array, 1 to
+                                                          4194304 (256 × 256; 2048 × 2048)
 
 `cint.c17.compiler` names one program, which runs on every Run: an absolute path (`~`
 expanded) or a bare command name found on PATH (`clang`, `gcc-13`), never arguments or
@@ -29,8 +34,11 @@ import shlex
 from dataclasses import dataclass, replace
 
 from ..exec.executors import EXECUTOR_NAMES
+from ..exec.trace import ARRAY_LIMIT, ArraySelection
 
 DEFAULT_TARGETS = ("cpu-c17", "gpu-cuda")
+TRACE_ARRAY_LIMIT = 256 * 256  # elements of one pictured array in a run from the editor
+TRACE_TOTAL = 1 << 20  # elements pictured over a run from the editor (at least one array)
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,18 @@ class Settings:
     step_ordinals: bool = True
     c17_compiler: str | None = None  # as $CC holds it: one program, quoted (compiler_setting)
     c17_threads: int | None = None  # cpu-c17's option `threads` (None: its default, the cores)
+    # The trace's pictures (exec/trace.py ArraySelection): the names of cint.trace.arrays,
+    # None for all of them, () for none; each of at most trace_array_limit elements.
+    trace_arrays: tuple[str, ...] | None = None
+    trace_array_limit: int = TRACE_ARRAY_LIMIT
+
+    def array_selection(self) -> dict | None:
+        """The run's `trace_arrays` (RunRequest, ArraySelection.to_json), None for no
+        pictures: over a run at most the larger of 1,048,576 elements and one array."""
+        if self.trace_arrays == ():
+            return None
+        names = None if self.trace_arrays is None else frozenset(self.trace_arrays)
+        return ArraySelection(names, self.trace_array_limit, max(TRACE_TOTAL, self.trace_array_limit)).to_json()
 
     def run_options(self, executor: str) -> dict:
         """The options of an executor's run (`Request.options`): cpu-c17's `threads`.
@@ -165,5 +185,34 @@ def parse_settings(value: object, base: Settings | None = None) -> tuple[Setting
         else:
             warnings.append(f"cint.c17.threads: expected a whole number of threads from 1 to 1024 or null, "
                             f"got {threads!r}")
+
+    if "trace.arrays" in flat:
+        arrays = flat["trace.arrays"]
+        if isinstance(arrays, (list, tuple)) and all(isinstance(name, str) for name in arrays):
+            arrays = ",".join(arrays) if arrays else "none"
+        if arrays is None:
+            changes["trace_arrays"] = None
+        elif isinstance(arrays, str) and arrays.strip() in ("none", ""):
+            changes["trace_arrays"] = ()
+        else:
+            try:
+                if not isinstance(arrays, str):
+                    raise ValueError(arrays)
+                names = ArraySelection.parse(arrays).names  # "all": None
+                changes["trace_arrays"] = None if names is None else tuple(sorted(names))
+            except ValueError:
+                warnings.append(f"cint.trace.arrays: expected \"all\", \"none\" or a list of array parameters' "
+                                f"names (\"v\", \"diffuse.v\"), got {flat['trace.arrays']!r}")
+
+    if "trace.arrayLimit" in flat:
+        limit = flat["trace.arrayLimit"]
+        if limit is None:
+            changes["trace_array_limit"] = TRACE_ARRAY_LIMIT
+        elif (isinstance(limit, (int, float)) and not isinstance(limit, bool) and 1 <= limit <= ARRAY_LIMIT
+              and int(limit) == limit):
+            changes["trace_array_limit"] = int(limit)
+        else:
+            warnings.append(f"cint.trace.arrayLimit: expected a whole number of elements from 1 to {ARRAY_LIMIT} "
+                            f"or null, got {limit!r}")
 
     return replace(settings, **changes), warnings

@@ -18,8 +18,8 @@ M.defaults = {
   --- The server command. `{ 'python3', '-m', 'cint_ls.server' }` works too.
   cmd = { 'cint-ls' },
   --- Sent to the server (workspace/configuration). Keys under `cint`: targets, fuel,
-  --- run = { timeLimit }, inlayHints = { stepOrdinals }, c17 = { compiler, threads }. Unset keys
-  --- take the server's defaults.
+  --- run = { timeLimit }, inlayHints = { stepOrdinals }, c17 = { compiler, threads },
+  --- trace = { arrays, arrayLimit }. Unset keys take the server's defaults.
   settings = {},
   --- Files or directories that mark a project root.
   root_markers = { '.git', 'pyproject.toml' },
