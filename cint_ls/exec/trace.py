@@ -84,14 +84,15 @@ class ArraySelection:
         """After a dispatch published (the shared protocol's Views): `take` of its 2-D
         out/inout arrays."""
         return self.take(kernel.qualified, [
-            (param.name, arg.storage.element.name, list(arg.extents), lambda arg=arg: copy_elements(arg))
+            (param.name, arg.storage.element.name, list(arg.extents),
+             lambda arg=arg: [int(v) for v in copy_elements(arg)])
             for param, arg in zip(kernel.params, args)
             if isinstance(arg, View) and param.mode in ("out", "inout") and len(arg.extents) == 2])
 
-    def take(self, kernel_name: str, arrays: Iterable[tuple[str, str, list[int], Callable[[], Iterable]]]) -> dict:
+    def take(self, kernel_name: str, arrays: Iterable[tuple[str, str, list[int], Callable[[], list[int]]]]) -> dict:
         """After a dispatch published, given its 2-D out/inout arrays as (parameter,
         element type's name, [rows, columns], a function that reads the elements in
-        row-major order): the values of the selected ones (`arrays`), the names of them
+        row-major order as a list of Python ints): the values of the selected ones (`arrays`), the names of them
         all (`candidates`) and the selected ones too large or over the run's total
         (`skipped`). Every executor's pictures come through here (cpu-c17's:
         exec/c17/pictures.py), so the limits and the rows are the same."""
@@ -106,7 +107,7 @@ class ArraySelection:
                                 "why": "over the array limit" if size > self.limit else "over the run's total"})
                 continue
             self.kept += size
-            values = [int(v) for v in read()]
+            values = read()
             taken.append({"param": param, "element": element, "shape": list(shape), "values": values})
         return {"arrays": taken, "candidates": candidates, "skipped": skipped}
 
