@@ -64,8 +64,8 @@ from ..executors import ExecutorUnavailable
 
 RT_DIR = Path(__file__).parent / "rt"
 RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
-              "host.c", "stack.c")
-RT_HEADERS = ("cint_rt.h", "cint_ops.h")
+              "host.c", "stack.c", "gpu_host.c", "gpu_cuda.c")
+RT_HEADERS = ("cint_rt.h", "cint_ops.h", "gpu_host.h")
 
 # SPEC-02P.1 10.3 paragraph 3 [B-7]: the emitted C compiles without a warning under these.
 WARNING_FLAGS = ("-std=c17", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wpedantic",
@@ -583,8 +583,8 @@ def _build(c_text: str, compiler: Compiler, directory: Path, library: Path, obje
         temporary_source.write_text(c_text, encoding="utf-8", newline="\n")
         _publish(temporary_source, source)
         _run(compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(source), "-o", str(obj)], "the emitted C")
-        _run(compiler, ["-shared", "-pthread", "-o", str(temporary), str(obj), *map(str, objects)],
-             "linking the program")
+        _run(compiler, ["-shared", "-pthread", "-o", str(temporary), str(obj), *map(str, objects), "-ldl"],
+             "linking the program")  # -ldl: gpu_cuda.c's dlopen (in libc from glibc 2.34)
         digest = _compiled_digest(temporary, "linking the program")
         _publish(temporary, library)
         _write_manifest(directory, {library.name: digest})

@@ -42,7 +42,8 @@ from .simulator import SimulatedDevice
 from .status import HostStatus
 
 EXECUTOR = "gpu-cuda"
-DEVICES = ("auto", "cuda", "sim")
+DEVICES = ("auto", "cuda", "sim", "null")
+HOSTS = ("auto", "c", "python")
 
 
 @dataclass
@@ -55,14 +56,17 @@ class CudaOptions:
     param_space: int = PARAM_SPACE  # bytes of entry parameters before an argument block (tests lower it)
     trace: bool = False  # the boundaries of a comparison in RunResult.trace (exec/compare.py)
     report: bool = False  # a row per dispatch in RunResult.dispatch_log (cint run --report)
+    host: str = "auto"  # "c" (rt/gpu_host.c), "python" (host.py), auto: C where there is a C compiler
 
     @classmethod
     def from_dict(cls, options: dict | None) -> CudaOptions:
         options = dict(options or {})
-        known = {"device", "block_size", "order", "seed", "max_launch", "param_space", "trace", "report"}
+        known = {"device", "block_size", "order", "seed", "max_launch", "param_space", "trace", "report", "host"}
         out = cls(**{k: v for k, v in options.items() if k in known and v is not None})
         if out.device not in DEVICES:
             raise ExecutorUnavailable(f"gpu-cuda: unknown device {out.device!r} (one of {', '.join(DEVICES)})")
+        if out.host not in HOSTS:
+            raise ExecutorUnavailable(f"gpu-cuda: unknown host {out.host!r} (one of {', '.join(HOSTS)})")
         if out.order not in ORDERS:
             raise ExecutorUnavailable(f"gpu-cuda: unknown order {out.order!r} (one of {', '.join(ORDERS)})")
         if not isinstance(out.block_size, int) or not 1 <= out.block_size <= 1024:
@@ -107,6 +111,73 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     (tests pass a prepared simulated device)."""
     opts = CudaOptions.from_dict(options)
     ptx = compile_program(program, opts.param_space)
+    why_python = None
+    if opts.host != "python":
+        why_python = c_host_unusable(program)
+        if why_python is None:
+            return run_on_c_host(program, fuel, write, opts, ptx, device)
+        if opts.host == "c":
+            raise ExecutorUnavailable(f"gpu-cuda: the C host cannot run this program: {why_python}")
+    if opts.device == "null":
+        raise ExecutorUnavailable("gpu-cuda: the null device needs the C host"
+                                  + (f", and {why_python}" if why_python else ""))
+    result = run_on_python_host(program, fuel, write, opts, ptx, device)
+    if why_python is not None:
+        result.notes.append(f"gpu-cuda's host ran in Python, not C: {why_python}")
+    return result
+
+
+def c_host_unusable(program: ir.Program) -> str | None:
+    """Why the C host cannot run the program (no C compiler, beyond cpu-c17's limits), or None."""
+    from ..c17.build import NoCompiler, find_compiler
+    from ..c17.host import Untranslatable, emit
+
+    try:
+        find_compiler()
+        emit(program)
+    except (NoCompiler, Untranslatable) as error:
+        return str(error)
+    return None
+
+
+def run_on_c_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx: PtxModule,
+                  device: Device | None) -> RunResult:
+    """The host in C (chost.py, rt/gpu_host.c)."""
+    from .chost import DeviceUnavailableHere, run_c_host
+
+    fallback = None
+    target: Device | str
+    if device is not None:
+        target = device
+    elif opts.device in ("sim", "null"):
+        target = "null" if opts.device == "null" else SimulatedDevice(opts.order, opts.seed)
+    else:
+        target = "cuda"
+    kwargs = dict(block=opts.block_size, max_launch=opts.max_launch, trace=opts.trace, report=opts.report)
+    try:
+        result, stats, description = run_c_host(program, fuel, ptx, target, **kwargs)
+    except DeviceUnavailableHere as error:
+        if opts.device == "cuda":
+            raise ExecutorUnavailable(f"gpu-cuda: {error} (the simulated device needs none: --device sim)") from None
+        fallback = str(error)
+        result, stats, description = run_c_host(program, fuel, ptx, SimulatedDevice(opts.order, opts.seed),
+                                                 **kwargs)
+    if write is not None and result.output:
+        write(result.output)
+    result.notes.append(f"gpu-cuda ran on {description}" + (f", not a GPU: {fallback}" if fallback else ""))
+    result.notes.append(f"block size {opts.block_size}; {stats.launches} launches for {stats.dispatches} dispatches"
+                        + (f"; {stats.skipped} launches above a fault not started" if stats.skipped else ""))
+    for qualified, used, limit in stats.clamped:
+        result.notes.append(f"kernel {qualified} ran in blocks of {used}, not {opts.block_size}: the device runs at "
+                            f"most {limit} threads per block of it (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)")
+    for number, k in stats.described:  # which code described the fault (10.6 para 9)
+        result.notes.append(f"the fault of work-item {k} of dispatch {number} was described by cpu-c17")
+    return result
+
+
+def run_on_python_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx: PtxModule,
+                       device: Device | None) -> RunResult:
+    """The host in Python (host.py): where there is no C compiler."""
     fallback = None
     if device is None:
         device, fallback = open_device(opts)
@@ -131,6 +202,9 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     result.notes.append(device_note(device, fallback))
     result.notes.append(f"block size {opts.block_size}; {stats.launches} launches for {stats.dispatches} dispatches"
                         + (f"; {stats.skipped} launches above a fault not started" if stats.skipped else ""))
+    for qualified, (used, limit) in stats.clamped.items():
+        result.notes.append(f"kernel {qualified} ran in blocks of {used}, not {opts.block_size}: the device runs at "
+                            f"most {limit} threads per block of it (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)")
     for number, k, by in stats.descriptions:  # which code described the fault (10.6 para 9)
         result.notes.append(f"the fault of work-item {k} of dispatch {number} was described by {by}")
     return result

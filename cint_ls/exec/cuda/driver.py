@@ -50,6 +50,7 @@ class CudaFunction(Function):
     def __init__(self, handle, name: str) -> None:
         self.handle = handle
         self.name = name
+        self.max_threads = 0  # CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, read by CudaModule.function
 
 
 class CudaModule(Module):
@@ -58,7 +59,10 @@ class CudaModule(Module):
         self.handle = handle
 
     def function(self, name: str) -> Function:
-        return CudaFunction(self.device.call("cuModuleGetFunction", self.handle, name.encode()), name)
+        function = CudaFunction(self.device.call("cuModuleGetFunction", self.handle, name.encode()), name)
+        attribute = self.device.cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+        function.max_threads = int(self.device.call("cuFuncGetAttribute", attribute, function.handle))
+        return function
 
 
 class CudaDevice(Device):

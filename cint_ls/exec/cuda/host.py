@@ -64,6 +64,7 @@ class Stats:
     described: list[int] = field(default_factory=list)  # the k of each re-run
     descriptions: list[tuple[int, int, str]] = field(default_factory=list)  # (dispatch, k, what ran it)
     launch_seconds: float = 0.0  # wall time of the launches (start to completion)
+    clamped: dict = field(default_factory=dict)  # kernel -> (block used, its limit), below the chosen block
 
 
 class CudaRunner(WorkItemRunner):
@@ -124,7 +125,11 @@ class CudaRunner(WorkItemRunner):
         launch = min(self.max_launch, plan.count)
         placement.scratch(launch, code.charges, len(kernel.reductions))
         table = parameter_table(code, plan, placement)
-        scan = run_launches(device, function, code, plan, placement, table, self.block, launch, self.stats)
+        # Never more threads per block than the entry runs (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
+        block = min(self.block, getattr(function, "max_threads", 0) or self.block)
+        if block != self.block:
+            self.stats.clamped[kernel.qualified] = (block, function.max_threads)  # type: ignore[attr-defined]
+        scan = run_launches(device, function, code, plan, placement, table, block, launch, self.stats)
         if scan.k is not None:
             return self._describe(plan, scan)
         plan.fuel.consumed = scan.total

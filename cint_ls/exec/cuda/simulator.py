@@ -385,12 +385,31 @@ class SimFunction(Function):
         self.source = _Translator(entry).function_source()
         self.thread = _compile(self.source, entry.name)
         self._steps = None
+        self.max_threads = thread_limit(entry)
+
 
     @property
     def steps(self):
         if self._steps is None:
             self._steps = _compile(_Translator(self.entry, interleave=True).function_source(), self.entry.name)
         return self._steps
+
+
+REGISTER_FILE = 65536  # 32-bit registers of a multiprocessor, sm_52 to sm_90
+MAX_REGISTERS = 255  # ptxas's ceiling per thread
+
+
+def thread_limit(entry: Entry) -> int:
+    """The simulated device's CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK of an entry, by a
+    model (README.md, "Threads per block"): the entry's registers are 2 per 64-bit and 1
+    per 32-bit register it declares, plus 2, at most 255, rounded up to 8; the limit is
+    the register file over that, in whole warps of 32, at most 1024. PTX's virtual
+    registers overstate what ptxas allocates, so the model's limit is at most a GPU's."""
+    count = 2
+    for name in entry.registers:
+        count += 0 if name.startswith("%p") else 1 if name.startswith("%r") else 2
+    count = (min(count, MAX_REGISTERS) + 7) // 8 * 8
+    return max(32, min(1024, REGISTER_FILE // count // 32 * 32))
 
 
 def _compile(source: str, name: str):
@@ -403,12 +422,16 @@ class SimModule(Module):
     def __init__(self, text: str) -> None:
         self.entries = parse_module(text)
         self.functions = {name: SimFunction(entry) for name, entry in self.entries.items()}
+        self.thread_limit: int | None = None  # SimulatedDevice(thread_limit=...): every entry's, for tests
 
     def function(self, name: str) -> Function:
         try:
-            return self.functions[name]
+            function = self.functions[name]
         except KeyError:
             raise DeviceError(f"CUDA_ERROR_NOT_FOUND: the module has no entry {name}") from None
+        if self.thread_limit is not None:
+            function.max_threads = self.thread_limit
+        return function
 
 
 # ------------------------------------------------------------------ memory
@@ -499,7 +522,7 @@ class SimulatedDevice(Device):
     simulated = True
 
     def __init__(self, order: str = "ascending", seed: int = 0, *, fail_launch: int | None = None,
-                 memory_limit: int | None = None, after_launch=None) -> None:
+                 memory_limit: int | None = None, after_launch=None, thread_limit: int | None = None) -> None:
         if order not in ORDERS:
             raise ValueError(f"unknown order {order!r} (one of {', '.join(ORDERS)})")
         self.order = order
@@ -508,6 +531,7 @@ class SimulatedDevice(Device):
         self.memory.limit = memory_limit
         self.fail_launch = fail_launch
         self.after_launch = after_launch
+        self.thread_limit = thread_limit  # every entry's threads per block, in place of the model (tests)
         self.launches = 0  # launches started, for tests
         self.threads_run = 0
         self.description = "the simulated device" + ("" if order == "ascending" else f", {order} order"
@@ -515,7 +539,10 @@ class SimulatedDevice(Device):
                                                        else ""))
 
     def load(self, ptx: str) -> Module:
-        return SimModule(ptx)
+        module = SimModule(ptx)
+        if self.thread_limit is not None:
+            module.thread_limit = self.thread_limit
+        return module
 
     def alloc(self, nbytes: int) -> int:
         return self.memory.alloc(nbytes)
@@ -611,6 +638,9 @@ class SimulatedDevice(Device):
                               "(simulated device)")
         if not 1 <= block <= self.max_block or not 1 <= grid <= self.max_grid:
             raise DeviceError(f"CUDA_ERROR_INVALID_VALUE: a grid of {grid} blocks of {block} threads")
+        if block > function.max_threads:  # as a GPU refuses it: the host checks first (host.py, gpu_host.c)
+            raise DeviceError(f"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {block} threads per block of {function.name}, "
+                              f"which runs at most {function.max_threads} (simulated device)")
         if len(params) != len(function.params):
             raise DeviceError(f"CUDA_ERROR_INVALID_VALUE: {len(params)} parameters for {function.name}, "
                               f"which takes {len(function.params)}")

@@ -470,6 +470,8 @@ class UnitEmitter:
         t = s.value.type
         data = f"w{access.param}_d" if access is not None else f"{view}.data"
         self.line(f"(({c_type(t)} *){data})[{off}] = {value.text};")
+        if view is not None and self.kernel is None:  # sequential code: gpu-cuda's host counts it (cint_rt.h)
+            self.line(f"CINT_STORED({view});")
 
     def stmt_Print(self, s: ir.Print) -> None:
         parts = [p if isinstance(p, str) else (self.expr(p), p.type) for p in s.parts]

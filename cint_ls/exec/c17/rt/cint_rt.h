@@ -111,6 +111,10 @@ typedef struct cint_storage {
     uint32_t element_size;
     uint64_t generation;
     void *data;
+    /* gpu-cuda (gpu_host.c): a number no other storage of the process had (views.c), and
+     * the stores of sequential code into it (CINT_STORED), so that the host knows that a
+     * device copy still equals it and need not send it again. */
+    uint64_t serial, stores;
 } cint_storage;
 
 typedef struct {
@@ -329,6 +333,10 @@ struct cint_ctx {
     size_t spare_bytes[4];
     /* In the context of a thread of the pool: the chunk it runs (NULL otherwise). */
     cint_chunk *chunk;
+    /* gpu-cuda (gpu_host.c): the work-item phase of every dispatch on a device, in place
+     * of cint_work_items (cint_gpu_attach); NULL: cpu-c17's. */
+    int (*work_phase)(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int32_t span, int64_t *item);
+    struct cint_gpu *gpu;
     /* The report (cint_ctx_set_report): a record per dispatch, up to CINT_MAX_RECORDS. */
     bool report;
     cint_dispatch_record *records;
@@ -354,6 +362,14 @@ struct cint_ctx {
 
 #define CINT_MAX_CALL_DEPTH 100000 /* nested calls; the call beyond: host.stack (exec/faults.py) */
 #define CINT_MAX_ARRAY_ELEMENTS ((int64_t)1 << 28)
+
+/* A store of sequential code into view v's storage: counted when the program is built
+ * for gpu-cuda (CINT_GPU_CUDA), whose host keeps device copies of unchanged storages. */
+#ifdef CINT_GPU_CUDA
+#define CINT_STORED(v) ((v).storage->stores++)
+#else
+#define CINT_STORED(v) ((void)0)
+#endif
 
 /* ------------------------------------------------------------------ run-time functions */
 

@@ -490,7 +490,8 @@ static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, in
     }
     for (int32_t r = 0; r < k->nreductions; r++) cint_red_start(&reductions[r], &k->reductions[r]);
     int64_t item = 0;
-    if (cint_work_items(ctx, k, &plan, &item)) {
+    if (ctx->work_phase != NULL ? ctx->work_phase(ctx, k, &plan, span, &item) /* gpu-cuda: gpu_host.c */
+                                : cint_work_items(ctx, k, &plan, &item)) {
         if (ctx->status == CINT_RESOURCE) goto done;
         /* The fast path found the canonical work-item: run it again, counting steps,
          * from the state before it (fuel, folds), for the complete record.  Its output

@@ -18,6 +18,9 @@ void cint_array_free(cint_view *v) {
 /* A fresh zeroed array (`T[e1, ...] a;`): E_SHAPE array.make for a negative extent
  * (dimension, extent; limit 0), E_UNSUPPORTED array.limit above 2^28 elements, as the
  * interpreter. */
+/* The serial numbers of storages (cint_storage.serial): one more for each. */
+static uint64_t storage_serials;
+
 int cint_array_make(cint_ctx *ctx, cint_view *v, uint32_t element, int32_t rank, const int64_t *extents,
                     int32_t span) {
     cint_array_free(v);
@@ -58,6 +61,7 @@ int cint_array_make(cint_ctx *ctx, cint_view *v, uint32_t element, int32_t rank,
     storage->element = element;
     storage->element_size = (uint32_t)size;
     storage->data = data;
+    storage->serial = __atomic_add_fetch(&storage_serials, 1u, __ATOMIC_RELAXED); /* gpu_host.c */
     v->storage = storage;
     v->data = data;
     v->element = element;
