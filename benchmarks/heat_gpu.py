@@ -21,6 +21,7 @@ Measures, per step (one dispatch over h * w work-items):
     python benchmarks/heat_gpu.py [--size 8192] [--steps 1] [--repeat 10] [--block-size 256]
     python benchmarks/heat_gpu.py --device sim --size 64     # the script itself, without a GPU
     python benchmarks/heat_gpu.py --ptx-figures               # the emitted code's figures (ptxas, no GPU)
+    python -P benchmarks/heat_gpu.py --device null --size 8192  # gpu-cuda's C host's own cost (no GPU)
 """
 
 from __future__ import annotations
@@ -252,9 +253,72 @@ def ptx_figures() -> int:
     return 0
 
 
+def host_program(size: int, steps: int) -> str:
+    """The heat kernel stepped `steps` times in each direction on a size x size grid."""
+    return HEAT + f"""
+void main() {{
+    I32[{size}, {size}] a;
+    I32[{size}, {size}] b;
+    a[{size // 2}, {size // 2}] = 65536;
+    I64 heat = 0;
+    for t in 0..{steps} {{
+        diffuse(a, 1, 8, b, heat);
+        diffuse(b, 1, 8, a, heat);
+    }}
+    "total={{heat}}\\n";
+}}
+
+main();
+"""
+
+
+def host_cost(size: int, steps: int, block: int) -> int:
+    """gpu-cuda's host in C (rt/gpu_host.c) on the null device: launches do nothing and
+    every byte that comes back is all ones, so each dispatch costs what the host does
+    around a GPU's launch: the placement, the scans of the contributions and marks, the
+    exact sum, the staging and publication. Prints the host's time per work-item of each
+    dispatch and the process's peak resident memory beside the arrays' bytes."""
+    import resource
+
+    from cint_ls.exec.cuda import run
+
+    program = build(host_program(size, steps), "heat_host.ci").program
+    assert program is not None
+    n = size * size
+    arrays = 2 * 4 * n
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    started = time.perf_counter()
+    result = run(program, None, None, {"device": "null", "block_size": block, "report": True, "max_launch": n})
+    whole = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rows = result.dispatch_log or []
+    per_item = [row["seconds"] / n * 1e9 for row in rows]
+    print(f"gpu-cuda's C host on the null device: heat step on a {size} x {size} grid ({n:,} work-items), "
+          f"block size {block}, {len(rows)} dispatches, {result.notes[1]}")
+    print(f"host time per work-item, per dispatch: median {statistics.median(per_item):.2f} ns, "
+          f"min {min(per_item):.2f} ns, max {max(per_item):.2f} ns (first: {per_item[0]:.2f} ns)")
+    for row in rows[:3]:
+        copies = row.get("copies") or {}
+        print(f"  dispatch {row['number']}: {row['seconds'] * 1000:.1f} ms; to the device {copies.get('to_device', 0):,} B, "
+              f"from it {copies.get('from_device', 0):,} B, already there {copies.get('already_there', 0):,} B")
+    print(f"whole run (compile cached, the entry's loops, {len(rows)} dispatches): {whole:.2f} s")
+    print(f"peak resident memory {peak / 2**20:,.0f} MiB (before the run {before / 2**20:,.0f} MiB: Python and "
+          f"the library); the run added {(peak - before) / 2**20:,.0f} MiB = {(peak - before) / arrays:.2f}x "
+          f"the arrays' {arrays / 2**20:,.0f} MiB")
+    return 0
+
+
 def main() -> int:
     if sys.argv[1:] == ["--ptx-figures"]:
         return ptx_figures()
+    if "--device" in sys.argv and "null" in sys.argv:
+        parser = argparse.ArgumentParser(description="gpu-cuda's C host on the null device")
+        parser.add_argument("--device", choices=("null",))
+        parser.add_argument("--size", type=int, default=2048)
+        parser.add_argument("--steps", type=int, default=3, help="dispatches in each direction (default 3)")
+        parser.add_argument("--block-size", type=int, default=256)
+        args = parser.parse_args()
+        return host_cost(args.size, args.steps, args.block_size)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=8192, help="the grid is size x size (default 8192)")
     parser.add_argument("--steps", type=int, default=1, help="dispatches through the host protocol (default 1)")
