@@ -169,6 +169,51 @@ local function scenario()
   end)
   results.c5010_diagnostics = diagnostics(c5010)
 
+  -- C5010's related locations: in the diagnostic (user_data.lsp), in the float that
+  -- vim.diagnostic.open_float shows (Neovim 0.12 lists them), and `gf` on one there goes to it.
+  section('C5010 related location', function()
+    local found
+    for _, d in ipairs(vim.diagnostic.get(c5010)) do
+      if tostring(d.code) == 'C5010' then
+        found = d
+      end
+    end
+    assert(found, 'no C5010 diagnostic')
+    results.c5010_related = {}
+    for _, info in ipairs(vim.tbl_get(found, 'user_data', 'lsp', 'relatedInformation') or {}) do
+      table.insert(results.c5010_related, {
+        file = vim.fs.basename(vim.uri_to_fname(info.location.uri)),
+        line = info.location.range.start.line,
+        character = info.location.range.start.character,
+        message = info.message,
+      })
+    end
+    vim.api.nvim_set_current_buf(c5010)
+    vim.api.nvim_win_set_cursor(0, { found.lnum + 1, found.col })
+    local float_buf, float_win = vim.diagnostic.open_float({ scope = 'cursor' })
+    assert(float_buf and float_win, 'no diagnostic float')
+    local lines = vim.api.nvim_buf_get_lines(float_buf, 0, -1, false)
+    results.c5010_float = lines
+    local row
+    for i, text in ipairs(lines) do
+      if text:find('passed for `u` (in)', 1, true) and not text:find('the same view is passed', 1, true) then
+        row = i
+      end
+    end
+    if row then
+      vim.api.nvim_set_current_win(float_win)
+      vim.api.nvim_win_set_cursor(float_win, { row, 0 })
+      vim.cmd('normal gf') -- the float's buffer-local mapping: a split at the location
+      results.c5010_gf = {
+        file = vim.fs.basename(vim.api.nvim_buf_get_name(0)),
+        cursor = vim.api.nvim_win_get_cursor(0),
+      }
+      vim.cmd('only')
+    end
+    pcall(vim.api.nvim_win_close, float_win, true)
+    vim.api.nvim_set_current_buf(c5010)
+  end)
+
   -- 2. heat_e1.ci: highlight captures, hover, code lenses, a run.
   local heat
   if not section('open heat_e1.ci', function()
@@ -290,6 +335,21 @@ local function scenario()
     results.cintrun_result = cint.last_result
   end)
 
+  section(':CintRun gpu-cuda', function()
+    vim.api.nvim_set_current_buf(heat)
+    cint.last_result = nil
+    vim.cmd('CintRun gpu-cuda')
+    wait('the result of :CintRun gpu-cuda', TIMEOUT, function()
+      return cint.last_result ~= nil
+    end)
+    results.gpu_result = { executor = cint.last_result.executor, summary = cint.last_result.summary or vim.NIL,
+                           notes = cint.last_result.notes or vim.NIL,
+                           code = (cint.last_result.fault or {}).code or vim.NIL }
+    vim.wait(200)
+    local output = vim.fn.bufnr('cint://output')
+    results.gpu_output_lines = output ~= -1 and vim.api.nvim_buf_get_lines(output, 0, -1, false) or vim.NIL
+  end)
+
   section(':CintCancel stops a run of an endless loop', function()
     local path = dir .. '/spin.ci'
     vim.fn.writefile({ 'void spin() {', '    I64 i = 0;', '    while (true) {', '        i = i +% 1;', '    }',
@@ -362,6 +422,70 @@ local function scenario()
     end)
     results.lens_line_after_insert = vim.lsp.codelens.get(heat)[1].range.start.line
     vim.api.nvim_buf_set_lines(heat, 0, 2, false, {})
+  end)
+
+  section('a quick fix applied', function()
+    local path = dir .. '/typo.ci'
+    vim.fn.writefile({ 'void go() {', '    I64 count = 1;', '    I64 x = cout + 1;', '}', 'go();' }, path)
+    vim.cmd.edit(vim.fn.fnameescape(path))
+    local typo = vim.api.nvim_get_current_buf()
+    wait('the C2001 diagnostic', TIMEOUT, function()
+      return has_code(typo, 'C2001')
+    end)
+    results.quickfix_before = diagnostics(typo)
+    -- What a person does: the cursor on `cout`, the code action, applied.
+    vim.api.nvim_win_set_cursor(0, { 3, 12 })
+    local offered = {}
+    vim.lsp.buf.code_action({
+      apply = true,
+      filter = function(action)
+        table.insert(offered, action.title)
+        return action.title == 'Change to `count`'
+      end,
+    })
+    wait('the fixed line', TIMEOUT, function()
+      return vim.api.nvim_buf_get_lines(typo, 2, 3, false)[1] == '    I64 x = count + 1;'
+    end)
+    results.quickfix_offered = offered
+    results.quickfix_line = vim.api.nvim_buf_get_lines(typo, 2, 3, false)[1]
+    wait('C2001 to go', TIMEOUT, function()
+      return not has_code(typo, 'C2001')
+    end)
+    vim.wait(500) -- a later diagnostic would come by now
+    results.quickfix_after = diagnostics(typo)
+    vim.cmd('bwipeout!')
+    vim.api.nvim_set_current_buf(heat)
+  end)
+
+  section('an untitled buffer\'s step hover', function()
+    vim.cmd('enew')
+    local untitled = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_lines(untitled, 0, -1, false, vim.api.nvim_buf_get_lines(heat, 0, -1, false))
+    vim.bo[untitled].filetype = 'cint'
+    results.untitled_name = vim.api.nvim_buf_get_name(untitled)
+    wait('cint-ls to attach to the untitled buffer', TIMEOUT, function()
+      return cint_client(untitled) ~= nil
+    end)
+    results.untitled_uri = vim.uri_from_bufnr(untitled)
+    local text
+    wait('a hover with a step ordinal', TIMEOUT, function()
+      local responses = vim.lsp.buf_request_sync(untitled, 'textDocument/hover', {
+        textDocument = { uri = vim.uri_from_bufnr(untitled) },
+        position = { line = 12, character = 32 },
+      }, 5000)
+      for _, response in pairs(responses or {}) do
+        if response.err then
+          results.untitled_hover_error = response.err.message
+        elseif response.result then
+          text = hover_text(response.result)
+        end
+      end
+      return text ~= nil and text:find('step 22', 1, true) ~= nil
+    end)
+    results.untitled_hover = text
+    results.untitled_diagnostics = diagnostics(untitled)
+    vim.cmd('bwipeout!')
+    vim.api.nvim_set_current_buf(heat)
   end)
 
   section('checkhealth and help', function()

@@ -275,7 +275,9 @@ def test_cint_cancel_stops_an_endless_run(scenario):
     children = scenario.get("cancel_children") or []
     _check(scenario, len(children) == 1, f"run processes before :CintCancel: {children}")
     ms = scenario.get("cancel_ms")
-    _check(scenario, isinstance(ms, (int, float)) and ms < 1000, f"the run process ended {ms} ms after :CintCancel")
+    # Issue 12's requirement (a functional bound, not a benchmark): the run is gone within 1 s.
+    _check(scenario, isinstance(ms, (int, float)) and ms < 1000,
+           f"the run process ended {ms} ms after :CintCancel (None: not within 5 s); issue 12 asks for at most 1000 ms")
     _check(scenario, scenario.get("cancel_left") == 0, f"processes left: {scenario.get('cancel_left')}")
     _check(scenario, "cancelled" in str(scenario.get("cancel_result_error")),
            f"run result error: {scenario.get('cancel_result_error')}")
@@ -283,3 +285,54 @@ def test_cint_cancel_stops_an_endless_run(scenario):
     _check(scenario, any(n["message"] == "cint: cancelling 1 run" for n in notes), f"notifications: {notes}")
     _check(scenario, not [n for n in notes if "failed" in n["message"]], f"a cancel reported as a failure: {notes}")
     _check(scenario, scenario.get("cancel_again") == 0, "a second :CintCancel found a run")
+
+
+def test_c5010_related_locations_and_gf_to_one(scenario):
+    """C5010 points at both arguments (relatedInformation); Neovim 0.12's diagnostic float
+    lists them and `gf` on one goes there (same_c5010.ci:7:11, the argument passed for `u`)."""
+    related = scenario.get("c5010_related") or []
+    _check(scenario, [(r["file"], r["line"], r["character"], r["message"]) for r in related] == [
+        ("same_c5010.ci", 6, 10, "passed for `u` (in)"),
+        ("same_c5010.ci", 6, 13, "the same view passed for `v` (out)")], f"related information: {related}")
+    version = re.match(r"(\d+)\.(\d+)", scenario.get("nvim") or "0.0")
+    if (int(version[1]), int(version[2])) >= (0, 12):  # open_float lists related information since 0.12
+        floated = scenario.get("c5010_float") or []
+        _check(scenario, "same_c5010.ci:6:10: passed for `u` (in)" in floated, f"the diagnostic float: {floated}")
+        gf = scenario.get("c5010_gf") or {}
+        _check(scenario, gf.get("file") == "same_c5010.ci" and gf.get("cursor") == [7, 10], f"gf went to {gf}")
+
+
+def test_gpu_cuda_lens_and_run_say_simulated(scenario):
+    """Where gpu-cuda runs on its simulated device (no CUDA driver, as in CI), its lens
+    reads `Run on gpu-cuda (simulated)` and the run's summary says so; on a GPU neither does."""
+    result = scenario.get("gpu_result") or {}
+    _check(scenario, result.get("executor") == "gpu-cuda" and result.get("code") == "E_OVERFLOW", f"{result}")
+    simulated = any("ran on the simulated device" in note for note in result.get("notes") or [])
+    titles = [lens["title"] for lens in scenario.get("lenses") or [] if (lens.get("arguments") or [None, None])[1:2] == ["gpu-cuda"]]
+    if simulated:
+        _check(scenario, titles == ["▶ Run on gpu-cuda (simulated)"], f"gpu-cuda lens titles: {titles}")
+        _check(scenario, "ran on the simulated device" in result.get("summary", ""), f"summary: {result}")
+        output = scenario.get("gpu_output_lines") or []
+        _check(scenario, any("ran on the simulated device" in line for line in output), f"output window: {output}")
+    else:
+        _check(scenario, titles == ["▶ Run on gpu-cuda"], f"gpu-cuda lens titles on a GPU: {titles}")
+        _check(scenario, "simulated" not in result.get("summary", ""), f"summary: {result}")
+
+
+def test_quick_fix_applied(scenario):
+    """vim.lsp.buf.code_action on `cout` offers `Change to \\`count\\``; applied, the line
+    reads `count`, and the buffer has no error left (it parses and checks)."""
+    _check(scenario, scenario.get("quickfix_offered") == ["Change to `count`"], f"offered: {scenario.get('quickfix_offered')}")
+    _check(scenario, scenario.get("quickfix_line") == "    I64 x = count + 1;", f"line: {scenario.get('quickfix_line')!r}")
+    left = [d for d in scenario.get("quickfix_after") or [] if d["severity"] == 1]
+    _check(scenario, not left, f"errors after the fix: {left}")
+
+
+def test_untitled_buffer_gets_a_step_hover(scenario):
+    """A buffer with no name (`:enew`, filetype cint) attaches, and its hover has the step ordinal."""
+    _check(scenario, scenario.get("untitled_name") == "", f"buffer name: {scenario.get('untitled_name')!r}")
+    hover = scenario.get("untitled_hover") or ""
+    _check(scenario, "step 22" in hover and "mul.checked.i64" in hover,
+           f"untitled hover: {hover!r} (error: {scenario.get('untitled_hover_error')})")
+    _check(scenario, not [d for d in scenario.get("untitled_diagnostics") or [] if d["code"] == "C2004"],
+           f"a module-name diagnostic on the untitled buffer: {scenario.get('untitled_diagnostics')}")
