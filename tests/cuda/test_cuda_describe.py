@@ -88,7 +88,8 @@ def test_work_item_faults_are_described_by_cpu_c17(compare_with_interpreter, pat
     program = program_of(path.read_text(), path.name)
     fuel = _fuel(path)
     reference = run_program(program, fuel)
-    result = run_cuda(program, fuel, None, {"device": "sim", "order": order, "seed": 3, "block_size": block})
+    result = run_cuda(program, fuel, None, {"device": "sim", "order": order, "seed": 3, "block_size": block,
+                                            "host": "python"})  # the Python host's re-run, beside the interpreter's
     assert outcome(result) == outcome(reference)
     address = reference.fault.address
     assert compare_with_interpreter == [(address.dispatch, address.work_item)]
@@ -153,7 +154,7 @@ def test_describing_a_work_item_that_completes(monkeypatch):
     monkeypatch.setattr(fault_replay, "describe_work_item", capture)
     program = program_of(LOOPS)
     reference = run_program(program, None)
-    result = run_cuda(program, None, None, {"device": "sim"})
+    result = run_cuda(program, None, None, {"device": "sim", "host": "python"})  # fault_replay's plan
     assert outcome(result) == outcome(reference)
     assert result.fault.address.work_item == 0 and result.fault.code == "E_DIV_ZERO"  # 0 + 1 + 2 - 3
     (machine, plan, folds, consumed), = plans
@@ -206,6 +207,8 @@ def test_fuel_budget_everywhere_through_cpu_c17(compare_with_interpreter):
     total = run_program(program, None).fuel_consumed
     for budget in range(0, total + 1):
         reference = run_program(program, budget)
-        result = run_cuda(program, budget, None, {"device": "sim", "max_launch": 2, "block_size": 2})
-        assert outcome(result) == outcome(reference), budget
+        for host in ("c", "python"):  # the C host's scans; the Python host's re-run beside the interpreter's
+            result = run_cuda(program, budget, None, {"device": "sim", "max_launch": 2, "block_size": 2,
+                                                      "host": host})
+            assert outcome(result) == outcome(reference), (budget, host)
     assert compare_with_interpreter  # some budgets fault inside a work-item

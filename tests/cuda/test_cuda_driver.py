@@ -44,6 +44,10 @@ class CUdevice_attribute(enum.IntEnum):
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 
 
+class CUfunction_attribute(enum.IntEnum):
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0
+
+
 OK = CUresult.CUDA_SUCCESS
 
 
@@ -53,6 +57,7 @@ class FakeDriver:
     CUresult = CUresult
     CUdeviceptr = CUdeviceptr
     CUdevice_attribute = CUdevice_attribute
+    CUfunction_attribute = CUfunction_attribute
 
     def __init__(self, *, devices=1, capability=(9, 0), init_error=None, sync_error=None, raise_on_init=None):
         self.sim = SimulatedDevice()
@@ -113,6 +118,10 @@ class FakeDriver:
         assert isinstance(name, bytes)
         return OK, module.function(name.decode())
 
+    def cuFuncGetAttribute(self, attribute, function):
+        assert attribute == CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+        return OK, function.max_threads
+
     def cuMemAlloc(self, size):
         return OK, CUdeviceptr(self.sim.alloc(size))
 
@@ -153,7 +162,7 @@ def test_the_driver_path_gives_the_reference_outcomes():
         fake = FakeDriver()
         device = CudaDevice(driver=fake)
         assert device.description == "Fake GPU (sm_90)" and not device.simulated
-        result = run_cuda(program, None, None, {"block_size": 32}, device=device)
+        result = run_cuda(program, None, None, {"block_size": 32, "host": "python"}, device=device)  # driver.py
         assert outcome(result) == outcome(run_program(program)), name
         assert result.notes[0] == "gpu-cuda ran on Fake GPU (sm_90)"
         assert "cuModuleLoadData" in fake.calls and "cuLaunchKernel" in fake.calls
@@ -164,7 +173,7 @@ def test_the_driver_path_gives_the_reference_outcomes():
 def test_a_launch_error_is_host_resource():
     program = program_of((CONFORMANCE / "heat_spot.ci").read_text())
     fake = FakeDriver(sync_error=CUresult.CUDA_ERROR_LAUNCH_TIMEOUT)
-    result = run_cuda(program, None, None, {}, device=CudaDevice(driver=fake))
+    result = run_cuda(program, None, None, {"host": "python"}, device=CudaDevice(driver=fake))  # driver.py
     assert (result.fault.code, result.fault.operation) == ("CINT_RESOURCE", "host.resource")
     assert result.fault.details[0] == ("CUDA_ERROR_LAUNCH_TIMEOUT: the launch timed out and was terminated "
                                        "(cuCtxSynchronize)")
@@ -190,7 +199,7 @@ def test_auto_falls_back_to_the_simulated_device_and_says_so(monkeypatch):
     device, why = open_device(CudaOptions(device="auto"))
     assert device.simulated and why == "no CUDA device"
     program = program_of((CONFORMANCE / "heat_spot.ci").read_text())
-    result = run_cuda(program, None, None, {})
+    result = run_cuda(program, None, None, {"host": "python"})  # driver.py's (the C host's: test_c_host.py)
     assert result.notes[0] == "gpu-cuda ran on the simulated device, not a GPU: no CUDA device"
     with pytest.raises(ExecutorUnavailable, match="^gpu-cuda: no CUDA device"):
         open_device(CudaOptions(device="cuda"))

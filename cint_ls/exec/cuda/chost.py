@@ -319,6 +319,7 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
                 host.locate(kernels[s.status_kernel], int(s.status_number), _span(ffi, lib, info, s.status_span))
             elif message.startswith("internal error: a work-item did not fault") and s.found_number >= 0:
                 host = _divergence(s, description)  # 10.6 para 11
+                stats.described.append((int(s.found_number), int(s.found_k)))
                 host.locate(kernels[s.found_kernel], int(s.found_number), _span(ffi, lib, info, s.found_span))
             if host is None:
                 if "memory limit" in message:

@@ -216,8 +216,11 @@ int cint_gpu_cuda_device(cint_gpu_device *device, const char *library, int32_t o
     c->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (c->library == NULL) {
         const char *why = dlerror();
-        snprintf(message, 512, "no CUDA driver (the NVIDIA driver library %s cannot be loaded: %s)", path,
-                 why != NULL ? why : "not found");
+        if (library == NULL || library[0] == '\0') /* the wording of cint_ls/exec/cuda/probe.py's forecast */
+            snprintf(message, 512, "no CUDA driver (the NVIDIA driver library libcuda is not installed)");
+        else
+            snprintf(message, 512, "no CUDA driver (the NVIDIA driver library %s cannot be loaded: %s)", path,
+                     why != NULL ? why : "not found");
         free(c);
         return CINT_GPU_NO_DRIVER;
     }
