@@ -21,7 +21,7 @@ Measures, per step (one dispatch over h * w work-items):
     python benchmarks/heat_gpu.py [--size 8192] [--steps 1] [--repeat 10] [--block-size 256]
     python benchmarks/heat_gpu.py --device sim --size 64     # the script itself, without a GPU
     python benchmarks/heat_gpu.py --ptx-figures               # the emitted code's figures (ptxas, no GPU)
-    python -P benchmarks/heat_gpu.py --device null --size 8192  # gpu-cuda's C host's own cost (no GPU)
+    python benchmarks/heat_gpu.py --device null --size 8192     # gpu-cuda's C host's own cost (no GPU)
 """
 
 from __future__ import annotations
