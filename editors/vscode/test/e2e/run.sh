@@ -114,7 +114,7 @@ if [[ -z $vsix ]]; then
 fi
 [[ -f $vsix ]] || { say "no .vsix at $vsix"; exit 2; }
 vsix=$(cd "$(dirname "$vsix")" && pwd)/$(basename "$vsix")
-if ! unzip -l "$vsix" extension/bundled/libs/cint_ls/__init__.py >/dev/null 2>&1; then
+if ! python3 -c 'import sys, zipfile; sys.exit("extension/bundled/libs/cint_ls/__init__.py" not in zipfile.ZipFile(sys.argv[1]).namelist())' "$vsix"; then
   say "$vsix has no bundled server (scripts/bundle_server.py before vsce package)"
   exit 2
 fi
