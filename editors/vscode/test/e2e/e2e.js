@@ -123,7 +123,7 @@ async function charPosition(page, lineText, needle) {
             range.setStart(node, offset);
             range.setEnd(node, offset + 1);
             const rect = range.getBoundingClientRect();
-            return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
+            return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2, left: rect.left };
           }
           offset -= node.length;
         }
@@ -332,6 +332,44 @@ async function main() {
         [...new Set(spans.map((s) => s.className))]);
       expect(classes.length >= 3, `too few token classes on the kernel line: ${classes}`);
       return `${classes.length} token classes on the kernel line`;
+    });
+
+    await check(page, "semantic token scopes (the token inspector)", {}, async () => {
+      // issue 12: every server token type styles in the default theme. The inspector on a
+      // kernel's name and on an over variable shows the semantic token and the theme rule
+      // that colours it (through the extension's semanticTokenScopes).
+      await openFile(page, "same_c5010.ci");
+      const header = "kernel copy1[n](in I32[n] u, out I32[n] v) over [i: n] {";
+      const inspect = async (needle) => {
+        const where = await charPosition(page, header, needle);
+        expect(where, `the kernel's header is not on the screen: ${JSON.stringify(await screenLines(page))}`);
+        await page.mouse.click(where.left + 1, where.y); // the cursor before the character
+        // The inspector reads the tokens once, when it opens: until the server's semantic
+        // tokens have come, it shows the TextMate scopes only, so it is opened again.
+        const widget = page.locator(".token-inspect-widget").first();
+        const deadline = Date.now() + TIMEOUT;
+        let text = "";
+        while (Date.now() < deadline) {
+          await palette(page, "Developer: Inspect Editor Tokens and Scopes");
+          await widget.waitFor({ state: "visible", timeout: TIMEOUT });
+          await page.waitForTimeout(1000);
+          text = squash(await widget.innerText());
+          if (/semantic token type/.test(text)) break;
+          await page.keyboard.press("Escape");
+          await page.waitForTimeout(1000);
+        }
+        await shot(page, `inspect-${needle.replace(/\W+/g, "")}`);
+        await page.keyboard.press("Escape");
+        return text;
+      };
+      const kernel = await inspect("opy1");
+      expect(/semantic token type kernel .*foreground entity\.name\.function\.kernel\.cint .*\{ "foreground": "#[0-9A-Fa-f]{6}" \} textmate scopes/.test(kernel),
+        `copy1 is not a kernel token styled through entity.name.function.kernel.cint: ${kernel}`);
+      const over = await inspect("i: n]");
+      expect(/semantic token type overVariable .*foreground variable\.other\.(over|varying)\.cint .*\{ "foreground": "#[0-9A-Fa-f]{6}" \} textmate scopes/.test(over),
+        `i is not an overVariable token styled through variable.other.over/varying.cint: ${over}`);
+      const rule = (t) => t.replace(/^.*semantic token type (\S+) .*?foreground (\S+) .*?(\{ "foreground": "#\w+" \}).*$/, "$1 -> $2 $3");
+      return `copy1: ${rule(kernel)}; i: ${rule(over)}`;
     });
 
     await check(page, "C5010 diagnostic", { short: true }, async () => {
