@@ -226,6 +226,9 @@ def diagnostic_message(record: FaultRecord, executor: str) -> str:
 #     report:   dispatch  kernel             work-items  threads       time     fuel
 #     report:          0  heat_tour.diffuse         256        1    15.1 us      256
 #
+# gpu-cuda's rows (its host in C) add the bytes copied: `to device`, `from device`,
+# `already there` (read by the dispatch, kept on the device, not sent again).
+#
 # Every line starts with `report: ` (it goes to stderr, beside the program's own
 # output on stdout); `render_run_report` renders the JSON form (RunOutcome.run_report).
 
@@ -255,6 +258,19 @@ def _cell(value) -> str:
     return "-" if value is None else str(value)
 
 
+def _bytes(value) -> str:
+    """Bytes as `0 B`, `872 B`, `64.0 KB`, `872.4 MB` (powers of 1000), `-` when not recorded."""
+    if not isinstance(value, int):
+        return "-"
+    if value < 1000:
+        return f"{value} B"
+    for unit in ("KB", "MB", "GB", "TB"):
+        value /= 1000
+        if value < 1000 or unit == "TB":
+            break
+    return f"{value:.1f} {unit}"
+
+
 def render_run_report(data: dict) -> str:
     """The text of `cint run --report`: what auto decided, the run, then a row per
     recorded dispatch; and the same for the `--check` run."""
@@ -268,14 +284,23 @@ def render_run_report(data: dict) -> str:
     if rows:
         gpu = any(row.get("launches") is not None for row in rows)
         width = max(len("kernel"), *(len(str(row.get("kernel"))) for row in rows))
+        # gpu-cuda's host in C records the bytes it copied (rt/gpu_host.c); `-` where a
+        # row has none recorded (its host in Python)
+        copied = any(isinstance(row.get("copies"), dict) for row in rows)
         count = "launches" if gpu else "threads"
         lines.append(f"report:   {'dispatch':>8}  {'kernel':<{width}}  {'work-items':>10}  {count:>8}  "
-                     f"{'time':>10}  {'fuel':>8}")
+                     f"{'time':>10}  {'fuel':>8}"
+                     + (f"  {'to device':>10}  {'from device':>11}  {'already there':>13}" if copied else ""))
         for row in rows:
-            lines.append(f"report:   {_cell(row.get('number')):>8}  {_cell(row.get('kernel')):<{width}}  "
-                         f"{_cell(row.get('work_items')):>10}  "
-                         f"{_cell(row.get('launches') if gpu else row.get('threads')):>8}  "
-                         f"{_duration(row.get('seconds')):>10}  {_cell(row.get('fuel')):>8}")
+            line = (f"report:   {_cell(row.get('number')):>8}  {_cell(row.get('kernel')):<{width}}  "
+                    f"{_cell(row.get('work_items')):>10}  "
+                    f"{_cell(row.get('launches') if gpu else row.get('threads')):>8}  "
+                    f"{_duration(row.get('seconds')):>10}  {_cell(row.get('fuel')):>8}")
+            if copied:
+                copies = row.get("copies") if isinstance(row.get("copies"), dict) else {}
+                line += (f"  {_bytes(copies.get('to_device')):>10}  {_bytes(copies.get('from_device')):>11}  "
+                         f"{_bytes(copies.get('already_there')):>13}")
+            lines.append(line)
     recorded, total = data.get("recorded"), data.get("dispatch_count")
     if isinstance(recorded, int) and isinstance(total, int) and total > recorded:
         lines.append(f"report:   ... {total - recorded} later dispatches not recorded (the first {recorded} are)")

@@ -42,7 +42,7 @@ from .isolated import IsolatedRunError, Request, run_isolated
 from .report import device_of, render, summary
 from .stages import RUNNING, reached
 from .runtime import RunResult
-from .trace import selected_arrays
+from .trace import copies_of, selected_arrays
 
 REFERENCE = "cpu-sir-interp"
 # How cpu-c17's refusal of a program beyond its limits begins (c17/host.py, Untranslatable).
@@ -126,6 +126,8 @@ class RunOutcome:
         else:
             what = "finished"
         where = "; ran on the simulated device" if self.simulated else ""
+        if self.null_device:
+            where = "; ran on the null device (launches did nothing: not the program's output)"
         return head + f"{what}{where}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s"
 
     def run_report(self) -> dict:
@@ -137,7 +139,8 @@ class RunOutcome:
         rows = [] if result is None or result.dispatch_log is None else result.dispatch_log
         dispatches = [{"number": row.get("number"), "kernel": row.get("kernel"), "executor": self.executor,
                        "device": device, "work_items": row.get("work_items"), "threads": row.get("threads"),
-                       "launches": row.get("launches"), "seconds": row.get("seconds"), "fuel": row.get("fuel")}
+                       "launches": row.get("launches"), "copies": copies_of(row), "seconds": row.get("seconds"),
+                       "fuel": row.get("fuel")}
                       for row in rows]
         if result is None:
             ended = "no result"
@@ -160,6 +163,14 @@ class RunOutcome:
             "recorded": None if result is None or result.dispatch_log is None else len(rows),
             "checked": None if self.checked is None else self.checked.run_report(),
         }
+
+    @property
+    def null_device(self) -> bool:
+        """Whether the run took place on gpu-cuda's null device (launches do nothing, for
+        measuring the host: its output, fuel and outcome are not the program's), as its
+        note says (exec/cuda/__init__.py; the CLI always prints a note then)."""
+        return self.result is not None and any(note.startswith("gpu-cuda ran on the null device")
+                                               for note in self.result.notes)
 
     @property
     def simulated(self) -> bool:

@@ -2,15 +2,17 @@
 
 The trace extends the run report (`RunOutcome.run_report`, docs/cli.md): a `run` line,
 then a `dispatch` line per recorded dispatch (start and end, executor, device,
-work-items and their over extents, threads or launches, fuel, the fault's work-item),
+work-items and their over extents, threads or launches, the bytes copied to and from
+a device, fuel, the fault's work-item),
 an `array` line per 2-D out/inout array marked for pictures (its values after the
 dispatch), and a `fault_map` line for a dispatch that faulted in its work-item phase
 (which work-items ran, which faulted first). The format is `docs/trace.md`;
 `read_trace` checks a file against it and says in one line what is wrong.
 
 Array values are taken after each dispatch publishes: by the shared dispatch protocol
-(`Dispatcher`, exec/dispatch.py) for the executors that run on it (cpu-sir-interp and
-gpu-cuda), and by cpu-c17's run-time through an observer (exec/c17/pictures.py), both
+(`Dispatcher`, exec/dispatch.py) for the executors that run on it (cpu-sir-interp, and
+gpu-cuda's host in Python), and by the C run-time through an observer
+(exec/c17/pictures.py) for cpu-c17 and gpu-cuda's host in C (exec/cuda/chost.py), all
 through `ArraySelection.take`. The selection reaches them through `selected_arrays`
 around the executor's run (in the child process of an isolated run too), so no executor
 needs an option of its own.
@@ -169,7 +171,8 @@ def _index(work_item: int, space: list[int]) -> list[int]:
 # cluster's tiles, folded in ascending order (cpu-c17's pool, rt/pool.c): every
 # work-item below the canonical one ran (its outcome is that of ascending order), but
 # chunks above it may have run, in part or whole, before it was found: unknown. None:
-# the executor does not say (gpu-cuda): only the canonical one is known.
+# the executor does not say (gpu-cuda: a launch runs its work-items at once, in no
+# order, and a work-item may return early on the fault word): only the canonical one is known.
 ORDERS = ("ascending", "chunks")
 
 
@@ -186,6 +189,21 @@ def fault_map(row: dict, work_item: int) -> dict:
             "space": row.get("space") or [count], "work_item": work_item,
             "index": _index(work_item, row.get("space") or [count]), "order": row.get("order"),
             "runs": [run for run in runs if run[1] > 0]}
+
+
+COPIES = ("to_device", "from_device", "already_there")
+
+
+def copies_of(row: dict) -> dict | None:
+    """A dispatch row's bytes copied between host and device, as gpu-cuda's host in C
+    records them (rt/gpu_host.c): `to_device`, `from_device`, `already_there` (read by
+    the dispatch, on the device since an earlier one, not sent). None where nothing
+    recorded them: cpu-sir-interp and cpu-c17 copy nothing, gpu-cuda's host in Python
+    does not count."""
+    copies = row.get("copies")
+    if not isinstance(copies, dict):
+        return None
+    return {key: copies.get(key) for key in COPIES}
 
 
 def records(outcome, path: str | None = None, arrays_asked: bool = False) -> list[dict]:
@@ -227,7 +245,8 @@ def _records(outcome, path: str | None, lines: list[dict], role: str, arrays_ask
             "executor": line["executor"], "device": line["device"],
             "start": start, "end": None if start is None or seconds is None else start + seconds,
             "seconds": seconds, "work_items": row.get("work_items"), "space": row.get("space"),
-            "threads": row.get("threads"), "launches": row.get("launches"), "copies": None,
+            "threads": row.get("threads"), "launches": row.get("launches"),
+            "copies": copies_of(row),
             "fuel": row.get("fuel"), "fault": None,
         }
         if fault is not None and fault.address is not None and fault.address.dispatch == row.get("number"):

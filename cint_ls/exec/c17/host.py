@@ -24,7 +24,7 @@ from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
 from ..stages import RUNNING, reached
 from ..trace import current_selection
-from .build import build_library
+from .build import RT_DIR, build_library
 from .emit import EmitError, emit_program
 from .pictures import Pictures
 
@@ -39,7 +39,7 @@ CHUNK_MIN = 1024  # work-items: the least chunk a thread of the pool takes
 CDEF = """
 typedef struct cint_ctx cint_ctx;
 typedef struct cint_program cint_program;
-typedef struct { int64_t dispatch; uint64_t output_length; uint64_t fuel; uint64_t digest; } cint_boundary;
+@TYPES cint_rt.h: cint_boundary@
 cint_ctx *cint_ctx_new(int64_t budget, int trace);
 void cint_ctx_free(cint_ctx *ctx);
 int cint_ctx_run(cint_ctx *ctx, const cint_program *program);
@@ -51,19 +51,13 @@ size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries
 char *cint_fault_json(cint_ctx *ctx);
 void cint_free(void *p);
 const cint_program *cint_program_info(void);
-typedef struct cint_storage { int64_t count; uint32_t element; uint32_t element_size; uint64_t generation;
-                              void *data; } cint_storage;
-typedef struct { cint_storage *storage; void *data; uint32_t element; int32_t rank; _Bool writable;
-                 uint64_t generation; int64_t origin; int64_t extents[8]; int64_t strides[8]; } cint_view;
-typedef struct { cint_view view; const void *in; void *out; } cint_arg;
+@TYPES cint_rt.h: cint_storage cint_view cint_arg cint_dispatch_record@
 int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
                       const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,
                       uint64_t consumed, int64_t depth, int64_t item);
 void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min);
 int32_t cint_ctx_threads_used(const cint_ctx *ctx);
 int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
-typedef struct { int64_t number; const char *kernel; int64_t work_items; int32_t threads; int64_t nanoseconds;
-                 uint64_t fuel; int64_t started_ns; int32_t nover; int64_t over[8]; int32_t ran; } cint_dispatch_record;
 void cint_ctx_set_report(cint_ctx *ctx, int on);
 size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
 void cint_ctx_set_observer(cint_ctx *ctx, void (*observer)(void *, const char *, int64_t, int32_t, const cint_arg *),
@@ -73,6 +67,33 @@ void cint_ctx_set_remote(cint_ctx *ctx, int (*remote)(void *, void *, const char
 int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
 int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx);
 """
+
+
+def header_types(text: str) -> str:
+    """`text` with each `@TYPES HEADER: NAME ...@` replaced by those typedefs as the run-time's
+    header (rt/HEADER) declares them, so that cffi's layout of a struct the host reads or
+    allocates is the C compiler's, never a copy that drifts: comments dropped, the
+    header's integer #defines substituted (CINT_MAX_RANK), `bool` as `_Bool`. Each name
+    must be a `typedef struct [TAG] { ... } NAME;` without nested braces."""
+    import re
+
+    def types(match: re.Match) -> str:
+        header = (RT_DIR / match.group(1)).read_text()
+        header = re.sub(r"/\*.*?\*/", " ", header, flags=re.S)
+        defines = dict(re.findall(r"^#define\s+(\w+)\s+(\d+)\b", header, flags=re.M))
+        found = []
+        for name in match.group(2).split():
+            typedef = re.search(r"typedef\s+struct(?:\s+\w+)?\s*\{[^{}]*\}\s*" + name + r"\s*;", header)
+            if typedef is None:
+                raise RuntimeError(f"rt/{match.group(1)} declares no `typedef struct {{...}} {name};`")
+            body = re.sub(r"\b[A-Z][A-Z0-9_]*\b", lambda m: defines.get(m.group(0), m.group(0)), typedef.group(0))
+            found.append(" ".join(re.sub(r"\bbool\b", "_Bool", body).split()))
+        return "\n".join(found)
+
+    return re.sub(r"@TYPES ([\w.]+):([\w ]+)@", types, text)
+
+
+CDEF = header_types(CDEF)
 
 CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
 RAN_SERIAL = 0  # cint_dispatch_record.ran (rt/cint_rt.h): CINT_RAN_SERIAL; else the pool's chunks or tiles

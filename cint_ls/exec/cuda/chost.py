@@ -25,43 +25,21 @@ from dataclasses import dataclass, field
 
 from ...ir import nodes as ir
 from ..c17.build import build_library
-from ..c17.host import CDEF, CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _records, call_in_thread, emit
+from ..c17.host import (CDEF, CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _records, call_in_thread,
+                        emit, header_types)
+from ..c17.pictures import Pictures
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import RunResult
 from ..stages import RUNNING, reached
+from ..trace import current_selection
 from .device import Device, DeviceError
 from .ptx import PtxModule
 from .status import HOST_DIVERGENCE, HOST_RESOURCE, HostStatus
 
-GPU_CDEF = """
+GPU_CDEF = header_types("""
 typedef struct cint_gpu cint_gpu;
-typedef struct {
-    void *user;
-    int (*load)(void *user, const char *ptx, void **module, char *message);
-    int (*function)(void *user, void *module, const char *name, void **function, int32_t *max_threads,
-                    char *message);
-    int (*alloc)(void *user, uint64_t bytes, uint64_t *address, char *message);
-    void (*release)(void *user, uint64_t address);
-    int (*upload)(void *user, uint64_t address, const void *data, uint64_t bytes, char *message);
-    int (*download)(void *user, void *data, uint64_t address, uint64_t bytes, char *message);
-    int (*fill)(void *user, uint64_t address, int byte, uint64_t bytes, char *message);
-    int (*launch)(void *user, void *function, uint32_t grid, uint32_t block, uint64_t *params, int32_t nparams,
-                  char *message);
-    void (*close)(void *user);
-} cint_gpu_device;
-typedef struct { int64_t number; int64_t launches; int64_t uploaded, downloaded; int64_t kept; } cint_gpu_row_t;
-typedef struct {
-    int64_t dispatches, launches, skipped, launch_ns;
-    int64_t found_number, found_k, found_b, found_f, found_r;
-    int32_t found_kernel, found_span;
-    int32_t status_kind;
-    int64_t status_number;
-    int32_t status_kernel, status_span;
-    const char *status_message;
-    const cint_gpu_row_t *rows;
-    int64_t nrows;
-} cint_gpu_stats;
+@TYPES gpu_host.h: cint_gpu_device cint_gpu_row_t cint_gpu_stats@
 cint_gpu *cint_gpu_new(const cint_gpu_device *device, const cint_program *program, int32_t block,
                        int64_t max_launch);
 int cint_gpu_load(cint_gpu *g, const char *ptx);
@@ -79,7 +57,7 @@ int cint_gpu_cuda_device(cint_gpu_device *device, const char *library, int32_t o
 int32_t cint_gpu_program_kernels(const cint_program *program);
 const char *cint_gpu_program_kernel(const cint_program *program, int32_t index);
 int cint_gpu_program_span(const cint_program *program, int32_t index, int32_t *out);
-"""
+""")
 
 # ptx.Param.kind -> rt/gpu_host.h CINT_GP_*
 KINDS = {name: k for k, name in enumerate(("first", "end", "fault", "fuel_left", "fuel", "size", "over", "scalar", "read",
@@ -295,8 +273,16 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
     if ctx == ffi.NULL:
         raise MemoryError("the gpu-cuda run exceeded its memory limit")
+    selection = current_selection()  # the trace's pictures of arrays (exec/trace.py), as cpu-c17 takes them
+    pictures = None if selection is None else Pictures(program, selection)
     try:
         lib.cint_gpu_attach(ctx, g)
+        observer = None
+        if pictures is not None:  # kept alive until the run ends
+            observer = ffi.callback("void(void *, const char *, int64_t, int32_t, const cint_arg *)",
+                                    lambda user, kernel, number, nparams, args:
+                                    pictures.observe(ffi, kernel, number, nparams, args))
+            lib.cint_ctx_set_observer(ctx, observer, ffi.NULL)
         if report:
             lib.cint_ctx_set_report(ctx, 1)
         status = call_in_thread(lambda: lib.cint_ctx_run(ctx, info))
@@ -347,6 +333,9 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
             result.trace = rows + [[None, length[0], consumed, None]]
         if report:
             result.dispatch_log = _report(ffi, lib, ctx, s)
+            note = None if pictures is None else pictures.attach(result.dispatch_log)
+            if note is not None:
+                result.notes.append(note)
         return result
     finally:
         lib.cint_ctx_free(ctx)
@@ -371,6 +360,7 @@ def _report(ffi, lib, ctx, s) -> list[dict]:
     for row in rows:
         row.pop("threads", None)
         row.pop("ran", None)
+        row["order"] = None  # launches run every work-item at once: which ran before a fault is unknown (trace.py)
         got = copies.get(row["number"])
         row["launches"] = 0 if got is None else int(got.launches)
         row["copies"] = None if got is None else {"to_device": int(got.uploaded), "from_device": int(got.downloaded),

@@ -1,0 +1,52 @@
+"""The cffi declarations of the structs the hosts read or allocate (exec/c17/host.py
+CDEF, exec/cuda/chost.py GPU_CDEF) come from the run-time's headers (`header_types`):
+their layout is the C compiler's, field by field."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from cint_ls.exec.c17.build import RT_DIR
+from cint_ls.exec.c17.host import CDEF, header_types
+from cint_ls.exec.cuda.chost import GPU_CDEF
+
+COMPILER = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+STRUCTS = ("cint_storage", "cint_view", "cint_arg", "cint_boundary", "cint_dispatch_record", "cint_gpu_device",
+           "cint_gpu_row_t", "cint_gpu_stats")
+
+
+@pytest.mark.skipif(COMPILER is None, reason="no C compiler")
+def test_every_declared_struct_has_the_compilers_layout(tmp_path):
+    import cffi
+
+    ffi = cffi.FFI()
+    ffi.cdef(CDEF + GPU_CDEF)
+    lines = []
+    for name in STRUCTS:
+        lines.append(f'printf("{name} %zu\\n", sizeof({name}));')
+        for field, _ in ffi.typeof(name).fields:
+            lines.append(f'printf("{name}.{field} %zu\\n", offsetof({name}, {field}));')
+    source = tmp_path / "layout.c"
+    source.write_text('#include <stdio.h>\n#include <stddef.h>\n#include "cint_rt.h"\n#include "gpu_host.h"\n'
+                      "int main(void) {\n" + "\n".join(lines) + "\nreturn 0;\n}\n")
+    subprocess.run([COMPILER, "-std=c17", "-I", str(RT_DIR), "-o", str(tmp_path / "layout"), str(source)],
+                   check=True)
+    got = dict(line.split() for line in subprocess.run([str(tmp_path / "layout")], capture_output=True, text=True,
+                                                       check=True).stdout.splitlines())
+    expected = {}
+    for name in STRUCTS:
+        expected[name] = str(ffi.sizeof(name))
+        for field, _ in ffi.typeof(name).fields:
+            expected[f"{name}.{field}"] = str(ffi.offsetof(name, field))
+    assert got == expected
+    assert "serial" in dict(ffi.typeof("cint_storage").fields)  # the fields gpu-cuda's host added (issue 15)
+
+
+def test_header_types_substitutes_defines_and_refuses_a_missing_type():
+    text = header_types("@TYPES cint_rt.h: cint_view@")
+    assert "int64_t extents[8];" in text and "_Bool writable;" in text and "/*" not in text
+    with pytest.raises(RuntimeError, match="declares no `typedef struct"):
+        header_types("@TYPES cint_rt.h: cint_no_such_type@")
