@@ -20,6 +20,11 @@ from .inputs import InputError, read_source
 
 INTERP = REFERENCE
 EXECUTORS = EXECUTOR_NAMES
+NULL_DEVICE = "null"  # gpu-cuda's device whose launches do nothing (exec/cuda/README.md)
+# Printed on stderr after every run on the null device, whatever else is asked: its output
+# must never be taken for the program's.
+NULL_NOTE = ("note: gpu-cuda ran on the null device: launches did nothing, so the output, fuel and outcome above "
+             "are not the program's (the null device measures gpu-cuda's host alone)\n")
 
 def _translated(args: argparse.Namespace) -> tuple[SourceText, Build] | None:
     """The file read and translated; None, after printing its errors (not its
@@ -70,6 +75,9 @@ def executor_options(args: argparse.Namespace) -> dict[str, dict]:
     """The executors' options from the command line."""
     if not 1 <= args.block_size <= 1024:
         raise InputError("--block-size takes 1 to 1024 work-items")
+    if args.device == NULL_DEVICE and "gpu-cuda" not in (args.executor, getattr(args, "check", None)):
+        raise InputError("--device null runs gpu-cuda's host with launches that do nothing: it needs "
+                         "--executor gpu-cuda (or --check gpu-cuda)")
     gpu = {"device": args.device, "block_size": args.block_size, "order": args.order, "seed": args.seed}
     options = {"gpu-cuda": gpu}
     threads = getattr(args, "threads", None)
@@ -102,6 +110,13 @@ def _print_outcome_notes(outcome: RunOutcome, args: argparse.Namespace) -> None:
                              and "simulated device" in note)
         if args.verbose or chosen_by_default:
             sys.stderr.write(f"note: {note}\n")
+    _print_null_note(outcome)
+
+
+def _print_null_note(outcome: RunOutcome | None) -> None:
+    """NULL_NOTE after a run on the null device (`--device null`, or its --check run)."""
+    if outcome is not None and outcome.null_device:
+        sys.stderr.write(NULL_NOTE)
 
 
 def _report_format(args: argparse.Namespace) -> str | None:
@@ -169,6 +184,7 @@ def _outcome_code(outcome: RunOutcome, source, args: argparse.Namespace) -> int:
     if checked.result is None:
         sys.stderr.write(f"check: {checked.executor} gave no result: {checked.error}\n")
         return 3
+    _print_null_note(checked)
     assert outcome.comparison is not None
     sys.stderr.write(outcome.comparison.line + "\n")
     return 4 if not outcome.comparison.agree else code

@@ -73,9 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", default=None, metavar="EXECUTOR", choices=commands.EXECUTORS,
                    help="also run the entry on EXECUTOR and compare the outcomes (output, fault record, fuel)")
     gpu = p.add_argument_group("gpu-cuda")
-    gpu.add_argument("--device", default="auto", choices=("auto", "cuda", "sim"),
+    gpu.add_argument("--device", default="auto", choices=("auto", "cuda", "sim", "null"),
                      help="cuda: the GPU through the CUDA driver; sim: the simulated device; "
-                          "auto (default): the GPU when there is a driver, else the simulated device (with a note)")
+                          "auto (default): the GPU when there is a driver, else the simulated device (with a note); "
+                          "null: launches do nothing, to measure the host alone: the output is NOT the program's "
+                          "(always said on stderr; needs gpu-cuda's host in C)")
     gpu.add_argument("--block-size", type=int, default=256, metavar="N",
                      help="work-items per block, 1 to 1024 (default 256)")
     # exec/cuda/device.py ORDERS (not imported here: the CLI starts without gpu-cuda).

@@ -93,6 +93,18 @@ function fmtTime(s) {
   if (s >= 1e-3) return (s * 1e3).toFixed(3) + " ms";
   return (s * 1e6).toFixed(1) + " us";
 }
+function fmtBytes(n) {  // exact below 1000, else powers of 1000 (as `cint run --report`)
+  if (typeof n !== "number") return "-";
+  if (n < 1000) return n + " B";
+  const units = ["KB", "MB", "GB", "TB"];
+  let i = -1;
+  do { n /= 1000; i++; } while (n >= 1000 && i < units.length - 1);
+  return n.toFixed(1) + " " + units[i];
+}
+function fmtCopies(c) {  // a dispatch's bytes between host and device (gpu-cuda's host in C)
+  return "copied: to device " + fmtBytes(c.to_device) + ", from device " + fmtBytes(c.from_device) +
+    ", already there " + fmtBytes(c.already_there);
+}
 function showTip(ev, text) {
   tip.textContent = text; tip.style.display = "block";
   const x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 4);
@@ -199,7 +211,7 @@ for (const r of runs) {
       "\nwork-items " + (d.work_items === null ? "- (ended at the entry checks)" : d.work_items) +
       (d.space ? "  over [" + d.space.join(", ") + "]" : "") +
       (d.launches !== null ? "\nlaunches " + d.launches : "\nthreads " + (d.threads === null ? "-" : d.threads)) +
-      "\nfuel " + d.fuel + (d.copies ? "\ncopies " + JSON.stringify(d.copies) : "");
+      "\nfuel " + d.fuel + (d.copies ? "\n" + fmtCopies(d.copies) : "");
     if (d.fault) s += "\nfault " + d.fault.code + (d.fault.work_item !== null ? " at work-item " + d.fault.work_item + " [" + (d.fault.index || []).join(", ") + "]" : " (phase " + d.fault.phase + ")");
     showTip(ev, s);
   });

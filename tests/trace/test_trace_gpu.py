@@ -108,3 +108,21 @@ def test_report_text_marks_a_row_without_copies_beside_rows_with_them():
     first, second = text.splitlines()[3:5]
     assert first.split()[-6:] == ["2.5", "MB", "999", "B", "0", "B"]
     assert second.split()[-3:] == ["-", "-", "-"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node to run the page's script")
+def test_the_pages_hover_shows_the_copies():
+    import json
+    import re
+    import subprocess
+
+    from cint_ls.exec.trace_page import render_page
+
+    page = render_page([{"type": "run", "format": "cint-trace", "version": 1, "executor": "gpu-cuda", "outcome": "x"}])
+    functions = "".join(re.search(r"^function %s\(.*?^}$" % name, page, flags=re.S | re.M).group(0) + "\n"
+                        for name in ("fmtBytes", "fmtCopies"))
+    copies = {"to_device": 1032, "from_device": 872_000_123, "already_there": 0}
+    done = subprocess.run(["node", "-e", functions + f"console.log(fmtCopies({json.dumps(copies)}));"],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "copied: to device 1.0 KB, from device 872.0 MB, already there 0 B"
+    assert "d.copies ? \"\\n\" + fmtCopies(d.copies)" in page  # the dispatch's hover, when it has copies
