@@ -21,6 +21,8 @@ const SESSION = Number(process.env.E2E_SESSION || 0);
 const USER_DIR = process.env.E2E_USER_DIR || "";
 // A regular expression: only the checks whose names match run (to debug one).
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
+// Whether this machine has an NVIDIA device (run.sh: /dev/nvidiactl exists).
+const GPU = process.env.E2E_GPU === "1";
 // issue 12: a run of an endless loop is cancelled, its process gone, within this.
 const CANCEL_BOUND_MS = 1000;
 // Debian chromium as root, without a network.
@@ -97,25 +99,43 @@ function activeEditor(page) {
   return page.locator(".editor-group-container.active .monaco-editor").first();
 }
 
-/** Puts the keyboard focus into the active editor. */
+/** Puts the keyboard focus into the active editor, and waits until it has it. */
 async function focusEditor(page) {
   await page.keyboard.press("Escape");
   await palette(page, "View: Focus Active Editor Group");
+  await page.waitForFunction(() => {
+    const editor = document.querySelector(".editor-group-container.active .monaco-editor");
+    return editor !== null && editor.contains(document.activeElement);
+  }, null, { timeout: TIMEOUT });
+}
+
+/** Waits until the status bar's cursor position matches `pattern`; returns it. */
+async function waitCursor(page, pattern, ms = 10000) {
+  const deadline = Date.now() + ms;
+  let where = "";
+  while (Date.now() < deadline) {
+    where = await cursorPosition(page);
+    if (pattern.test(where)) return where;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`the cursor is at ${where}, not ${pattern}`);
 }
 
 /** The screen position of `needle` on the editor line whose text is `lineText`. */
 async function charPosition(page, lineText, needle) {
   return page.evaluate(
     ({ lineText, needle }) => {
-      const norm = (s) => s.replace(/\u00a0/g, " ");
+      // Inlay hints (the step ordinals, `#22`, `#{3,26}`) are part of the line's text, with
+      // padding: drop them and compare with every run of spaces as one.
+      const norm = (s) => s.replace(/[\s\u200b]+/g, " ");
+      const plain = (s) => norm(s).replace(/ ?#(\d+|\{[\d,]*\}|\?)/g, "").replace(/ +/g, " ").trim();
       const editor = document.querySelector(".editor-group-container.active .monaco-editor") ||
         document.querySelector(".monaco-editor");
       for (const line of editor.querySelectorAll(".view-lines .view-line")) {
-        const text = norm(line.textContent);
-        // Inlay hints (the step ordinals, `#22`, `#{3,26}`) are part of the line's text.
-        const withoutHints = text.replace(/ ?#(\d+|\{[\d,]*\}|\?)/g, "");
-        if (text.trimEnd() !== lineText && withoutHints.trimEnd() !== lineText) continue;
-        let offset = text.indexOf(needle);
+        const text = line.textContent;
+        if (plain(text) !== plain(lineText)) continue;
+        let offset = text.replace(/\u00a0/g, " ").indexOf(needle); // one for one: offsets kept
+        if (offset < 0) continue;
         const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
           if (offset < node.length) {
@@ -229,34 +249,51 @@ function lens(page, title) {
 async function toEnd(page) {
   await focusEditor(page);
   await page.keyboard.press("Control+End");
+  await page.waitForTimeout(200);
 }
 
 // ---- hovers
 
 /** Hovers `needle` on the line `lineText` of the active editor until a hover with `wanted` shows. */
-async function hoverUntil(page, lineText, needle, wanted) {
-  let where = null;
+/** Where `needle` on the line `lineText` is once the editor has stopped moving (it scrolls
+ * after Ctrl+Home, and the layout shifts when breadcrumbs, hints or lenses come): the same
+ * place twice, 250 ms apart. */
+async function settledPosition(page, lineText, needle) {
   const deadline = Date.now() + TIMEOUT;
-  while (!where && Date.now() < deadline) {
-    where = await charPosition(page, lineText, needle);
-    if (!where) await page.waitForTimeout(250);
+  let last = null;
+  while (Date.now() < deadline) {
+    const now = await charPosition(page, lineText, needle);
+    if (now && last && now.x === last.x && now.y === last.y) return now;
+    last = now;
+    await page.waitForTimeout(250);
   }
-  if (!where) {
-    throw new Error(`the line ${JSON.stringify(lineText)} is not on the screen; lines: ` +
-      (await screenLines(page)).map((l) => JSON.stringify(l)).join(" | "));
-  }
+  throw new Error(`the line ${JSON.stringify(lineText)} is not (steadily) on the screen; lines: ` +
+    (await screenLines(page)).map((l) => JSON.stringify(l)).join(" | "));
+}
+
+async function hoverUntil(page, lineText, needle, wanted) {
   const hover = page.locator(".monaco-hover:not(.hidden)", { hasText: wanted }).first();
-  for (let attempt = 0; attempt < 12; attempt++) {
-    await page.mouse.move(where.x - 40, where.y + 40);
-    await page.mouse.move(where.x, where.y, { steps: 4 });
+  // The mouse first; if no hover comes, the keyboard's way: the cursor on the character,
+  // *Show or Focus Hover*. `how` says which showed it.
+  let how = "";
+  for (let attempt = 0; attempt < 8 && !how; attempt++) {
+    const where = await settledPosition(page, lineText, needle);
+    if (attempt < 3) {
+      await page.mouse.move(where.x - 40, where.y + 40);
+      await page.mouse.move(where.x, where.y, { steps: 4 });
+    } else {
+      await page.keyboard.press("Escape");
+      await page.mouse.click(where.left + 1, where.y); // the cursor before the character
+      await palette(page, "Show or Focus Hover");
+    }
     try {
       await hover.waitFor({ state: "visible", timeout: 5000 });
-      break;
+      how = attempt < 3 ? "mouse" : "keyboard";
     } catch (error) {
-      if (attempt === 11) throw error;
+      if (attempt === 7) throw error;
     }
   }
-  return squash(await hover.innerText());
+  return `${squash(await hover.innerText())} (${how})`;
 }
 
 // ---- processes (Linux /proc)
@@ -328,8 +365,13 @@ async function main() {
       // Tokens get their own spans with classes mtkN: a kernel line has several colours.
       const line = activeEditor(page).locator(".view-line", { hasText: "kernel copy1" }).first();
       await line.waitFor({ state: "visible", timeout: TIMEOUT });
-      const classes = await line.locator("span > span").evaluateAll((spans) =>
-        [...new Set(spans.map((s) => s.className))]);
+      // The line may be drawn before the grammar has tokenized it: wait for the colours.
+      let classes = [];
+      const deadline = Date.now() + TIMEOUT;
+      while (Date.now() < deadline && classes.length < 3) {
+        classes = await line.locator("span > span").evaluateAll((spans) => [...new Set(spans.map((s) => s.className))]);
+        if (classes.length < 3) await page.waitForTimeout(250);
+      }
       expect(classes.length >= 3, `too few token classes on the kernel line: ${classes}`);
       return `${classes.length} token classes on the kernel line`;
     });
@@ -341,8 +383,7 @@ async function main() {
       await openFile(page, "same_c5010.ci");
       const header = "kernel copy1[n](in I32[n] u, out I32[n] v) over [i: n] {";
       const inspect = async (needle) => {
-        const where = await charPosition(page, header, needle);
-        expect(where, `the kernel's header is not on the screen: ${JSON.stringify(await screenLines(page))}`);
+        const where = await settledPosition(page, header, needle);
         await page.mouse.click(where.left + 1, where.y); // the cursor before the character
         // The inspector reads the tokens once, when it opens: until the server's semantic
         // tokens have come, it shows the TextMate scopes only, so it is opened again.
@@ -430,13 +471,26 @@ async function main() {
       return text.slice(0, 160);
     });
 
-    await check(page, "Run code lenses, gpu-cuda labelled simulated", { short: true }, async () => {
+    // Where there is no GPU (no /dev/nvidiactl: CI, this machine) gpu-cuda runs on its
+    // simulated device, and its lens must say so; on a GPU machine the label and the run
+    // must agree (both simulated, or neither).
+    let gpuLensSimulated = null;
+    await check(page, "Run code lenses, gpu-cuda labelled simulated without a GPU", { short: true }, async () => {
       await openFile(page, "heat_e1.ci");
       await toEnd(page);
       await lens(page, "Run on cpu-sir-interp").waitFor({ state: "visible", timeout: TIMEOUT });
-      await lens(page, "Run on gpu-cuda (simulated)").waitFor({ state: "visible", timeout: TIMEOUT });
+      await lens(page, "Run on gpu-cuda").waitFor({ state: "visible", timeout: TIMEOUT });
+      const titles = await lensTitles(page);
+      const gpu = titles.filter((t) => t.startsWith("▶ Run on gpu-cuda"));
+      expect(gpu.length === 1, `gpu-cuda lenses: ${JSON.stringify(titles)}`);
+      gpuLensSimulated = gpu[0] === "▶ Run on gpu-cuda (simulated)";
+      if (!GPU) {
+        expect(gpuLensSimulated, `no GPU here, but the lens reads ${JSON.stringify(gpu[0])}`);
+      } else {
+        expect(gpuLensSimulated || gpu[0] === "▶ Run on gpu-cuda", `the gpu-cuda lens: ${JSON.stringify(gpu[0])}`);
+      }
       await shot(page, "4-codelens");
-      return (await lensTitles(page)).join(" | ");
+      return `${titles.join(" | ")}${GPU ? " (a GPU device node here)" : ""}`;
     });
 
     await check(page, "Run shows the fault", {}, async () => {
@@ -470,17 +524,20 @@ async function main() {
       return "cint output channel shows the run and its fault";
     });
 
-    await check(page, "Run on gpu-cuda (simulated) says so in its result", {}, async () => {
+    await check(page, "Run on gpu-cuda says where it ran, as its lens did", {}, async () => {
       await openFile(page, "heat_e1.ci");
       await toEnd(page);
       await clearNotifications(page);
-      await lens(page, "Run on gpu-cuda (simulated)").click();
+      await lens(page, "Run on gpu-cuda").click();
       const found = toast(page, /cint run gpu-cuda/);
       await found.waitFor({ state: "visible", timeout: TIMEOUT });
       const text = squash(await found.innerText());
-      expect(/E_OVERFLOW/.test(text) && /ran on the simulated device/.test(text),
-        `the gpu-cuda run's notification: ${text}`);
-      await shot(page, "7-gpu-simulated");
+      expect(/E_OVERFLOW at heat_e1\.ci:13:33/.test(text), `the gpu-cuda run's notification: ${text}`);
+      const simulated = /ran on the simulated device/.test(text);
+      expect(GPU || simulated, `no GPU here, but the run does not say it ran on the simulated device: ${text}`);
+      expect(gpuLensSimulated === null || gpuLensSimulated === simulated,
+        `the lens said ${gpuLensSimulated ? "" : "not "}simulated, the run ${simulated ? "was" : "was not"}: ${text}`);
+      await shot(page, "7-gpu");
       return text.slice(0, 200);
     });
 
@@ -488,7 +545,9 @@ async function main() {
       await openFile(page, "heat_e1.ci");
       await focusEditor(page);
       await page.keyboard.press("Control+Home");
+      await waitCursor(page, /^Ln 1, Col 1$/);
       await page.keyboard.insertText("// one\n// two\n");
+      await waitCursor(page, /^Ln 3, Col 1$/);
       const tab = page.locator(".tabs-container .tab.active.dirty", { hasText: "heat_e1.ci" });
       await tab.waitFor({ state: "visible", timeout: TIMEOUT });
       await page.keyboard.press("Control+End");

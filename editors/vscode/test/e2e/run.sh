@@ -200,7 +200,7 @@ t_started=$(now)
 say "drive it with $chromium (suite $suite)"
 status=0
 CHROMIUM=$chromium E2E_URL="http://127.0.0.1:$port/?folder=$work/folder" E2E_ARTIFACTS=$artifacts \
-  E2E_SUITE=$suite E2E_SESSION=$server_pid E2E_USER_DIR=$work/user \
+  E2E_SUITE=$suite E2E_SESSION=$server_pid E2E_USER_DIR=$work/user E2E_GPU=$([[ -e /dev/nvidiactl ]] && echo 1 || echo 0) \
   node "$ext/test/e2e/e2e.js" || status=$?
 t_done=$(now)
 # The extension host's and the extension's logs, for a failure's diagnosis.
