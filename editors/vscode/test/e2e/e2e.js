@@ -1,9 +1,10 @@
 // Drives code-server (started by run.sh) with headless Chromium through playwright-core, as a
 // person would: the mouse and the keyboard on the workbench, nothing through VS Code's API.
 // Env: E2E_URL (the workbench with the folder), CHROMIUM, E2E_ARTIFACTS, E2E_SUITE (`full`,
-// the default, or `short`: the checks marked short, CI's), E2E_SESSION (the session id of
+// the default and CI's, or `short`: the checks marked short), E2E_SESSION (the session id of
 // code-server: its cint-ls and the runs' processes are found under it), E2E_USER_DIR (the
-// profile: the extension's output channels are logged there).
+// profile: the extension's output channels are logged there), E2E_GPU (1: the machine has an
+// NVIDIA device), E2E_ONLY (a regular expression: only the checks it matches, to debug one).
 //
 // Exit status: 0 when every check of the suite ran and passed; 1 otherwise (a failed check,
 // a check that did not run, or an error of the driver itself).

@@ -7,18 +7,20 @@
 #
 #   editors/vscode/test/e2e/run.sh [--short] [--vsix FILE]
 #
-#   --short      CI's suite: the bundled server, C5010 and its related locations, a step hover,
-#                the gpu-cuda lens labelled simulated, a lens after inserting unsaved lines,
-#                cancelling an endless run, a quick fix, an untitled buffer's step hover
-#   (default)    the full suite: also TextMate highlighting, Run's fault, the run output,
-#                a gpu-cuda (simulated) run, cint: Cancel run and cint: Run from the palette
+#   --short      10 of the checks, about 20 s quicker: the bundled server, C5010 and its
+#                related locations, a step hover, the gpu-cuda lens labelled simulated, a lens
+#                after inserting unsaved lines, cancelling an endless run, a quick fix, an
+#                untitled buffer's step hover
+#   (default)    the full suite (CI runs it): also TextMate highlighting, the token
+#                inspector's semantic scopes, Run's fault, the run output, a gpu-cuda run,
+#                cint: Cancel run and cint: Run from the palette
 #   --vsix FILE  a .vsix built with its server (CI's); without it the .vsix is built here as
 #                CI does: python3 -m build, scripts/bundle_server.py --wheel, npm run build,
 #                vsce package --target linux-x64 (about a minute)
 #
 # Needs Node.js 20 with npm, a python3 (3.11+) with `build` for the wheel, Debian's chromium
 # (installed with apt-get as root when missing) and code-server: $CODE_SERVER, else
-# ../shared/tools/install-code-server beside the repository (about 5 minutes the first time,
+# ../shared/tools/install-code-server beside the repository (about 3 minutes the first time,
 # cached in ~/.cache/code-server-e2e).
 # Environment: CODE_SERVER (a launcher), CHROMIUM (default /usr/bin/chromium), E2E_PYTHON (the
 # python3 the extension finds; default the base interpreter of python3, which must not have
