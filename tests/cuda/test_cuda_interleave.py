@@ -117,12 +117,12 @@ def test_interleaved_schedules_give_the_reference_outcome(text, fuel):
 
 def _counting_atomics(accessors, counts: list[int]):
     def counting():
-        load, store, atom_min = accessors()
+        load, store, atom_min, red = accessors()
 
         def atom(address, value):
             counts.append(value)
             return atom_min(address, value)
-        return load, store, atom
+        return load, store, atom, red
     return counting
 
 
@@ -188,13 +188,17 @@ def test_a_fault_word_without_the_atomic_fails_the_suite(monkeypatch, rewrite):
     # so the last writer is always the least faulting index.
     sequential = [("ascending", 0), ("descending", 0), ("shuffled", 4), ("shuffled", 5)]
     assert failures(programs, sequential) == []
-    # The interleaving ones do: the adversarial schedule on every program, each random
-    # seed on most of them.
+    # The interleaving ones do: the adversarial schedule on every program; each random
+    # seed on some of them (about half: which, depends on the whole access pattern of
+    # the launch), and six seeds together on every one.
     adversarial = failures(programs, [("adversarial", 0)])
     assert {name for name, _, _ in adversarial} == {p.id for p in programs}
-    for seed in (1, 2, 3):
+    seen = set()
+    for seed in range(1, 7):
         caught = failures(programs, [("interleaved", seed)])
-        assert len(caught) >= len(programs) // 2, (seed, caught)
+        assert caught, seed
+        seen |= {name for name, _, _ in caught}
+    assert seen == {p.id for p in programs}
 
 
 def test_the_unmutated_fault_word_passes_the_same_schedules():
@@ -209,7 +213,7 @@ class MuteMemory(SimMemory):
     """Loads work; stores and atomics are dropped (a device that writes nothing)."""
 
     def accessors(self):
-        load, _, _ = super().accessors()
+        load, _, _, _ = super().accessors()
 
         def store(address, size, value):
             self.find(address, size)
@@ -217,7 +221,10 @@ class MuteMemory(SimMemory):
         def atom_min(address, value):
             return load(address, 8)
 
-        return load, store, atom_min
+        def red(op, address, value):
+            self.find(address, 8)
+
+        return load, store, atom_min, red
 
 
 def test_a_device_that_writes_nothing_fails_the_suite():

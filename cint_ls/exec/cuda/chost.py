@@ -62,7 +62,7 @@ int cint_gpu_program_span(const cint_program *program, int32_t index, int32_t *o
 # ptx.Param.kind -> rt/gpu_host.h CINT_GP_*
 KINDS = {name: k for k, name in enumerate(("first", "end", "fault", "fuel_left", "fuel", "size", "over", "scalar", "read",
                                              "origin", "extent", "stride", "write", "wstride", "contrib", "mark",
-                                             "args"))}
+                                             "args", "slots"))}
 NO_DRIVER, NO_DEVICE, UNUSABLE = 1, 2, 3
 
 _ffi = None

@@ -8,7 +8,10 @@ fault word, k_b, and scans the work-items of the launch below it in ascending or
 - fuel: the exact prefix sum of their totals C(i) finds k_f, the first work-item whose
   charges take the entry past its budget [B-16c];
 - reductions: their contributions and marks, and the fold of each fold_checked, by the
-  reduction's own routine, finds k_r, its first overflow [R-9, BACK-08].
+  reduction's own routine, finds k_r, its first overflow [R-9, BACK-08]; a sum,
+  sum_wrap, count, min or max is combined on the device per block (`ptx.SLOT_WORDS`),
+  and its blocks' slots are read only when the launch has no fault (a dispatch with a
+  canonical fault publishes no reduction).
 
 A launch wholly above a fault already found is not started [B-16a]. The scan keeps what
 counts for the epilogue and the description: the contributions and the fold partials of
@@ -21,7 +24,7 @@ import copy
 import time
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from itertools import accumulate, compress
+from itertools import accumulate, compress, repeat
 from typing import TYPE_CHECKING
 
 from ...analysis.types import U64
@@ -31,7 +34,7 @@ from ..dispatch import DispatchPlan
 from .device import Device, Function
 from .params import ParameterTable
 from .placement import Placement, registers
-from .ptx import KernelCode
+from .ptx import KernelCode, minmax_flip
 
 if TYPE_CHECKING:
     from .host import Stats
@@ -55,23 +58,50 @@ class Scan:
         return min(found) if found else None
 
 
+class BlockTotals:
+    """The contributions of a reduction combined per block (`ptx.SLOT_WORDS`), as the
+    epilogue folds them (`exec/dispatch.py`, `epilogue`): pairs (work-item, value) whose
+    fold is the same as the work-items' own (a launch's exact total then zeros, one per
+    contribution; a count's trues and falses; the extremum as often as there were
+    contributions), made as they are read, so that memory stays per launch."""
+
+    def __init__(self) -> None:
+        self.groups: list[tuple[int, int, int | bool]] = []  # (work-item, times, value)
+
+    def add(self, item: int, times: int, value: int | bool) -> None:
+        if times > 0:
+            self.groups.append((item, times, value))
+
+    def __iter__(self):
+        for item, times, value in self.groups:
+            yield from repeat((item, value), times)
+
+
 def run_launches(device: Device, function: Function, code: KernelCode, plan: DispatchPlan, placement: Placement,
                  table: ParameterTable, block: int, launch: int, stats: Stats) -> Scan:
     kernel = plan.kernel
     scan = Scan(plan.fuel.consumed,  # everything before the dispatch, and N
                 {r: make_reducer(red.kind, red.contribution, red.target, red.init)
                  for r, red in enumerate(kernel.reductions) if red.kind == "fold_checked"},
-                [[] for _ in kernel.reductions])
+                [BlockTotals() if r in code.slots else [] for r in range(len(kernel.reductions))])  # type: ignore[misc]
+    slots = 0
+    if code.slot_words:  # the block slots, now that the block size is known
+        slots = placement.alloc(8 * code.slot_words * -(-launch // block))
+        table.set_slots(device, code, slots)
     n = plan.count
     first = 0
     while first < n:
         end = min(first + launch, n)
         count = end - first
+        grid = -(-count // block)
         for r in range(len(kernel.reductions)):
-            device.fill(placement.marks[r], 0, count)
+            if r not in code.slots:
+                device.fill(placement.marks[r], 0, count)
+        if slots:
+            device.fill(slots, 0, 8 * code.slot_words * grid)
         params = table.launch(first, end)
         started = time.perf_counter()
-        device.launch(function, -(-count // block), block, params)
+        device.launch(function, grid, block, params)
         stats.launch_seconds += time.perf_counter() - started
         stats.launches += 1
         word = int.from_bytes(device.download(placement.fault_word, 8), "little")
@@ -81,14 +111,48 @@ def run_launches(device: Device, function: Function, code: KernelCode, plan: Dis
         before = None
         if code.charges and stop > first:
             stop, before = _scan_fuel(device, placement, plan.fuel.budget, scan, first, stop)
-        if stop > first and kernel.reductions:
-            _scan_reductions(device, placement, kernel, scan, first, stop, before)
+        if stop > first and len(code.slots) < len(kernel.reductions):
+            _scan_reductions(device, placement, kernel, code, scan, first, stop, before)
+        if scan.k is None and slots:
+            _read_slots(device, slots, code, kernel, scan, first, grid, block)
         if scan.k is not None:
             # Every later launch lies wholly above the fault: none starts [B-16a].
             stats.skipped += -(-(n - end) // launch)
             break
         first = end
     return scan
+
+
+def _read_slots(device: Device, slots: int, code: KernelCode, kernel: ir.Kernel, scan: Scan, first: int,
+                grid: int, block: int) -> None:
+    """The launch's block slots (no work-item of it faulted): each combined reduction's
+    total, count or extremum over the launch, added to its contributions."""
+    words = code.slot_words
+    row = registers(U64, device.download(slots, 8 * words * grid))
+    for r, offset in code.slots.items():
+        reduction = kernel.reductions[r]
+        totals = scan.contributions[r]
+        assert isinstance(totals, BlockTotals)
+        kind = reduction.kind
+        if kind in ("sum", "sum_wrap"):
+            counted = sum(row[offset + 2::words])
+            low = sum(row[offset::words])
+            high = sum((h ^ (1 << 63)) - (1 << 63) for h in row[offset + 1::words])  # signed 64-bit sums
+            totals.add(first, 1 if counted else 0, high * (1 << 32) + low)
+            totals.add(first, counted - 1, 0)
+        elif kind == "count":
+            counted, trues = sum(row[offset + 1::words]), sum(row[offset::words])
+            totals.add(first, trues, True)
+            totals.add(first, counted - trues, False)
+        else:
+            signed = bool(getattr(reduction.contribution, "signed", False))
+            flip = minmax_flip(kind, signed)
+            present = [best for best, times in zip(row[offset::words], row[offset + 1::words]) if times]
+            if present:
+                value = max(present) ^ flip
+                if signed:
+                    value = (value ^ (1 << 63)) - (1 << 63)
+                totals.add(first, sum(row[offset + 1::words]), value)
 
 
 def _scan_fuel(device: Device, placement: Placement, budget: int | None, scan: Scan, first: int, stop: int
@@ -111,14 +175,17 @@ def _scan_fuel(device: Device, placement: Placement, budget: int | None, scan: S
     return stop, [total] + total_here[:-1]
 
 
-def _scan_reductions(device: Device, placement: Placement, kernel: ir.Kernel, scan: Scan, first: int, stop: int,
-                     before: list[int] | None) -> None:
+def _scan_reductions(device: Device, placement: Placement, kernel: ir.Kernel, code: KernelCode, scan: Scan,
+                     first: int, stop: int, before: list[int] | None) -> None:
     """Reductions: the contributions of the work-items [first, stop), in ascending order;
     each fold_checked finds its first overflow by its exact prefix [R-9]: k_r. `before`
     is the fuel consumed before each work-item (None: the body charges nothing)."""
     scanned = stop - first
     streams = []
     for r, reduction in enumerate(kernel.reductions):
+        if r in code.slots:  # combined per block: read after the launch (_read_slots)
+            streams.append([])
+            continue
         marked = device.download(placement.marks[r], scanned)
         given = registers(reduction.contribution, device.download(placement.contrib[r], 8 * scanned))
         streams.append(list(compress(zip(range(first, stop), given), marked)))
@@ -137,6 +204,8 @@ def _scan_reductions(device: Device, placement: Placement, kernel: ir.Kernel, sc
         if before is not None:
             scan.total = before[scan.k_r - first]
     for r, stream in enumerate(streams):
+        if r in code.slots:
+            continue
         fold = scan.folds.get(r)
         if fold is not None:
             for i, value in stream:

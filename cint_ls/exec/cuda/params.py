@@ -31,11 +31,19 @@ class ParameterTable:
         self.values[("first",)], self.values[("end",)] = first, end
         return [self.values[(p.kind, *p.index)] for p in self.entry]
 
+    def set_slots(self, device, code: KernelCode, address: int) -> None:
+        """The address of the block slots (allocated once the block size is known); in
+        the argument block too when there is one."""
+        self.values[("slots",)] = address
+        if code.block:
+            device.upload(self.values[("args",)],
+                          pack(U64, [self.values[(p.kind, *p.index)] for p in code.params[2:]]))
+
 
 def parameter_table(code: KernelCode, plan: DispatchPlan, placement: Placement) -> ParameterTable:
     kernel = plan.kernel
     values: dict[tuple, int] = {("fault",): placement.fault_word, ("fuel_left",): allowance(plan.fuel),
-                                ("fuel",): placement.fuel}
+                                ("fuel",): placement.fuel, ("slots",): 0}
     for s, size in enumerate(plan.sizes):
         values[("size", s)] = size
     for d, extent in enumerate(plan.space):

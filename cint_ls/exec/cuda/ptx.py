@@ -68,7 +68,9 @@ class Param:
     origin (p): the read view's origin; extent (p, d), stride (p, d): its extents and
       strides; wstride (p, d): the staging's (row-major) strides
     contrib (r), mark (r): the addresses of reduction r's scratch (U64 and U8 per
-      work-item of the launch)
+      work-item of the launch), for a fold_checked or sum_sat
+    slots: the address of the slots of the reductions combined per block
+      (`KernelCode.slot_words` U64 per block of the launch, all 0 before it; SLOT_WORDS)
     """
 
     name: str
@@ -86,6 +88,10 @@ class KernelCode:
     # True: `params[2:]` are not entry parameters but the U64 elements of an argument
     # block in device memory, whose address is the entry's third parameter (`args`).
     block: bool = False
+    # Reductions combined on the device per block (`SLOT_WORDS`): reduction index -> the
+    # offset of its words in a block's slots; `slot_words`: the words of a block.
+    slots: dict[int, int] = field(default_factory=dict)
+    slot_words: int = 0
 
 
 @dataclass
@@ -93,6 +99,38 @@ class PtxModule:
     module: str
     text: str
     kernels: dict[str, KernelCode]
+
+
+# The reductions combined on the device, per block of the launch (issue 16; SPEC-02P.1
+# 9.2 para 1: sum, sum_wrap, min, max and count do not depend on the order), and the
+# U64 words each takes in a block's slots, all starting at 0:
+#   sum, sum_wrap: the sum of the low 32 bits of the contributions, the sum of their
+#     high 32 bits (arithmetic shift for a signed type), the number of contributions:
+#     exact in 64 bits for up to 2**31 contributions, so the host forms the exact 128-bit
+#     total as high * 2**32 + low;
+#   count: the number of true contributions, the number of contributions;
+#   min, max: the greatest of the contributions' patterns xor MINMAX_FLIP (an order-
+#     preserving map into U64, reversed for min, so that 0 is below every value), the
+#     number of contributions.
+# fold_checked (its first overflow must be found in ascending order, [R-9]) and sum_sat
+# (a left fold, [IM-84]) keep a contribution and a mark per work-item. The combined
+# values count only when no work-item faults: a dispatch with a canonical fault
+# publishes no reduction (10.6 para 9).
+SLOT_WORDS = {"sum": 3, "sum_wrap": 3, "count": 2, "min": 2, "max": 2}
+
+
+def minmax_flip(kind: str, signed: bool) -> int:
+    return (1 << 63 if signed else 0) ^ (M64 if kind == "min" else 0)
+
+
+def slot_layout(kernel: ir.Kernel) -> tuple[dict[int, int], int]:
+    """(reduction index -> offset in a block's slots, words per block)."""
+    offsets, words = {}, 0
+    for r, red in enumerate(kernel.reductions):
+        if red.kind in SLOT_WORDS:
+            offsets[r] = words
+            words += SLOT_WORDS[red.kind]
+    return offsets, words
 
 
 def entry_name(kernel: str) -> str:
@@ -145,6 +183,7 @@ class KernelEmitter:
         self.param_space = param_space
         self.lines: list[str] = []
         self.temps = 0
+        self.words = 3
         self.preds = 0
         self.labels = 0
         self.loops: list[_Loop] = []
@@ -158,6 +197,11 @@ class KernelEmitter:
     def temp(self) -> str:
         self.temps += 1
         return f"%t{self.temps}"
+
+    def word(self) -> str:
+        """A 32-bit register (%r1 to %r3 hold the special registers of the index)."""
+        self.words += 1
+        return f"%r{self.words}"
 
     def pred(self) -> str:
         self.preds += 1
@@ -232,20 +276,7 @@ class KernelEmitter:
             if param.extents is None and param.mode == "in":
                 self.emit(f"mov.b64 %v{param.slot}, {self.param('scalar', position)};")
         if k.over:
-            self.comment("the index tuple of i, row-major (8.2)")
-            rest = "%i"
-            for d in range(len(k.over) - 1, -1, -1):
-                slot = k.over[d][1]
-                if d == 0:
-                    self.emit(f"mov.b64 %v{slot}, {rest};")
-                    break
-                extent = self.param("over", d)
-                # One division: the remainder from the quotient, rest - q * extent.
-                quotient, product = self.temp(), self.temp()
-                self.emit(f"div.u64 {quotient}, {rest}, {extent};")
-                self.emit(f"mul.lo.u64 {product}, {quotient}, {extent};")
-                self.emit(f"sub.u64 %v{slot}, {rest}, {product};")
-                rest = quotient
+            self.index_tuple()
         if self.charges:
             self.emit("mov.b64 %fc, 0;")
         self.block(k.body)
@@ -283,7 +314,7 @@ class KernelEmitter:
         out.append(")")
         out.append("{")
         out.append(f"\t.reg .pred %p<{self.preds + 1}>;")
-        out.append("\t.reg .b32 %r<4>;")
+        out.append(f"\t.reg .b32 %r<{self.words + 1}>;")
         out.append(f"\t.reg .b64 %t<{self.temps + 1}>;")
         out.append(f"\t.reg .b64 %u<{len(self.params) + 1}>;")
         out.append(f"\t.reg .b64 %v<{max(k.slot_count, 1)}>;")
@@ -292,8 +323,54 @@ class KernelEmitter:
         out.extend(self.prologue)
         out.extend(body)
         out.append("}")
-        code = KernelCode(k.name, entry, list(self.params), self.charges, [r.param for r in k.reductions], block)
+        code = KernelCode(k.name, entry, list(self.params), self.charges, [r.param for r in k.reductions], block,
+                          *slot_layout(k))
         return out, code
+
+    def index_tuple(self) -> None:
+        """The over variables from i, row-major (8.2): for each dimension but the first,
+        one division (the remainder from the quotient, rest - q * extent). When the
+        launch's `end` and every extent divided by are below 2**32 (the test is on the
+        launch's parameters, so every thread of a launch takes the same path), the
+        divisions are 32-bit: exact, as i < end < 2**32, and much cheaper than ptxas's
+        64-bit division subroutine. Otherwise the 64-bit path."""
+        k = self.k
+        self.comment("the index tuple of i, row-major (8.2)")
+        if len(k.over) == 1:
+            self.emit(f"mov.b64 %v{k.over[0][1]}, %i;")
+            return
+        extents = {d: self.param("over", d) for d in range(len(k.over) - 1, 0, -1)}
+        wide, done = self.label("index64"), self.label("indexed")
+        fits, p = self.temp(), self.pred()
+        self.comment("the 32-bit path when end and the extents are below 2**32 (chosen per launch)")
+        self.emit(f"or.b64 {fits}, {self.uniform[('end',)]}, {extents[len(k.over) - 1]};")
+        for d in range(len(k.over) - 2, 0, -1):
+            self.emit(f"or.b64 {fits}, {fits}, {extents[d]};")
+        self.emit(f"shr.u64 {fits}, {fits}, 32;")
+        self.emit(f"setp.ne.u64 {p}, {fits}, 0;")
+        self.emit(f"@{p} bra {wide};")
+        rest = self.word()
+        self.emit(f"cvt.u32.u64 {rest}, %i;")
+        for d in range(len(k.over) - 1, 0, -1):
+            extent, quotient, remainder = self.word(), self.word(), self.word()
+            self.emit(f"cvt.u32.u64 {extent}, {extents[d]};")
+            self.emit(f"div.u32 {quotient}, {rest}, {extent};")
+            self.emit(f"mul.lo.u32 {remainder}, {quotient}, {extent};")
+            self.emit(f"sub.u32 {remainder}, {rest}, {remainder};")
+            self.emit(f"cvt.u64.u32 %v{k.over[d][1]}, {remainder};")
+            rest = quotient
+        self.emit(f"cvt.u64.u32 %v{k.over[0][1]}, {rest};")
+        self.emit(f"bra {done};")
+        self.place(wide)
+        rest = "%i"
+        for d in range(len(k.over) - 1, 0, -1):
+            quotient, product = self.temp(), self.temp()
+            self.emit(f"div.u64 {quotient}, {rest}, {extents[d]};")
+            self.emit(f"mul.lo.u64 {product}, {quotient}, {extents[d]};")
+            self.emit(f"sub.u64 %v{k.over[d][1]}, {rest}, {product};")
+            rest = quotient
+        self.emit(f"mov.b64 %v{k.over[0][1]}, {rest};")
+        self.place(done)
 
     def store_fuel(self) -> None:
         address = self.temp()
@@ -409,6 +486,10 @@ class KernelEmitter:
     def stmt_Reduce(self, s: ir.Reduce) -> None:
         value = self.expr(s.contribution)
         r = next(i for i, red in enumerate(self.k.reductions) if red.param == s.target)
+        offsets, words = slot_layout(self.k)
+        if r in offsets:
+            self.combine(self.k.reductions[r], value, offsets[r], words)
+            return
         self.comment(f"{s.op.op_id} {_at(s.op)}: contribution and mark to scratch (10.5 para 7)")
         address = self.temp()
         self.emit(f"shl.b64 {address}, %li, 3;")
@@ -418,6 +499,35 @@ class KernelEmitter:
         self.emit(f"add.u64 {mark}, %li, {self.param('mark', r)};")
         self.emit(f"mov.b64 {one}, 1;")
         self.emit(f"st.global.u8 [{mark}], {one};")
+
+    def combine(self, reduction: ir.Reduction, value: str, offset: int, words: int) -> None:
+        """A contribution combined into its block's slots by atomic reductions (see
+        SLOT_WORDS): exact whatever the order of the block's work-items."""
+        op = reduction.op
+        self.comment(f"{op.op_id} {_at(op)}: combined in the block's slots (SLOT_WORDS)")
+        base, one = self.temp(), self.temp()
+        self.emit(f"mul.wide.u32 {base}, %r1, {8 * words};")  # %r1: the block's index in the launch
+        self.emit(f"add.u64 {base}, {base}, {self.param('slots')};")
+        at = f"{base}+{8 * offset}" if offset else base
+        if reduction.kind in ("sum", "sum_wrap"):
+            low, high = self.temp(), self.temp()
+            signed = isinstance(reduction.contribution, IntType) and reduction.contribution.signed
+            self.emit(f"and.b64 {low}, {value}, {literal(0xFFFFFFFF)};")
+            self.emit(f"shr.{'s' if signed else 'u'}64 {high}, {value}, 32;")
+            self.emit(f"red.global.add.u64 [{at}], {low};")
+            self.emit(f"red.global.add.u64 [{base}+{8 * offset + 8}], {high};")
+            count = 8 * offset + 16
+        elif reduction.kind == "count":
+            self.emit(f"red.global.add.u64 [{at}], {value};")
+            count = 8 * offset + 8
+        else:
+            t = _int_type(reduction.contribution, reduction.kind)
+            flipped = self.temp()
+            self.emit(f"xor.b64 {flipped}, {value}, {literal(minmax_flip(reduction.kind, t.signed))};")
+            self.emit(f"red.global.max.u64 [{at}], {flipped};")
+            count = 8 * offset + 8
+        self.emit(f"mov.b64 {one}, 1;")
+        self.emit(f"red.global.add.u64 [{base}+{count}], {one};")
 
     # ---- expressions: each returns the register holding its value
 
@@ -582,7 +692,7 @@ class KernelEmitter:
             self.fault_if(p)
             self.place(ok)
         q, r = self.temp(), self.temp()
-        self.emit(f"div.{kind} {q}, {a}, {b};")  # truncated toward 0
+        self.divide(q, a, b, kind)  # truncated toward 0
         # The truncated remainder a - q * b, exact modulo 2**64 since |r| < |b|: one
         # division, not two (ptxas calls a subroutine for each 64-bit div or rem).
         self.emit(f"mul.lo.{kind} {r}, {q}, {b};")
@@ -645,6 +755,28 @@ class KernelEmitter:
             # Only MIN / -1 leaves the type; it is exact in 64 bits.
             self.range_test(q, t, signed_value=True)
         return q
+
+    def divide(self, q: str, a: str, b: str, kind: str) -> None:
+        """q = a / b truncated (b != 0, not MIN / -1), with a 32-bit path when both
+        64-bit patterns are below 2**32: then both values are non-negative and fit 32
+        bits, so the unsigned 32-bit quotient is the exact one, signed or not (what
+        nvcc's front end does for a 64-bit division; ptxas inlines div.u32 and calls a
+        subroutine for div.{s,u}64)."""
+        wide, done = self.label("div64"), self.label("divided")
+        both, p = self.temp(), self.pred()
+        self.emit(f"or.b64 {both}, {a}, {b};")
+        self.emit(f"shr.u64 {both}, {both}, 32;")
+        self.emit(f"setp.ne.u64 {p}, {both}, 0;")
+        self.emit(f"@{p} bra {wide};")
+        x, y = self.word(), self.word()
+        self.emit(f"cvt.u32.u64 {x}, {a};")
+        self.emit(f"cvt.u32.u64 {y}, {b};")
+        self.emit(f"div.u32 {x}, {x}, {y};")
+        self.emit(f"cvt.u64.u32 {q}, {x};")
+        self.emit(f"bra {done};")
+        self.place(wide)
+        self.emit(f"div.{kind} {q}, {a}, {b};")
+        self.place(done)
 
     def magnitude(self, x: str, t: IntType) -> str:
         """|x| as an unsigned 64-bit value (|MIN(I64)| = 2**63 fits)."""
@@ -724,4 +856,4 @@ def emit_module(program: ir.Program, param_space: int = PARAM_SPACE) -> PtxModul
 
 
 __all__ = ["EmitError", "KernelCode", "PARAM_SPACE", "Param", "PtxModule", "canonical", "element_bytes",
-           "emit_module", "entry_name", "literal"]
+           "SLOT_WORDS", "emit_module", "entry_name", "literal", "minmax_flip", "slot_layout"]

@@ -9,10 +9,10 @@ variable holding its bit pattern (a 64-bit register: an int in [0, 2**64); a pre
 a bool). The semantics are those of the PTX ISA for each instruction:
 
     mov.u32 (special registers %ctaid.x %ntid.x %tid.x), mov.b64, mov.u64,
-    mul.wide.u32, cvt.u64.u32, add/sub.{s64,u64}, mul.lo.{s64,u64}, mul.hi.{s64,u64},
+    mul.wide.u32, cvt.u64.u32, cvt.u32.u64, mul.lo.u32, sub.u32, div.u32, add/sub.{s64,u64}, mul.lo.{s64,u64}, mul.hi.{s64,u64},
     div/rem.{s64,u64}, and/or/xor.b64, shl.b64, shr.{s64,u64}, setp.CMP.{s64,u64},
     selp.b64, ld.param.u64, ld.global[.nc].u{8,16,32,64}, ld.volatile.global.u64,
-    st.global.u{8,16,32,64}, atom.global.min.u64, bra, ret.
+    st.global.u{8,16,32,64}, atom.global.min.u64, red.global.{add,max}.u64, bra, ret.
 
 A division by zero or an overflowing signed division, whose PTX result is unspecified,
 stops the launch with a `DeviceError` (the emitter tests for both first, so it never
@@ -26,7 +26,7 @@ cannot reveal a race: with the early exit on the fault word, even a plain store 
 place of `atom.global.min.u64` leaves the least faulting index. The interleaving
 schedules, `interleaved` (seeded random) and `adversarial` (every read before any write),
 run all the threads of a launch together, each translated a second time as a generator
-that stops before every global memory access (`ld.global`, `st.global`, `atom`), and
+that stops before every global memory access (`ld.global`, `st.global`, `atom`, `red`), and
 advance them one access at a time (`SimulatedDevice._interleave`): a non-atomic fault
 word, a lost update or a read of another work-item's staging then changes the outcome.
 Each access itself is indivisible, as an aligned access of at most 8 bytes is on a GPU.
@@ -246,9 +246,17 @@ class _Translator:
         elif op == "mul.wide.u32":
             need(3)
             code = [f"{self.reg(a[0])} = ({s(a[1])} & 0xFFFFFFFF) * ({s(a[2])} & 0xFFFFFFFF)"]
-        elif op == "cvt.u64.u32":
+        elif op in ("cvt.u64.u32", "cvt.u32.u64"):
             need(2)
             code = [f"{self.reg(a[0])} = {s(a[1])} & 0xFFFFFFFF"]
+        elif op in ("mul.lo.u32", "sub.u32"):
+            need(3)
+            sym = "*" if head == "mul" else "-"
+            code = [f"{self.reg(a[0])} = ({s(a[1])} {sym} {s(a[2])}) & 0xFFFFFFFF"]
+        elif op == "div.u32":
+            need(3)
+            code = [f"if ({s(a[2])} & 0xFFFFFFFF) == 0: trap('{op} by zero')",
+                    f"{self.reg(a[0])} = ({s(a[1])} & 0xFFFFFFFF) // ({s(a[2])} & 0xFFFFFFFF)"]
         elif op in ("add.s64", "add.u64"):
             need(3)
             code = [f"{self.reg(a[0])} = ({s(a[1])} + {s(a[2])}) & {M64:#x}"]
@@ -314,6 +322,9 @@ class _Translator:
         elif op == "atom.global.min.u64":
             need(3)
             code = self.point(1) + [f"{self.reg(a[0])} = atom_min({self.address(a[1])}, {s(a[2])})"]
+        elif op in ("red.global.add.u64", "red.global.max.u64"):
+            need(2)
+            code = self.point(1) + [f"red({parts[2]!r}, {self.address(a[0])}, {s(a[1])})"]
         else:
             raise SimulatorError(f"{self.entry.name}: line {ins.line}: {op} is not in the simulated PTX subset")
         if ins.guard is not None:
@@ -338,7 +349,7 @@ class _Translator:
                 blocks[-1].append(item)
                 if item.opcode in ("bra", "ret") and item.guard is None:
                     blocks.append([])
-        lines = ["def thread(P, ctaid, ntid, tid, load, store, atom_min, sdiv, srem, trap):",
+        lines = ["def thread(P, ctaid, ntid, tid, load, store, atom_min, red, sdiv, srem, trap):",
                  "    pc = 0"]
         if self.interleave:
             lines.append("    if False: yield 0  # a generator even without a global access")
@@ -477,7 +488,8 @@ class SimMemory:
                           "outside every allocation (simulated device)")
 
     def accessors(self):
-        """Fast `load`, `store` and `atom_min` closures for one launch."""
+        """Fast `load`, `store`, `atom_min` and `red` closures for one launch (`red(op,
+        address, value)`: the atomic reduction red.global.{add,max}.u64, no result)."""
         find = self.find
         cache = [0, 0, bytearray()]  # base, end, buffer of the last allocation touched
 
@@ -507,7 +519,13 @@ class SimMemory:
                 buffer[offset:offset + 8] = value.to_bytes(8, "little")
             return old
 
-        return load, store, atom_min
+        def red(op: str, address: int, value: int) -> None:
+            buffer, offset = locate(address, 8)
+            old = int.from_bytes(buffer[offset:offset + 8], "little")
+            new = (old + value) & M64 if op == "add" else max(old, value)
+            buffer[offset:offset + 8] = new.to_bytes(8, "little")
+
+        return load, store, atom_min, red
 
 
 # ------------------------------------------------------------------ the device
@@ -645,17 +663,17 @@ class SimulatedDevice(Device):
             raise DeviceError(f"CUDA_ERROR_INVALID_VALUE: {len(params)} parameters for {function.name}, "
                               f"which takes {len(function.params)}")
         P = {name: value & M64 for name, value in zip(function.params, params)}
-        load, store, atom_min = self.memory.accessors()
+        accessors = self.memory.accessors()
         thread = function.thread
         rng = random.Random(self.seed * 1_000_003 + number) if self.order == "shuffled" else None
         try:
             if self.order in INTERLEAVING:
                 rng = random.Random(self.seed * 1_000_003 + number)
-                self._interleave(function.steps, P, grid, block, (load, store, atom_min, _sdiv, _srem, _trap), rng)
+                self._interleave(function.steps, P, grid, block, (*accessors, _sdiv, _srem, _trap), rng)
             else:
                 for b in self._order(grid, rng):
                     for t in self._order(block, rng):
-                        thread(P, b, block, t, load, store, atom_min, _sdiv, _srem, _trap)
+                        thread(P, b, block, t, *accessors, _sdiv, _srem, _trap)
             self.threads_run += grid * block
         except DeviceError:
             raise

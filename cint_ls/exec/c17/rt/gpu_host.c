@@ -14,9 +14,11 @@
  *   2. the work-items run in launches over ascending ranges of at most `max_launch`;
  *      after each launch the host reads the fault word (k_b) and scans the work-items
  *      below it in ascending order: the fuel totals C(i) by their exact prefix (k_f,
- *      [B-16c]), each reduction's contributions and marks, each fold_checked by its
- *      own routine (k_r, [R-9]).  A launch wholly above a fault found is not started
- *      [B-16a];
+ *      [B-16c]), each fold_checked's and sum_sat's contributions and marks, each
+ *      fold_checked by its own routine (k_r, [R-9]).  A sum, sum_wrap, count, min or
+ *      max is combined on the device per block (ptx.py, SLOT_WORDS): when the launch
+ *      has no fault, the host reads its blocks' slots and merges them (merge_slots).  A
+ *      launch wholly above a fault found is not started [B-16a];
  *   3. with k = min(k_b, k_f, k_r), the phase returns 1 with work-item k, the fuel and
  *      the folds before it, and dispatch.c runs k again in the counting variant
  *      `describe` (cpu-c17's code of the kernel) for the canonical record; if that run
@@ -186,6 +188,7 @@ typedef struct {
     bool staged_kept[64];   /* the staging became a resident copy (not given back) */
     uint64_t fault_word, fuel, contrib[64], marks[64], args;
     uint64_t args_bytes;
+    uint64_t slots, slots_bytes; /* the block slots of the combined reductions (one launch) */
     int64_t launch;
 } placement;
 
@@ -208,6 +211,7 @@ static uint64_t param_value(const cint_gpu_param *p, const cint_ctx *ctx, const 
     case CINT_GP_CONTRIB: return pl->contrib[p->a];
     case CINT_GP_MARK: return pl->marks[p->a];
     case CINT_GP_ARGS: return pl->args;
+    case CINT_GP_SLOTS: return pl->slots;
     default: return 0u; /* first, end: per launch */
     }
 }
@@ -225,6 +229,7 @@ static bool simple_scan(const cint_kernel *k, const cint_gpu_kernel *gk) {
     if (gk->charges) return false;
     for (int32_t r = 0; r < k->nreductions; r++) {
         const cint_reduction_desc *d = &k->reductions[r];
+        if (gk->slot_offset[r] >= 0) continue; /* combined per block: merge_slots */
         bool sum = (d->kind == CINT_RED_SUM || d->kind == CINT_RED_SUM_WRAP) && CINT_TC_BITS(d->contribution) <= 64;
         if (!sum && d->kind != CINT_RED_COUNT) return false;
     }
@@ -232,10 +237,11 @@ static bool simple_scan(const cint_kernel *k, const cint_gpu_kernel *gk) {
 }
 
 /* The work-items [lo, hi) of a simple scan (above): branch-free sums. */
-static void scan_simple(const cint_kernel *k, cint_plan *plan, const uint64_t *const *contrib,
-                        const uint8_t *const *marks, int64_t n) {
+static void scan_simple(const cint_kernel *k, const cint_gpu_kernel *gk, cint_plan *plan,
+                        const uint64_t *const *contrib, const uint8_t *const *marks, int64_t n) {
     for (int32_t r = 0; r < k->nreductions; r++) {
         const cint_reduction_desc *d = &k->reductions[r];
+        if (gk->slot_offset[r] >= 0) continue;
         cint_reduction *state = &plan->reductions[r];
         const uint64_t *c = contrib[r];
         const uint8_t *m = marks[r];
@@ -285,7 +291,7 @@ static bool scan_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, con
             s->left -= c; /* unlimited: a counter, as cpu-c17's */
         }
         for (int32_t r = 0; r < k->nreductions; r++) {
-            if (marks[r][j] == 0u) continue;
+            if (gk->slot_offset[r] >= 0 || marks[r][j] == 0u) continue;
             const cint_reduction_desc *d = &k->reductions[r];
             cint_reduction *state = &plan->reductions[r];
             uint64_t x[2] = {contrib[r][j], 0u}; /* the value in its layout (little-endian, up to 64 bits) */
@@ -299,7 +305,7 @@ static bool scan_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, con
              * it already added to go back (the others are not used again). */
             ctx->status = CINT_OK;
             for (int32_t q = 0; q <= r; q++)
-                if (k->reductions[q].kind == CINT_RED_FOLD && marks[q][j] != 0u)
+                if (k->reductions[q].kind == CINT_RED_FOLD && gk->slot_offset[q] < 0 && marks[q][j] != 0u)
                     memcpy(plan->reductions[q].acc, plan->reductions[q].saved, sizeof plan->reductions[q].acc);
             s->k_r = i;
             s->left = before;
@@ -326,6 +332,7 @@ static void give_back(cint_gpu *g, placement *pl, const cint_kernel *k) {
         dev_release(g, pl->contrib[r], 8u * (uint64_t)pl->launch);
         dev_release(g, pl->marks[r], (uint64_t)pl->launch);
     }
+    dev_release(g, pl->slots, pl->slots_bytes);
     dev_release(g, pl->args, pl->args_bytes);
 }
 
@@ -406,10 +413,65 @@ static int place(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, cint_plan *pl
 static int scratch(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, const cint_gpu_kernel *gk, placement *pl) {
     if (gk->charges && dev_alloc(g, 8u * (uint64_t)pl->launch, &pl->fuel)) return device_failed(ctx, g);
     for (int32_t r = 0; r < k->nreductions; r++) {
+        if (gk->slot_offset[r] >= 0) continue; /* combined per block */
         if (dev_alloc(g, 8u * (uint64_t)pl->launch, &pl->contrib[r])) return device_failed(ctx, g);
         if (dev_alloc(g, (uint64_t)pl->launch, &pl->marks[r])) return device_failed(ctx, g);
     }
+    if (gk->slot_words > 0) {
+        uint64_t blocks = (uint64_t)(pl->launch / gk->block_size + (pl->launch % gk->block_size != 0));
+        pl->slots_bytes = 8u * (uint64_t)gk->slot_words * blocks;
+        if (dev_alloc(g, pl->slots_bytes, &pl->slots)) return device_failed(ctx, g);
+    }
     return 0;
+}
+
+/* The slots of a launch's `grid` blocks (no work-item of it faulted) merged into the
+ * dispatch's reductions (ptx.py, SLOT_WORDS): a sum's block totals high * 2^32 + low
+ * added in 128 bits, a count's trues and contributions, the greatest flipped pattern of
+ * a min or max, each reduction's contributions counted. */
+static void merge_slots(const cint_kernel *k, const cint_gpu_kernel *gk, cint_plan *plan, const uint64_t *w,
+                        int64_t grid) {
+    int32_t words = gk->slot_words;
+    for (int32_t r = 0; r < k->nreductions; r++) {
+        int32_t o = gk->slot_offset[r];
+        if (o < 0) continue;
+        const cint_reduction_desc *d = &k->reductions[r];
+        cint_reduction part;
+        memset(&part, 0, sizeof part);
+        if (d->kind == CINT_RED_SUM || d->kind == CINT_RED_SUM_WRAP) {
+            uint64_t a0 = 0u, a1 = 0u;
+            for (int64_t b = 0; b < grid; b++) {
+                const uint64_t *x = w + b * words + o;
+                uint64_t t0 = x[0] + (x[1] << 32);
+                uint64_t t1 = (uint64_t)((int64_t)x[1] >> 32) + (uint64_t)(t0 < x[0]);
+                uint64_t s0 = a0 + t0;
+                a1 += t1 + (uint64_t)(s0 < t0);
+                a0 = s0;
+                part.count += (int64_t)x[2];
+            }
+            part.acc[0] = a0;
+            part.acc[1] = a1;
+        } else if (d->kind == CINT_RED_COUNT) {
+            for (int64_t b = 0; b < grid; b++) {
+                part.trues += (int64_t)w[b * words + o];
+                part.count += (int64_t)w[b * words + o + 1];
+            }
+        } else { /* min, max */
+            uint64_t best = 0u;
+            for (int64_t b = 0; b < grid; b++) {
+                const uint64_t *x = w + b * words + o;
+                if (x[1] == 0u) continue;
+                if (!part.has || x[0] > best) best = x[0];
+                part.has = true;
+                part.count += (int64_t)x[1];
+            }
+            uint64_t flip = (CINT_TC_IS_SIGNED(d->contribution) ? (uint64_t)1 << 63 : 0u) ^
+                            (d->kind == CINT_RED_MIN ? M64 : 0u);
+            best ^= flip; /* the canonical pattern of the extremum */
+            memcpy(part.acc, &best, sizeof best);
+        }
+        cint_red_merge(&plan->reductions[r], &part, d);
+    }
 }
 
 /* The host's buffers of one scan chunk. */
@@ -451,12 +513,21 @@ static int run_launches(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, cint_g
                    (size_t)chunk * (size_t)r;
     }
     bool simple = simple_scan(k, gk);
+    bool per_item = false; /* a reduction with a contribution and a mark per work-item */
+    for (int32_t r = 0; r < k->nreductions; r++) per_item = per_item || gk->slot_offset[r] < 0;
     for (int64_t first = 0; first < n;) {
         int64_t end = n - first < launch ? n : first + launch;
         int64_t count = end - first;
+        int64_t grid = count / block + (count % block != 0);
         for (int32_t r = 0; r < k->nreductions; r++) {
+            if (gk->slot_offset[r] >= 0) continue;
             g->message[0] = '\0';
             if (g->dev.fill(g->dev.user, pl->marks[r], 0, (uint64_t)count, g->message)) return device_failed(ctx, g);
+        }
+        uint64_t slot_bytes = 8u * (uint64_t)gk->slot_words * (uint64_t)grid;
+        if (slot_bytes > 0u) {
+            g->message[0] = '\0';
+            if (g->dev.fill(g->dev.user, pl->slots, 0, slot_bytes, g->message)) return device_failed(ctx, g);
         }
         if (gk->args_block) {
             entry[0] = (uint64_t)first;
@@ -468,7 +539,6 @@ static int run_launches(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, cint_g
                 entry[j] = kind == CINT_GP_FIRST ? (uint64_t)first : kind == CINT_GP_END ? (uint64_t)end : values[j];
             }
         }
-        int64_t grid = count / block + (count % block != 0);
         int64_t started = cint_now_ns();
         g->message[0] = '\0';
         if (g->dev.launch(g->dev.user, gk->function, (uint32_t)grid, (uint32_t)block, entry, nentry, g->message))
@@ -480,25 +550,39 @@ static int run_launches(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, cint_g
         if (dev_download(g, &word, pl->fault_word, 8, true)) return device_failed(ctx, g);
         int64_t stop = end;
         if (word < (uint64_t)end) s->k_b = s->k = stop = (int64_t)word; /* below it every work-item completed [F-10] */
-        if (gk->charges || k->nreductions > 0) {
+        if (gk->charges || per_item) {
             for (int64_t at = first; at < stop; at += chunk) {
                 int64_t m = stop - at < chunk ? stop - at : chunk;
                 uint64_t offset = (uint64_t)(at - first);
                 if (gk->charges && dev_download(g, fuel, pl->fuel + 8u * offset, 8u * (uint64_t)m, true))
                     return device_failed(ctx, g);
                 for (int32_t r = 0; r < k->nreductions; r++) {
+                    if (gk->slot_offset[r] >= 0) continue;
                     if (dev_download(g, contrib[r], pl->contrib[r] + 8u * offset, 8u * (uint64_t)m, true) ||
                         dev_download(g, marks[r], pl->marks[r] + offset, (uint64_t)m, true))
                         return device_failed(ctx, g);
                 }
                 if (simple) {
-                    scan_simple(k, plan, (const uint64_t *const *)contrib, (const uint8_t *const *)marks, m);
+                    scan_simple(k, gk, plan, (const uint64_t *const *)contrib, (const uint8_t *const *)marks, m);
                 } else if (scan_items(ctx, k, plan, gk, fuel, (const uint64_t *const *)contrib,
                                       (const uint8_t *const *)marks, at, m, s)) {
                     s->k = s->k_f >= 0 ? s->k_f : s->k_r; /* below k_b */
                     break;
                 }
             }
+        }
+        if (s->k < 0 && slot_bytes > 0u) { /* no fault: the blocks' slots count */
+            if (slot_bytes > g->slots_host_bytes) {
+                free(g->slots_host);
+                g->slots_host = malloc((size_t)slot_bytes);
+                g->slots_host_bytes = g->slots_host == NULL ? 0u : (size_t)slot_bytes;
+                if (g->slots_host == NULL) {
+                    cint_resource(ctx, "the gpu-cuda run exceeded its memory limit");
+                    return 1;
+                }
+            }
+            if (dev_download(g, g->slots_host, pl->slots, slot_bytes, true)) return device_failed(ctx, g);
+            merge_slots(k, gk, plan, g->slots_host, grid);
         }
         if (s->k >= 0) {
             /* Every later launch lies wholly above the fault: none starts [B-16a]. */
@@ -641,6 +725,26 @@ int cint_gpu_kernel_set(cint_gpu *g, int32_t index, const char *entry, int32_t n
     }
     gk->args_block = block_params != 0;
     gk->charges = charges != 0;
+    /* The reductions combined per block, as ptx.py's slot_layout places them; the entry
+     * takes the slots' address exactly when there are some. */
+    const cint_kernel *k = g->program->kernels[index];
+    bool takes_slots = false;
+    for (int32_t j = 0; j < nparams; j++) takes_slots = takes_slots || gk->params[j].kind == CINT_GP_SLOTS;
+    gk->slot_words = 0;
+    for (int32_t r = 0; r < k->nreductions && r < 64; r++) {
+        int32_t kind = k->reductions[r].kind, words = kind == CINT_RED_SUM || kind == CINT_RED_SUM_WRAP ? 3
+                                                      : kind == CINT_RED_COUNT || kind == CINT_RED_MIN ||
+                                                                kind == CINT_RED_MAX
+                                                          ? 2
+                                                          : 0;
+        gk->slot_offset[r] = words > 0 ? gk->slot_words : -1;
+        gk->slot_words += words;
+    }
+    if (k->nreductions > 64 || takes_slots != (gk->slot_words > 0)) {
+        snprintf(g->message, sizeof g->message, "internal error: the entry %s and the run-time disagree on the "
+                 "reductions combined per block", entry);
+        return 1;
+    }
     g->message[0] = '\0';
     int32_t limit = 0;
     if (g->dev.function(g->dev.user, g->module, entry, &gk->function, &limit, g->message)) return 1;
@@ -666,6 +770,7 @@ void cint_gpu_free(cint_gpu *g) {
     for (int32_t i = 0; i < g->nkernels; i++) free(g->kernels[i].params);
     free(g->kernels);
     free(g->scan);
+    free(g->slots_host);
     free(g->rows);
     free(g);
 }
@@ -706,12 +811,25 @@ static int null_function(void *user, void *module, const char *name, void **func
     *max_threads = 1024;
     return 0;
 }
+/* The null device's state: the next address, and the last fill of each buffer the host
+ * filled (the marks and the block slots before each launch), so that what comes back from
+ * them is what a launch that writes nothing there leaves; everything else comes back as
+ * all ones (the fault word says no fault; the staging and the other scratch are touched
+ * as a GPU's would be).  The oldest fill is forgotten past NULL_FILLS. */
+#define NULL_FILLS 256
+typedef struct {
+    uint64_t next;
+    uint64_t address[NULL_FILLS], bytes[NULL_FILLS];
+    int byte[NULL_FILLS];
+    int32_t nfills, oldest;
+} null_state;
+
 /* Addresses without memory: distinct, 256-byte aligned, never dereferenced. */
 static int null_alloc(void *user, uint64_t bytes, uint64_t *address, char *message) {
-    uint64_t *next = user;
+    null_state *state = user;
     (void)message;
-    *address = *next;
-    *next += (bytes + 511u) / 256u * 256u;
+    *address = state->next;
+    state->next += (bytes + 511u) / 256u * 256u;
     return 0;
 }
 static void null_release(void *user, uint64_t address) { (void)user, (void)address; }
@@ -719,16 +837,31 @@ static int null_upload(void *user, uint64_t address, const void *data, uint64_t 
     (void)user, (void)address, (void)data, (void)bytes, (void)message;
     return 0;
 }
-/* Every byte that comes back is all ones: the fault word says no fault, and the host
- * touches every byte it would receive from a GPU (the staging, the scratch), so its cost
- * is a GPU run's without the device's. */
 static int null_download(void *user, void *data, uint64_t address, uint64_t bytes, char *message) {
-    (void)user, (void)address, (void)message;
-    memset(data, 0xff, (size_t)bytes);
+    const null_state *state = user;
+    (void)message;
+    int byte = 0xff;
+    for (int32_t i = 0; i < state->nfills; i++)
+        if (state->address[i] <= address && address + bytes <= state->address[i] + state->bytes[i])
+            byte = state->byte[i];
+    memset(data, byte, (size_t)bytes);
     return 0;
 }
 static int null_fill(void *user, uint64_t address, int byte, uint64_t bytes, char *message) {
-    (void)user, (void)address, (void)byte, (void)bytes, (void)message;
+    null_state *state = user;
+    (void)message;
+    for (int32_t i = 0; i < state->nfills; i++) {
+        if (state->address[i] == address) {
+            state->bytes[i] = bytes;
+            state->byte[i] = byte;
+            return 0;
+        }
+    }
+    int32_t at = state->nfills < NULL_FILLS ? state->nfills++ : state->oldest;
+    if (at == state->oldest && state->nfills == NULL_FILLS) state->oldest = (state->oldest + 1) % NULL_FILLS;
+    state->address[at] = address;
+    state->bytes[at] = bytes;
+    state->byte[at] = byte;
     return 0;
 }
 static int null_launch(void *user, void *function, uint32_t grid, uint32_t block, uint64_t *params,
@@ -739,11 +872,11 @@ static int null_launch(void *user, void *function, uint32_t grid, uint32_t block
 static void null_close(void *user) { free(user); }
 
 int cint_gpu_null_device(cint_gpu_device *device) {
-    uint64_t *next = malloc(sizeof *next);
-    if (next == NULL) return 1;
-    *next = 0x100000000u;
+    null_state *state = calloc(1, sizeof *state);
+    if (state == NULL) return 1;
+    state->next = 0x100000000u;
     memset(device, 0, sizeof *device);
-    device->user = next;
+    device->user = state;
     device->load = null_load;
     device->function = null_function;
     device->alloc = null_alloc;

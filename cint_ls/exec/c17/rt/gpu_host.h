@@ -27,7 +27,7 @@ typedef struct cint_gpu_device {
 enum {
     CINT_GP_FIRST = 0, CINT_GP_END, CINT_GP_FAULT, CINT_GP_FUEL_LEFT, CINT_GP_FUEL, CINT_GP_SIZE, CINT_GP_OVER,
     CINT_GP_SCALAR, CINT_GP_READ, CINT_GP_ORIGIN, CINT_GP_EXTENT, CINT_GP_STRIDE, CINT_GP_WRITE, CINT_GP_WSTRIDE,
-    CINT_GP_CONTRIB, CINT_GP_MARK, CINT_GP_ARGS
+    CINT_GP_CONTRIB, CINT_GP_MARK, CINT_GP_ARGS, CINT_GP_SLOTS
 };
 
 #define CINT_GPU_MAX_PARAMS 4096
@@ -46,6 +46,11 @@ typedef struct {
     void *function;
     int32_t max_threads; /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0: unknown */
     int32_t block_size;  /* the block its launches use */
+    /* The reductions combined on the device per block (ptx.py, SLOT_WORDS): the offset
+     * of reduction r's words in a block's slots, -1 when it has a contribution and a
+     * mark per work-item; the words of a block. */
+    int32_t slot_offset[64];
+    int32_t slot_words;
 } cint_gpu_kernel;
 
 typedef struct {
@@ -90,6 +95,8 @@ typedef struct cint_gpu {
     int32_t nresident;
     void *scan;
     size_t scan_bytes;
+    void *slots_host; /* the block slots of a launch, read back */
+    size_t slots_host_bytes;
     int64_t dispatches, launches, skipped, launch_ns;
     int64_t current_number;
     int32_t current_kernel, current_span;
