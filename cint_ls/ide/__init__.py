@@ -40,7 +40,7 @@ from .results import (
 )
 from .signature import signature_help
 from .symbols import document_symbols
-from .tokens import semantic_tokens, semantic_tokens_data
+from .tokens import semantic_tokens, semantic_tokens_array, semantic_tokens_data
 from .workspace import fuzzy_score, top_level_symbols
 
 __all__ = [
@@ -49,6 +49,6 @@ __all__ = [
     "InlayHint", "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange",
     "code_actions", "code_lenses", "completion", "definition", "diagnostics", "document_symbols", "explain",
     "folding_ranges", "format_document", "fuzzy_score", "gpu_refusals", "highlights", "hover", "inlay_hints",
-    "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_data", "signature_help", "target_fixes",
+    "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_array", "semantic_tokens_data", "signature_help", "target_fixes",
     "top_level_symbols",
 ]

@@ -31,6 +31,7 @@ from . import convert
 from .scheduling import checkpoint
 
 CHUNK_SECONDS = 0.01  # the longest the document's lock is held at once
+MEMO_LIMIT = 1 << 20  # the longest whole answer kept for its version, in characters
 
 # A relative line number inside a template: "\x00<n>\x00", which json.dumps writes as
 # "\u0000<n>\u0000" (names and details never hold a NUL, so nothing else matches).
@@ -50,33 +51,42 @@ def _relative(value, base: int):
 class Template:
     """The JSON of one item's objects (comma-separated, no brackets), its line numbers
     relative to the item's first line; and its text at the last line it was rendered
-    at. Kept compact (tens of thousands of items): the pieces between the line numbers
-    in one string, split at SEPARATOR (which JSON text never holds raw), the numbers in
-    an array."""
+    at. Kept compact (tens of thousands of items, issue 11's 400 MB at 50,000 lines):
+    only that text, the offsets in it where its line numbers start and the numbers
+    relative to the item, in arrays; rendering at another line cuts the text at them."""
 
-    __slots__ = ("base", "body", "column", "lines", "text")
-
-    SEPARATOR = "\x01"
+    __slots__ = ("base", "column", "lines", "spots", "text")
 
     def __init__(self, objects: list, base: int, column: int) -> None:
         self.column = column  # the UTF-16 column of the item's first byte it was made for
         parts = _MARK.split(json.dumps(_relative(objects, base))[1:-1])
-        self.body = self.SEPARATOR.join(parts[0::2])
         self.lines = array("i", map(int, parts[1::2]))
-        self.base = base
-        self.text = self._render(base)
+        self._render(parts[0::2], base)
 
-    def _render(self, base: int) -> str:
-        pieces = self.body.split(self.SEPARATOR)
+    def _render(self, pieces: list[str], base: int) -> None:
         out = [pieces[0]]
+        spots = array("i")
+        n = len(pieces[0])
         for line, piece in zip(self.lines, pieces[1:]):
-            out.append(str(base + line))
-            out.append(piece)
-        return "".join(out)
+            number = str(base + line)
+            spots.append(n)
+            out += (number, piece)
+            n += len(number) + len(piece)
+        self.text, self.spots, self.base = "".join(out), spots, base
+
+    def _pieces(self) -> list[str]:
+        """The text between its line numbers."""
+        text, base = self.text, self.base
+        pieces, after = [], 0
+        for line, at in zip(self.lines, self.spots):
+            pieces.append(text[after:at])
+            after = at + len(str(base + line))
+        pieces.append(text[after:])
+        return pieces
 
     def at(self, base: int) -> str:
         if base != self.base:
-            self.text, self.base = self._render(base), base
+            self._render(self._pieces(), base)
         return self.text
 
 
@@ -116,9 +126,14 @@ def _each(doc, parts: list) -> Iterator:
 
 
 def _memo(doc, key, make: Callable[[], str]) -> str:
+    """The answer kept for the version; one over MEMO_LIMIT characters is not kept (at
+    50,000 lines the four whole-document answers held 20 MB beside the item templates
+    they are joined from, which join again in milliseconds)."""
     text = doc.memo.get(key)
     if text is None:
-        text = doc.memo[key] = make()
+        text = make()
+        if len(text) <= MEMO_LIMIT:
+            doc.memo[key] = text
     return text
 
 
@@ -177,11 +192,11 @@ def _hint_pieces(doc, start: int, end: int) -> list[str]:
 
 # ---- semantic tokens
 
-def tokens_data(doc, data: list[int]) -> str:
+def tokens_data(doc, data) -> str:
     """The JSON of the document's token array `data` (`ide.semantic_tokens_data`),
     from each item's tail kept as text."""
     if doc.source.lone_carriage_returns:  # the ide encodes these another way
-        return json.dumps(data)
+        return json.dumps(list(data))
     return _memo(doc, "lsp:tokens", lambda: _joined(_token_pieces(doc)))
 
 

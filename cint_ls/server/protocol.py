@@ -157,7 +157,12 @@ class CintProtocol(LanguageServerProtocol):
             return
         # Three writes rather than one joined copy: the result is megabytes for a big file.
         prefix = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": '.encode(self.CHARSET)
-        result = text.encode(self.CHARSET)
+        # Our writer takes ASCII text as it is and encodes it a slice at a time: no
+        # whole copy of an answer of megabytes (issue 11's peak memory at 50,000 lines).
+        if isinstance(self.writer, _Writer) and text.isascii():
+            result = text
+        else:
+            result = text.encode(self.CHARSET)
         length = len(prefix) + len(result) + 1
         header = (f"Content-Length: {length}\r\n"
                   f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n").encode(self.CHARSET)
@@ -271,6 +276,7 @@ class _Writer(StdoutWriter):
     each failure would be reported by sending again: those are dropped."""
 
     FLUSH_LIMIT = 5.0  # seconds `close` waits for what is queued to be written
+    SLICE = 1 << 20  # characters of an ASCII text encoded at a time
 
     def __init__(self, stdout: BinaryIO) -> None:
         super().__init__(stdout)
@@ -293,7 +299,7 @@ class _Writer(StdoutWriter):
         """Wait, at most `limit` seconds, until everything written so far is out."""
         self._idle.wait(limit)
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | str) -> None:
         if self.lost:
             logger.debug("not sent, the connection is closed: %d bytes", len(data))
             return
@@ -306,7 +312,11 @@ class _Writer(StdoutWriter):
         while (data := self._queue.get()) is not None:
             if not self.lost:
                 try:
-                    super().write(data)
+                    if isinstance(data, str):  # ASCII (`_send_serialized`), by slices
+                        for at in range(0, len(data), self.SLICE):
+                            super().write(data[at:at + self.SLICE].encode("ascii"))
+                    else:
+                        super().write(data)
                 except (OSError, ValueError) as error:
                     self.lost = True
                     logger.error("the connection to the client is lost: %s", error)

@@ -99,3 +99,18 @@ def test_fragments_equal_the_plain_answers_after_random_edits(data) -> None:
     for version in range(2, 6):
         doc.apply([data.draw(edit_for(doc.text))], version)
         check(doc)
+
+
+@given(st.lists(st.integers(-3, 120), max_size=6), st.lists(st.integers(0, 100_000), min_size=1, max_size=6))
+def test_a_template_rendered_anywhere_equals_its_json_made_there(lines, bases) -> None:
+    # The template keeps one text and cuts it at its line numbers, whose digit counts
+    # change as the item moves (9 -> 10, 99 -> 100): each rendering must equal the
+    # JSON made afresh at that line.
+    def objects(base):
+        return [{"range": {"start": {"line": base + n, "character": 1}, "endLine": base + n + 1},
+                 "name": f"x{n}", "line": base} for n in lines]
+
+    first = bases[0]
+    template = fragments.Template(objects(first), first, 0)
+    for base in bases:
+        assert json.loads("[" + template.at(base) + "]") == objects(base)

@@ -17,6 +17,7 @@ after that a whole-document call reuses every item an edit did not touch (a few 
 from __future__ import annotations
 
 import json
+from array import array
 
 from lsprotocol import types as lsp
 
@@ -65,10 +66,12 @@ def _by_chunks(doc, start: int, end: int) -> list[int]:
     return convert.join_token_data(pieces)
 
 
-def _all(doc, first: bool) -> list[int]:
+def _all(doc, first: bool) -> array:
+    """The whole document's token array: the one its version keeps (no copy; kept as
+    the client's array afterwards, and never changed)."""
     if first:
         _by_chunks(doc, 0, len(doc.source.data))  # computes every item, a chunk at a time
-    return list(ide.semantic_tokens_data(doc))
+    return ide.semantic_tokens_array(doc)
 
 
 # ---- full
@@ -85,7 +88,7 @@ def full(doc, params: lsp.SemanticTokensParams, prepared: tuple[bool, str]) -> C
     return Computed(_serialized(doc, data, result_id), (result_id, data))
 
 
-def _serialized(doc, data: list[int], result_id: str) -> Serialized:
+def _serialized(doc, data, result_id: str) -> Serialized:
     """A `SemanticTokens` answer as JSON, its array from the items' kept text."""
     return Serialized(f'{{"resultId":{json.dumps(result_id)},"data":{fragments.tokens_data(doc, data)}}}')
 
@@ -111,7 +114,7 @@ def delta(doc, params: lsp.SemanticTokensDeltaParams, prepared) -> Computed:
     if previous is None:
         return Computed(_serialized(doc, data, result_id), (result_id, data))
     edit = convert.tokens_edit(previous, data)
-    edits = [] if edit is None else [lsp.SemanticTokensEdit(start=edit[0], delete_count=edit[1], data=edit[2])]
+    edits = [] if edit is None else [lsp.SemanticTokensEdit(start=edit[0], delete_count=edit[1], data=list(edit[2]))]
     return Computed(lsp.SemanticTokensDelta(edits=edits, result_id=result_id), (result_id, data))
 
 
