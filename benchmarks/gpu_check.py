@@ -16,7 +16,7 @@
 - this script, and `MANIFEST.txt` (what is there, the commit).
 
 `run DIR OUT` (no network; at most about 5 minutes: each step has a time limit, 90 + 60 +
-130 + 30 s, besides the install): makes a scratch virtual
+130 + 30 s, besides the install; with `--simulated` the conformance step has 240 s): makes a scratch virtual
 environment with the system's site packages visible (cuda-python / cuda-bindings and
 NVRTC come from the machine, as PyTorch's CUDA does), installs cint-ls and pytest from
 `DIR/wheels` only (`pip --no-index`), unpacks the tests, then runs, each with a time
@@ -27,7 +27,8 @@ limit, and writes `OUT/summary.txt` and `OUT/summary.json` with a log per step:
 2. the conformance suite through `cint run --executor gpu-cuda --device cuda` (with
    `--simulated`: `--device sim`), each admitted case's output against its `.out`;
 3. `benchmarks/heat_gpu.py --size 8192` (with `--simulated`: `--device sim --size 48`),
-   gpu-cuda beside the hand-written CUDA kernel;
+   gpu-cuda's kernel with its whole reduction and its whole dispatch on the C host, beside
+   two hand-written CUDA kernels (the plain one and a tuned one: 32-bit indices, 2-D grid);
 4. `benchmarks/heat_gpu.py --ptx-figures` when ptxas is on the machine.
 
 The exit status is 0 when every step that ran passed.
@@ -178,7 +179,9 @@ def run(source: Path, out: Path, simulated: bool, python: str, keep: bool) -> in
         if not simulated and not any(" passed" in line for line in steps[-1]["tail"]):
             steps[-1]["status"] = "no test ran (no GPU reached?)"
         (work / "gpu_conformance.py").write_text(CONFORMANCE)
-        steps.append(step(out, "conformance", [vpython, "gpu_conformance.py", device], work, env, 60))
+        # The simulated device runs the PTX in Python, a GPU does not: more time for it.
+        steps.append(step(out, "conformance", [vpython, "gpu_conformance.py", device], work, env,
+                          240 if simulated else 60))
         heat = ["--device", "sim", "--size", "48", "--repeat", "2"] if simulated else ["--size", "8192"]
         steps.append(step(out, "heat_gpu", [vpython, "benchmarks/heat_gpu.py", *heat], work, env,
                           45 if simulated else 130))

@@ -15,12 +15,12 @@ import re
 import subprocess
 
 import pytest
+from cuda_support import find_ptxas, outcome, program_of
 
 from cint_ls.exec import cuda
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.cuda.ptx import emit_module
 from cint_ls.exec.interp import run_program
-from cuda_support import find_ptxas, outcome, program_of
 
 EVERY = """kernel k[n](in I64[n] x, in I32[n] y, in U64[n] z, in I8[n] b, out I64 s, out I64 w, out I64 c, out I32 lo,
                out I32 hi, out U64 us, out U64 um, out U64 ux, out I8 bw, out I64 bs, out I8 bl) over [i: n] {
@@ -107,10 +107,11 @@ def cuda_outcome(program, host: str, order: str, seed: int, block: int, max_laun
 def test_the_emitted_code_combines_per_block():
     module = emit_module(program_of(every(10, "7")))
     code = module.kernels["k"]
-    assert code.slot_words == 3 + 3 + 2 + 2 + 2 + 3 + 2 + 2 + 3 + 3 + 2
+    # A sum of 64-bit contributions takes 3 words, of narrower ones 2; the others 2.
+    assert code.slot_words == 3 + 3 + 2 + 2 + 2 + 3 + 2 + 2 + 2 + 2 + 2
     assert [p.kind for p in code.params].count("slots") == 1
     assert not {"contrib", "mark"} & {p.kind for p in code.params}  # no scratch per work-item
-    assert module.text.count("red.global.add.u64") == 3 * 5 + 2 * 1 + 1 * 5  # sums, the count, min and max
+    assert module.text.count("red.global.add.u64") == 3 * 3 + 2 * 2 + 2 * 1 + 1 * 5  # sums, the count, min, max
     assert module.text.count("red.global.max.u64") == 5
     folds = emit_module(program_of(FOLD.replace("AT", "3").replace("DZ", "4"))).kernels["k"]
     assert folds.slots == {1: 0} and folds.slot_words == 3  # reductions in the order of their targets
@@ -161,18 +162,22 @@ def test_fold_checked_in_the_middle_of_a_block(host, at, dz):
                 (block, max_launch, order, seed)
 
 
-def test_the_host_reads_slots_not_a_contribution_per_work_item():
+@pytest.mark.parametrize("t, words", [("I64", 3), ("I32", 2)])
+def test_the_host_reads_slots_not_a_contribution_per_work_item(t, words):
     """The copies from the device: the staging and, per launch, the fault word and one
-    group of slots per block (24 bytes a sum), not 9 bytes a work-item."""
-    text = """kernel k[n](in I64[n] x, out I64[n] y, out I64 s) over [i: n] { y[i] = x[i]; reduce s = sum(x[i]); }
-void main() { I64[4096] x; for i in 0..4096 { x[i] = i; } I64[4096] y; I64 s = 0; k(x, y, s); "{s}\\n"; }
+    group of slots per block (24 bytes a sum of 64-bit contributions, 16 of narrower
+    ones), not 9 bytes a work-item."""
+    text = f"""kernel k[n](in {t}[n] x, out {t}[n] y, out I64 s) over [i: n] {{ y[i] = x[i]; reduce s = sum(x[i]); }}
+void main() {{ {t}[4096] x; for i in 0..4096 {{ x[i] = (i - 2000) as {t}; }} {t}[4096] y; I64 s = 0; k(x, y, s);
+"{{s}}\\n"; }}
 main();
 """
     program = program_of(text)
     result = run_cuda(program, None, None, {"device": "sim", "host": "c", "report": True})
-    assert result.output == f"{4095 * 4096 // 2}\n"
+    assert result.output == f"{sum(i - 2000 for i in range(4096))}\n"
     (row,) = [row for row in result.dispatch_log if row.get("copies")]
-    assert row["copies"]["from_device"] == 8 * 4096 + 8 + 24 * (4096 // 256)
+    element = 8 if t == "I64" else 4
+    assert row["copies"]["from_device"] == element * 4096 + 8 + 8 * words * (4096 // 256)
 
 
 # ---- a combination that is not atomic

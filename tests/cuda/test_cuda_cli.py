@@ -141,13 +141,16 @@ def test_the_benchmark_says_it_needs_a_gpu_and_runs_on_the_simulated_device():
     done = subprocess.run([sys.executable, script, "--device", "sim", "--size", "16", "--repeat", "1"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "on the simulated device" in done.stdout and "gpu-cuda, device (PTX launch)" in done.stdout
+    assert "on the simulated device" in done.stdout and "gpu-cuda, kernel with its whole reduction" in done.stdout
+    assert "gpu-cuda, whole dispatch (C host" in done.stdout or "gpu-cuda, whole dispatch: skipped" in done.stdout
+    assert "results: identical to the reference interpreter's" in done.stdout
     try:
         CudaDevice().close()
     except DeviceUnavailable:
         done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.startswith("heat_gpu: this benchmark needs an NVIDIA GPU")
+        assert done.stderr.count("\n") == 1, done.stderr  # one line
 
 
 def test_a_driver_error_ends_the_run_with_exit_3(capsys, monkeypatch):

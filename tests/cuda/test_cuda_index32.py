@@ -15,13 +15,13 @@ import os
 import subprocess
 
 import pytest
+from cuda_support import DispatchHarness, find_ptxas, program_of
 
 from cint_ls.analysis.types import I32, I64, U32, U64
 from cint_ls.exec.cuda.host import CudaMachine
 from cint_ls.exec.cuda.ptx import PtxModule, emit_module
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.cuda.status import HostStatus
-from cuda_support import DispatchHarness, find_ptxas, program_of
 
 PROBE = """kernel probe[n, m, l](out I64[n, m, l] a, out I64[n, m, l] b, out I64[n, m, l] c) over [i: n, j: m, k: l] {
     a[i, j, k] = i;
@@ -154,7 +154,7 @@ def test_div_round_32_bit_path(t, mode):
                                  PtxModule(module.module, mutated(module.text, "32"), module.kernels))
     taken = 0
     for x, y in values:
-        def args():
+        def args(x=x, y=y):
             return [h.array(t, [x]), h.array(t, [y]), h.array(out, [0])]
         ref, got = h.compare(args)
         assert ref == got, (t, mode, x, y)

@@ -34,7 +34,7 @@ from ..dispatch import DispatchPlan
 from .device import Device, Function
 from .params import ParameterTable
 from .placement import Placement, registers
-from .ptx import KernelCode, minmax_flip
+from .ptx import KernelCode, minmax_flip, slot_words
 
 if TYPE_CHECKING:
     from .host import Stats
@@ -127,32 +127,48 @@ def _read_slots(device: Device, slots: int, code: KernelCode, kernel: ir.Kernel,
                 grid: int, block: int) -> None:
     """The launch's block slots (no work-item of it faulted): each combined reduction's
     total, count or extremum over the launch, added to its contributions."""
-    words = code.slot_words
-    row = registers(U64, device.download(slots, 8 * words * grid))
-    for r, offset in code.slots.items():
-        reduction = kernel.reductions[r]
+    row = registers(U64, device.download(slots, 8 * code.slot_words * grid))
+    for r, groups in combine_slots(code, kernel, row).items():
         totals = scan.contributions[r]
         assert isinstance(totals, BlockTotals)
+        for times, value in groups:
+            totals.add(first, times, value)
+
+
+def combine_slots(code: KernelCode, kernel: ir.Kernel, row: list[int]) -> dict[int, list[tuple[int, int | bool]]]:
+    """The block slots of a launch (U64 words, `code.slot_words` per block) combined: per
+    combined reduction, (times, value) groups that its reducer folds to the blocks'
+    result (a sum: the exact total once, then zeros, one per other contribution; a count:
+    its trues and falses; min, max: the extremum once per contribution)."""
+    words = code.slot_words
+    out: dict[int, list[tuple[int, int | bool]]] = {}
+    for r, offset in code.slots.items():
+        reduction = kernel.reductions[r]
         kind = reduction.kind
+        signed = bool(getattr(reduction.contribution, "signed", False))
+        groups: list[tuple[int, int | bool]] = []
         if kind in ("sum", "sum_wrap"):
-            counted = sum(row[offset + 2::words])
-            low = sum(row[offset::words])
-            high = sum((h ^ (1 << 63)) - (1 << 63) for h in row[offset + 1::words])  # signed 64-bit sums
-            totals.add(first, 1 if counted else 0, high * (1 << 32) + low)
-            totals.add(first, counted - 1, 0)
+            if slot_words(reduction) == 2:  # one word: the exact sum, two's complement when signed
+                counted = sum(row[offset + 1::words])
+                total = sum((x ^ (1 << 63)) - (1 << 63) for x in row[offset::words]) if signed \
+                    else sum(row[offset::words])
+            else:  # the low and high 32-bit halves: high * 2**32 + low
+                counted = sum(row[offset + 2::words])
+                high = sum((h ^ (1 << 63)) - (1 << 63) for h in row[offset + 1::words])
+                total = high * (1 << 32) + sum(row[offset::words])
+            groups = [(1 if counted else 0, total), (counted - 1, 0)]
         elif kind == "count":
             counted, trues = sum(row[offset + 1::words]), sum(row[offset::words])
-            totals.add(first, trues, True)
-            totals.add(first, counted - trues, False)
+            groups = [(trues, True), (counted - trues, False)]
         else:
-            signed = bool(getattr(reduction.contribution, "signed", False))
-            flip = minmax_flip(kind, signed)
             present = [best for best, times in zip(row[offset::words], row[offset + 1::words]) if times]
             if present:
-                value = max(present) ^ flip
+                value = max(present) ^ minmax_flip(kind, signed)
                 if signed:
                     value = (value ^ (1 << 63)) - (1 << 63)
-                totals.add(first, sum(row[offset + 1::words]), value)
+                groups = [(sum(row[offset + 1::words]), value)]
+        out[r] = [(times, value) for times, value in groups if times > 0]
+    return out
 
 
 def _scan_fuel(device: Device, placement: Placement, budget: int | None, scan: Scan, first: int, stop: int

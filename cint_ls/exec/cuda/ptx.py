@@ -103,8 +103,11 @@ class PtxModule:
 
 # The reductions combined on the device, per block of the launch (issue 16; SPEC-02P.1
 # 9.2 para 1: sum, sum_wrap, min, max and count do not depend on the order), and the
-# U64 words each takes in a block's slots, all starting at 0:
-#   sum, sum_wrap: the sum of the low 32 bits of the contributions, the sum of their
+# U64 words each takes in a block's slots (`slot_words`), all starting at 0:
+#   sum, sum_wrap of contributions of 32 bits or fewer: their sum (two's complement:
+#     |sum| < 2**31 * 1024 for a block of at most 1024 work-items, exact in 64 bits),
+#     the number of contributions;
+#   sum, sum_wrap of 64-bit contributions: the sum of their low 32 bits, the sum of their
 #     high 32 bits (arithmetic shift for a signed type), the number of contributions:
 #     exact in 64 bits for up to 2**31 contributions, so the host forms the exact 128-bit
 #     total as high * 2**32 + low;
@@ -116,7 +119,19 @@ class PtxModule:
 # (a left fold, [IM-84]) keep a contribution and a mark per work-item. The combined
 # values count only when no work-item faults: a dispatch with a canonical fault
 # publishes no reduction (10.6 para 9).
-SLOT_WORDS = {"sum": 3, "sum_wrap": 3, "count": 2, "min": 2, "max": 2}
+SLOT_WORDS = {"sum": 3, "sum_wrap": 3, "count": 2, "min": 2, "max": 2}  # sums of 64-bit contributions
+
+
+def slot_words(reduction: ir.Reduction) -> int:
+    """The words of `reduction` in a block's slots; 0: not combined (SLOT_WORDS)."""
+    words = SLOT_WORDS.get(reduction.kind, 0)
+    if reduction.kind in ("sum", "sum_wrap") and _bits(reduction.contribution) <= 32:
+        return 2
+    return words
+
+
+def _bits(t: Type) -> int:
+    return 1 if isinstance(t, BoolType) else _int_type(t, "a contribution").bits
 
 
 def minmax_flip(kind: str, signed: bool) -> int:
@@ -127,9 +142,9 @@ def slot_layout(kernel: ir.Kernel) -> tuple[dict[int, int], int]:
     """(reduction index -> offset in a block's slots, words per block)."""
     offsets, words = {}, 0
     for r, red in enumerate(kernel.reductions):
-        if red.kind in SLOT_WORDS:
+        if slot_words(red):
             offsets[r] = words
-            words += SLOT_WORDS[red.kind]
+            words += slot_words(red)
     return offsets, words
 
 
@@ -509,7 +524,10 @@ class KernelEmitter:
         self.emit(f"mul.wide.u32 {base}, %r1, {8 * words};")  # %r1: the block's index in the launch
         self.emit(f"add.u64 {base}, {base}, {self.param('slots')};")
         at = f"{base}+{8 * offset}" if offset else base
-        if reduction.kind in ("sum", "sum_wrap"):
+        if reduction.kind in ("sum", "sum_wrap") and slot_words(reduction) == 2:
+            self.emit(f"red.global.add.u64 [{at}], {value};")  # the canonical pattern: exact (SLOT_WORDS)
+            count = 8 * offset + 8
+        elif reduction.kind in ("sum", "sum_wrap"):
             low, high = self.temp(), self.temp()
             signed = isinstance(reduction.contribution, IntType) and reduction.contribution.signed
             self.emit(f"and.b64 {low}, {value}, {literal(0xFFFFFFFF)};")
@@ -856,4 +874,4 @@ def emit_module(program: ir.Program, param_space: int = PARAM_SPACE) -> PtxModul
 
 
 __all__ = ["EmitError", "KernelCode", "PARAM_SPACE", "Param", "PtxModule", "canonical", "element_bytes",
-           "SLOT_WORDS", "emit_module", "entry_name", "literal", "minmax_flip", "slot_layout"]
+           "SLOT_WORDS", "emit_module", "entry_name", "literal", "minmax_flip", "slot_layout", "slot_words"]

@@ -426,8 +426,8 @@ static int scratch(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, const cint_
 }
 
 /* The slots of a launch's `grid` blocks (no work-item of it faulted) merged into the
- * dispatch's reductions (ptx.py, SLOT_WORDS): a sum's block totals high * 2^32 + low
- * added in 128 bits, a count's trues and contributions, the greatest flipped pattern of
+ * dispatch's reductions (ptx.py, SLOT_WORDS): a sum's block totals (one word for
+ * contributions of 32 bits or fewer, else high * 2^32 + low) added in 128 bits, a count's trues and contributions, the greatest flipped pattern of
  * a min or max, each reduction's contributions counted. */
 static void merge_slots(const cint_kernel *k, const cint_gpu_kernel *gk, cint_plan *plan, const uint64_t *w,
                         int64_t grid) {
@@ -438,7 +438,20 @@ static void merge_slots(const cint_kernel *k, const cint_gpu_kernel *gk, cint_pl
         const cint_reduction_desc *d = &k->reductions[r];
         cint_reduction part;
         memset(&part, 0, sizeof part);
-        if (d->kind == CINT_RED_SUM || d->kind == CINT_RED_SUM_WRAP) {
+        if ((d->kind == CINT_RED_SUM || d->kind == CINT_RED_SUM_WRAP) && CINT_TC_BITS(d->contribution) <= 32) {
+            /* the block's exact sum in one word, two's complement for a signed type */
+            bool sign = CINT_TC_IS_SIGNED(d->contribution);
+            uint64_t a0 = 0u, a1 = 0u;
+            for (int64_t b = 0; b < grid; b++) {
+                uint64_t x = w[b * words + o];
+                uint64_t s0 = a0 + x;
+                a1 += (uint64_t)(s0 < x) + (sign && (x >> 63) != 0u ? M64 : 0u);
+                a0 = s0;
+                part.count += (int64_t)w[b * words + o + 1];
+            }
+            part.acc[0] = a0;
+            part.acc[1] = a1;
+        } else if (d->kind == CINT_RED_SUM || d->kind == CINT_RED_SUM_WRAP) {
             uint64_t a0 = 0u, a1 = 0u;
             for (int64_t b = 0; b < grid; b++) {
                 const uint64_t *x = w + b * words + o;
@@ -732,11 +745,11 @@ int cint_gpu_kernel_set(cint_gpu *g, int32_t index, const char *entry, int32_t n
     for (int32_t j = 0; j < nparams; j++) takes_slots = takes_slots || gk->params[j].kind == CINT_GP_SLOTS;
     gk->slot_words = 0;
     for (int32_t r = 0; r < k->nreductions && r < 64; r++) {
-        int32_t kind = k->reductions[r].kind, words = kind == CINT_RED_SUM || kind == CINT_RED_SUM_WRAP ? 3
-                                                      : kind == CINT_RED_COUNT || kind == CINT_RED_MIN ||
-                                                                kind == CINT_RED_MAX
-                                                          ? 2
-                                                          : 0;
+        int32_t kind = k->reductions[r].kind, words = 0;
+        if (kind == CINT_RED_SUM || kind == CINT_RED_SUM_WRAP)
+            words = CINT_TC_BITS(k->reductions[r].contribution) <= 32 ? 2 : 3;
+        else if (kind == CINT_RED_COUNT || kind == CINT_RED_MIN || kind == CINT_RED_MAX)
+            words = 2;
         gk->slot_offset[r] = words > 0 ? gk->slot_words : -1;
         gk->slot_words += words;
     }
