@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from bisect import bisect_left
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -151,13 +152,24 @@ class _Shared:
         self.sequence = itertools.count()
         self.lowered = -1  # the newest snapshot that lowered with `items`
         self.checked = -1  # the newest snapshot that checked with `analysis`
-        self.active: Snapshot | None = None  # whose anchors and module symbols are in place
+        self._active: weakref.ref | None = None  # `active`, not kept alive by it
         self.entries: dict[int, ItemEntry] = {}  # by id() of the item's node
         # The IR of the kernels used last (hovers), by id() of the kernel's node: (node,
         # analysis record, ir.Kernel or None). Not kept for every kernel: the IR is
         # large, and what the inlay hints need of it is kept with the item.
         self.kernels: dict[int, tuple] = {}
         self.counters: dict[str, int] = {}  # computations by kind (tests, benchmarks)
+
+    @property
+    def active(self) -> Snapshot | None:
+        """The version whose anchors and module symbols are in place. Held weakly: an
+        old version no request holds goes at once, its tree with it (53 MB at 50,000
+        lines, which a parse from scratch would otherwise add to the new one's)."""
+        return self._active() if self._active is not None else None
+
+    @active.setter
+    def active(self, snapshot: Snapshot | None) -> None:
+        self._active = weakref.ref(snapshot) if snapshot is not None else None
 
     def count(self, what: str, n: int = 1) -> None:
         self.counters[what] = self.counters.get(what, 0) + n
@@ -512,12 +524,19 @@ class Document:
         """Apply LSP content changes in order: a TextEdit, or a str for the whole text."""
         # The current snapshot keeps its tree: the edits go to a copy (Tree.edit is in place).
         self._parsed.tree = self._parsed.tree.copy()
-        for change in changes:
-            if isinstance(change, str):
-                self._parsed.replace(change)
-            else:
-                self._parsed.apply(change)
-        self._current = self._snapshot(self.version if version is None else version)
+        version = self._current.version if version is None else version
+        # The old version is not held here while the edits parse (only the loop applies
+        # edits and pins versions): where no request holds it, its tree is freed before
+        # a parse from scratch makes the next one (ParsedDocument.apply).
+        self._current = None
+        try:
+            for change in changes:
+                if isinstance(change, str):
+                    self._parsed.replace(change)
+                else:
+                    self._parsed.apply(change)
+        finally:
+            self._current = self._snapshot(version)
 
     # ---- positions
 
