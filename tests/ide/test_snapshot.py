@@ -250,3 +250,36 @@ def test_a_rename_is_analysed_reusing_the_kept_items_and_leaves_the_version_as_i
         assert results(doc) == before
     assert ide.rename(doc, byte_of(SEVERAL, "lap", d1) + 1, "c").error  # `c` is visible there
     assert ide.rename(doc, byte_of(SEVERAL, "d0") + 1, "k9").changes
+
+
+def test_an_old_version_no_one_holds_goes_before_the_next_parses() -> None:
+    # Issue 11's peak memory: the document's shared state holds its active version
+    # weakly, so a version no request pins (and its tree) goes when an edit replaces
+    # it, before a syntax error's parse from scratch builds the next tree.
+    import gc
+    import weakref
+
+    doc = Document("file:///several.ci", SEVERAL, 1)
+    assert doc.diagnostics is not None  # the version is active: its anchors in place
+    pinned = doc.snapshot()
+    old = weakref.ref(pinned)
+    at = SEVERAL.index(";")
+    line = SEVERAL.count("\n", 0, at)
+    column = at - (SEVERAL.rfind("\n", 0, at) + 1)
+    doc.apply([TextEdit(Position(line, column), Position(line, column + 1), "")], 2)  # a syntax error
+    assert old() is pinned  # a request that pinned it still reads it
+    assert pinned.version == 1 and pinned.text == SEVERAL
+    del pinned
+    gc.disable()  # by reference counting alone, not a collection
+    try:
+        assert old() is None
+        doc.apply([TextEdit(Position(line, column), Position(line, column), ";")], 3)
+        latest = weakref.ref(doc.snapshot())
+        assert doc.diagnostics is not None
+        doc.apply([TextEdit(Position(0, 0), Position(0, 0), " ")], 4)
+        assert latest() is None
+    finally:
+        gc.enable()
+    assert doc.text == " " + SEVERAL
+    fresh = Document("file:///several.ci", " " + SEVERAL, 4)
+    assert [d.message for d in doc.diagnostics] == [d.message for d in fresh.diagnostics]
