@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 SERVER_COMMAND = [sys.executable, "-P", "-m", "cint_ls.server"]
@@ -28,6 +29,28 @@ class Deaf(AssertionError):
 
 def frame(body: bytes) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def read_messages(stream) -> Iterator[Any]:
+    """The messages framed on `stream` (the server's stdout), decoded, until it ends
+    (or ends inside a message). The one reader of the tests and benchmarks that read
+    a server's raw output."""
+    while True:
+        length = None
+        while True:
+            line = stream.readline()
+            if not line:
+                return
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+            if line in (b"\r\n", b"\n"):
+                break
+        if length is None:  # a header without a length: nothing after it can be framed
+            return
+        body = stream.read(length)
+        if len(body) < length:
+            return
+        yield json.loads(body)
 
 
 def encode(payload: Any) -> bytes:
@@ -112,22 +135,9 @@ class RawServer:
             return value
 
     def _read(self) -> None:
-        stream = self.proc.stdout
         try:
-            while True:
-                length = None
-                while True:
-                    line = stream.readline()
-                    if not line:
-                        return
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                    if line in (b"\r\n", b"\n"):
-                        break
-                body = stream.read(length)
-                if len(body) < length:
-                    return
-                self._received(json.loads(body))
+            for message in read_messages(self.proc.stdout):
+                self._received(message)
         finally:
             with self._changed:
                 self.closed = True

@@ -23,6 +23,11 @@ import pytest
 
 import cint_ls
 
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
+from lsp_raw import read_messages  # after its folder is on the path
+
 REPO = Path(__file__).resolve().parents[2]
 VSCODE = REPO / "editors" / "vscode"
 CONFORMANCE = REPO / "tests" / "conformance"
@@ -84,19 +89,9 @@ class Lsp:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        stream = self.proc.stdout
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if line in (b"\r\n", b"\n"):
-                    break
+        for message in read_messages(self.proc.stdout):
             with self.cond:
-                self.messages.append(json.loads(stream.read(length)))
+                self.messages.append(message)
                 self.cond.notify_all()
 
     def send(self, payload: dict) -> None:

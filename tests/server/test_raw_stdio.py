@@ -7,20 +7,22 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
+import sys
 import threading
 import time
-
-from lsprotocol import types as lsp
+from pathlib import Path
 
 from lsp_support import SERVER_COMMAND
+from lsprotocol import types as lsp
 
-
-def _frame(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
+from lsp_raw import frame, read_messages  # after its folder is on the path
 
 
 def _message(payload: dict) -> bytes:
-    return _frame(json.dumps(payload).encode())
+    return frame(json.dumps(payload).encode())
 
 
 def _read_messages(stream, count: int, timeout: float = 30.0) -> list[dict]:
@@ -29,17 +31,8 @@ def _read_messages(stream, count: int, timeout: float = 30.0) -> list[dict]:
     found: queue.Queue = queue.Queue()
 
     def reader() -> None:
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if line in (b"\r\n", b"\n"):
-                    break
-            found.put(json.loads(stream.read(length)))
+        for message in read_messages(stream):
+            found.put(message)
 
     threading.Thread(target=reader, daemon=True).start()
     messages: list[dict] = []
@@ -62,9 +55,9 @@ def test_garbage_json_on_stdin():
         send.write(_message({"jsonrpc": "2.0", "id": 1, "method": "initialize",
                              "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
         send.write(_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-        send.write(_frame(b"{this is not json"))
-        send.write(_frame("\u00e9\u00e9 \xff not even utf-8".encode("latin-1")))
-        send.write(_frame(b'{"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {"textDocument"'))
+        send.write(frame(b"{this is not json"))
+        send.write(frame("\u00e9\u00e9 \xff not even utf-8".encode("latin-1")))
+        send.write(frame(b'{"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {"textDocument"'))
         send.write(b"Garbage-Header: yes\r\n\r\n")
         send.write(_message({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {
             "textDocument": {"uri": "file:///nowhere.ci"}, "position": {"line": 0, "character": 0}}}))
