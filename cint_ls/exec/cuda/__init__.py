@@ -115,7 +115,12 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
     if opts.host != "python":
         why_python = c_host_unusable(program)
         if why_python is None:
-            return run_on_c_host(program, fuel, write, opts, ptx, device)
+            from ..c17.build import NoCompiler
+
+            try:
+                return run_on_c_host(program, fuel, write, opts, ptx, device)
+            except NoCompiler as error:  # a CC that runs but does not compile (before anything ran)
+                why_python = str(error)
         if opts.host == "c":
             raise ExecutorUnavailable(f"gpu-cuda: the C host cannot run this program: {why_python}")
     if opts.device == "null":
