@@ -21,6 +21,7 @@ def fresh(monkeypatch):
 
 
 def test_no_python_binding(fresh, monkeypatch):
+    monkeypatch.setattr(probe, "_c_host", lambda: False)  # the Python host (no C compiler): it needs cuda-python
     monkeypatch.setattr(probe, "_has_python_binding", lambda: False)
     assert probe.simulated_reason() == probe.NO_PYTHON
 
