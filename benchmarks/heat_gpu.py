@@ -134,7 +134,8 @@ def _median_ms(samples: list[float]) -> float:
 
 def gpu_cuda_kernel(device: Device, size: int, repeat: int, block: int):
     """The emitted entry launched alone over the whole grid, with its whole reduction:
-    (median seconds, the grid after one step, the exact total, the block used).
+    (median seconds, median seconds of the launch alone, the grid after one step, the
+    exact total, the block used).
     Each repetition sets the fault word and the block slots, launches, and reads the
     word and the slots back; the slots are merged (untimed) into the exact total."""
     program = build(HEAT, "heat_gpu.ci").program
@@ -160,13 +161,15 @@ def gpu_cuda_kernel(device: Device, size: int, repeat: int, block: int):
     if code.block:
         raise SystemExit("heat_gpu: the heat kernel's parameters do not fit the entry (internal error)")
     params = [values[(p.kind, *p.index)] for p in code.params]
-    samples = []
+    samples, launches = [], []
     word = M64
     for _ in range(repeat):
         started = time.perf_counter()
         device.upload(fault, M64.to_bytes(8, "little"))
         device.fill(slots, 0, 8 * code.slot_words * blocks)
+        launched = time.perf_counter()
         device.launch(function, blocks, block, params)
+        launches.append(time.perf_counter() - launched)
         word = int.from_bytes(device.download(fault, 8), "little")
         raw = device.download(slots, 8 * code.slot_words * blocks)
         samples.append(time.perf_counter() - started)
@@ -176,7 +179,7 @@ def gpu_cuda_kernel(device: Device, size: int, repeat: int, block: int):
     result = unpack(I32, device.download(v, 4 * n))
     for address in (u, v, fault, slots):
         device.free(address)
-    return statistics.median(samples), result, total, block
+    return statistics.median(samples), statistics.median(launches), result, total, block
 
 
 def nvrtc_compile(device, source: str, name: str) -> str:
@@ -242,6 +245,8 @@ def run_hand_written(device, size: int, repeat: int, block: int, tuned: bool):
     import ctypes
 
     name = "heat_tuned" if tuned else "heat"
+    if tuned and size * size >= 1 << 31:
+        return f"its 32-bit indices need fewer than 2**31 work-items, not {size * size:,}"
     try:
         ptx = nvrtc_compile(device, TUNED if tuned else HAND_WRITTEN, name)
         function = device.load(ptx).function(name)
@@ -496,12 +501,14 @@ def main() -> int:
         print(f"{label:<44} {seconds * 1000:10.3f} ms   {n / seconds / 1e9:8.2f} G work-items/s{note}")
 
     try:
-        seconds, first_step, total, block = gpu_cuda_kernel(device, args.size, args.repeat, args.block_size)
+        seconds, launch_only, first_step, total, block = gpu_cuda_kernel(device, args.size, args.repeat,
+                                                                          args.block_size)
     except DeviceError as error:
         print(f"heat_gpu: the device failed: {error}", file=sys.stderr)
         return 3
     line("gpu-cuda, kernel with its whole reduction", seconds,
          "" if block == args.block_size else f" (blocks of {block}: the entry's limit)")
+    line("  of which the launch alone", launch_only)
     print(f"gpu-cuda's total after one step: {total}")
     dispatch = whole_dispatch("sim" if device.simulated else "cuda", args.size, args.steps, args.block_size)
     if isinstance(dispatch, str):

@@ -86,6 +86,11 @@ def run_launches(device: Device, function: Function, code: KernelCode, plan: Dis
                 [BlockTotals() if r in code.slots else [] for r in range(len(kernel.reductions))])  # type: ignore[misc]
     slots = 0
     if code.slot_words:  # the block slots, now that the block size is known
+        for r in code.slots:  # combined per block: no scratch per work-item
+            for buffers in (placement.contrib, placement.marks):
+                if r < len(buffers) and buffers[r]:
+                    placement.release(buffers[r])
+                    buffers[r] = 0
         slots = placement.alloc(8 * code.slot_words * -(-launch // block))
         table.set_slots(device, code, slots)
     n = plan.count

@@ -115,6 +115,12 @@ class Placement:
             data = self.device.download(address, view.size * element_bytes(view.element))
             view.storage.values[:] = unpack(view.element, data)
 
+    def release(self, address: int) -> None:
+        """Give one allocation back now (a scratch buffer the kernel does not use)."""
+        if address in self.allocations:
+            self.allocations.remove(address)
+            self.device.free(address)
+
     def free(self) -> None:
         for address in self.allocations:
             try:
