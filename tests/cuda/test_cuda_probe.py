@@ -4,7 +4,7 @@ a run's note says on this machine."""
 
 from __future__ import annotations
 
-import time
+import threading
 
 import pytest
 
@@ -33,14 +33,23 @@ def test_no_driver_library(fresh, monkeypatch):
     assert executor_label("gpu-cuda") == "gpu-cuda (simulated)"
 
 
-def test_a_driver_library_is_probed_in_a_child(fresh, monkeypatch):
+def test_a_driver_library_is_probed_in_a_child(fresh, monkeypatch, tmp_path):
     monkeypatch.setattr(probe, "_has_python_binding", lambda: True)
     monkeypatch.setattr(probe, "_driver_loads", lambda: True)
-    monkeypatch.setattr(probe, "_CHILD", "import json, time\ntime.sleep(0.5)\nprint(json.dumps('no CUDA device'))\n")
-    started = time.monotonic()
-    assert probe.simulated_reason() is None  # not known yet: the asker does not wait
-    assert time.monotonic() - started < 0.2
-    assert executor_label("gpu-cuda") == "gpu-cuda"
+    # The child answers only once the test lets it (a file appears, 5 s later at the
+    # latest): an asker that waited for it would get its answer, not None.
+    go = tmp_path / "go"
+    monkeypatch.setattr(probe, "_CHILD", (
+        f"import json, os, time\nwhile not os.path.exists({str(go)!r}): time.sleep(0.01)\n"
+        "print(json.dumps('no CUDA device'))\n"))
+    release = threading.Timer(5.0, go.touch)
+    release.start()
+    try:
+        assert probe.simulated_reason() is None  # not known yet: the asker does not wait
+        assert executor_label("gpu-cuda") == "gpu-cuda"
+    finally:
+        go.touch()
+        release.cancel()
     assert probe.wait(30) == "no CUDA device"
     assert executor_label("gpu-cuda") == "gpu-cuda (simulated)"
 
