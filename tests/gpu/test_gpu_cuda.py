@@ -84,3 +84,42 @@ def test_launch_splitting_and_the_fault_word():
         result = run_cuda(built.program, None, None, {"device": "cuda", "block_size": 32, "max_launch": max_launch})
         assert (result.output, result.fault, result.fuel_consumed) == \
             (reference.output, reference.fault, reference.fuel_consumed), name
+
+
+def test_reductions_per_block_and_the_32_bit_paths(monkeypatch):
+    """Issue 16 on the real driver: every reduction combined per block (sums of 64-bit
+    and narrower contributions, count, min, max) beside fold_checked and sum_sat, with
+    launches that end inside a block; the 32-bit division paths of the index tuple and of
+    div_round each side of 2**32 (tests/cuda/test_cuda_index32.py's cases)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent.parent / "cuda"))
+    import test_cuda_block_reduce as blocks
+    import test_cuda_index32 as index32
+    from cuda_support import program_of
+
+    programs = [blocks.every(700, "9223372036854775807"), blocks.every(700, "12345"), blocks.EMPTY,
+                blocks.FOLD.replace("AT", "77").replace("DZ", "599"), blocks.FOLD.replace("AT", "300").replace(
+                    "DZ", "60")]
+    for text in programs:
+        program = program_of(text)
+        reference = run_program(program)
+        for block, max_launch in ((32, None), (256, 300)):
+            options = {"device": "cuda", "block_size": block}
+            if max_launch is not None:
+                options["max_launch"] = max_launch
+            result = run_cuda(program, None, None, options)
+            assert (result.output, result.fault, result.fuel_consumed) == \
+                (reference.output, reference.fault, reference.fuel_consumed), (text[:40], block)
+    from cuda_support import DispatchHarness
+
+    class GpuHarness(DispatchHarness):  # the reference beside the real driver (Python host)
+        def __init__(self, text, kernel, **runner):
+            super().__init__(text, kernel, **runner)
+            from cint_ls.exec.cuda.host import CudaMachine
+            from cint_ls.exec.cuda.ptx import emit_module
+
+            self.cuda = CudaMachine(self.program, None, None, CudaDevice(), emit_module(self.program))
+
+    monkeypatch.setattr(index32, "DispatchHarness", GpuHarness)
+    for t in (index32.I64, index32.U64, index32.I32, index32.U32):
+        for mode in ("floor", "half_even"):
+            index32.test_div_round_32_bit_path(t, mode)
