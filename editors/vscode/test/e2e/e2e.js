@@ -408,8 +408,8 @@ async function main() {
       expect(/semantic token type kernel .*foreground entity\.name\.function\.kernel\.cint .*\{ "foreground": "#[0-9A-Fa-f]{6}" \} textmate scopes/.test(kernel),
         `copy1 is not a kernel token styled through entity.name.function.kernel.cint: ${kernel}`);
       const over = await inspect("i: n]");
-      expect(/semantic token type overVariable .*foreground variable\.other\.(over|varying)\.cint .*\{ "foreground": "#[0-9A-Fa-f]{6}" \} textmate scopes/.test(over),
-        `i is not an overVariable token styled through variable.other.over/varying.cint: ${over}`);
+      expect(/semantic token type overVariable .*foreground variable\.other\.over\.cint .*\{ "foreground": "#[0-9A-Fa-f]{6}" \} textmate scopes/.test(over),
+        `i is not an overVariable token styled through variable.other.over.cint: ${over}`);
       const rule = (t) => t.replace(/^.*semantic token type (\S+) .*?foreground (\S+) .*?(\{ "foreground": "#\w+" \}).*$/, "$1 -> $2 $3");
       return `copy1: ${rule(kernel)}; i: ${rule(over)}`;
     });
