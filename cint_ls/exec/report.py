@@ -229,6 +229,11 @@ def diagnostic_message(record: FaultRecord, executor: str) -> str:
 # gpu-cuda's rows (its host in C) add the bytes copied: `to device`, `from device`,
 # `already there` (read by the dispatch, kept on the device, not sent again).
 #
+# cpu-c17's dispatches whose work-items went to a Dask cluster (`--cluster`, docs/cluster.md)
+# add a line naming the cluster and its workers (w1, w2, ... by address) and columns:
+# `tiles` (came back / sent out), the bytes `sent` to the workers and `back` from them,
+# the mean `tile time` on a worker and `tiles per worker` (`w1 2, w2 2`).
+#
 # Every line starts with `report: ` (it goes to stderr, beside the program's own
 # output on stdout); `render_run_report` renders the JSON form (RunOutcome.run_report).
 
@@ -271,6 +276,52 @@ def _bytes(value) -> str:
     return f"{value:.1f} {unit}"
 
 
+def _mean_seconds(values) -> float | None:
+    known = [v for v in values or [] if isinstance(v, (int, float))]
+    return sum(known) / len(known) if known else None
+
+
+def _tiles_of(count: int) -> str:
+    return f"{count} tile" + ("" if count == 1 else "s")
+
+
+def _cluster_lines(rows: list[dict]) -> tuple[list[str], dict[str, str]]:
+    """The line that names the cluster of the rows' `cluster` entries (cluster.py
+    TileRunner.attach), and the workers' short names (w1, w2, ... in address order)."""
+    tiled = [row["cluster"] for row in rows if isinstance(row.get("cluster"), dict)]
+    if not tiled:
+        return [], {}
+    workers: dict[str, int] = {}
+    for entry in tiled:
+        for worker, count in (entry.get("per_worker") or {}).items():
+            workers[worker] = workers.get(worker, 0) + count
+    names = {worker: f"w{k + 1}" for k, worker in enumerate(sorted(workers))}
+    first = tiled[0]
+    where = str(first.get("cluster"))
+    if first.get("scheduler") and first.get("scheduler") != first.get("cluster"):
+        where += f" (scheduler {first['scheduler']})"
+    tiles = sum(int(entry.get("tiles") or 0) for entry in tiled)
+    back = sum(int(entry.get("tiles_back") or 0) for entry in tiled)
+    sent = sum(int(entry.get("bytes_sent") or 0) for entry in tiled)
+    received = sum(int(entry.get("bytes_back") or 0) for entry in tiled)
+    mean = _mean_seconds([s for entry in tiled for s in entry.get("tile_seconds") or []])
+    dispatches = f"{len(tiled)} recorded dispatch" + ("" if len(tiled) == 1 else "es")
+    line = (f"report: cluster {where}: the work-items of {dispatches} in {_tiles_of(tiles)}, {back} came back; "
+            "workers: " + (", ".join(f"{names[w]} {w} ({_tiles_of(workers[w])})" for w in sorted(workers)) or "none")
+            + f"; {_bytes(sent)} sent, {_bytes(received)} back; {_duration(mean)} per tile on its worker")
+    return [line], names
+
+
+def _cluster_cells(entry, names: dict[str, str]) -> str:
+    if not isinstance(entry, dict):
+        return f"  {'-':>9}  {'-':>10}  {'-':>10}  {'-':>10}  -"
+    tiles = f"{_cell(entry.get('tiles_back'))}/{_cell(entry.get('tiles'))}"
+    spread = ", ".join(f"{names.get(w, w)} {n}" for w, n in sorted((entry.get("per_worker") or {}).items(),
+                                                                     key=lambda item: names.get(item[0], item[0])))
+    return (f"  {tiles:>9}  {_bytes(entry.get('bytes_sent')):>10}  {_bytes(entry.get('bytes_back')):>10}  "
+            f"{_duration(_mean_seconds(entry.get('tile_seconds'))):>10}  {spread or '-'}")
+
+
 def render_run_report(data: dict) -> str:
     """The text of `cint run --report`: what auto decided, the run, then a row per
     recorded dispatch; and the same for the `--check` run."""
@@ -288,9 +339,13 @@ def render_run_report(data: dict) -> str:
         # row has none recorded (its host in Python)
         copied = any(isinstance(row.get("copies"), dict) for row in rows)
         count = "launches" if gpu else "threads"
+        cluster, names = _cluster_lines(rows)  # cpu-c17's tiles on a Dask cluster (cluster.py)
+        lines += cluster
         lines.append(f"report:   {'dispatch':>8}  {'kernel':<{width}}  {'work-items':>10}  {count:>8}  "
                      f"{'time':>10}  {'fuel':>8}"
-                     + (f"  {'to device':>10}  {'from device':>11}  {'already there':>13}" if copied else ""))
+                     + (f"  {'to device':>10}  {'from device':>11}  {'already there':>13}" if copied else "")
+                     + (f"  {'tiles':>9}  {'sent':>10}  {'back':>10}  {'tile time':>10}  tiles per worker"
+                        if cluster else ""))
         for row in rows:
             line = (f"report:   {_cell(row.get('number')):>8}  {_cell(row.get('kernel')):<{width}}  "
                     f"{_cell(row.get('work_items')):>10}  "
@@ -300,6 +355,8 @@ def render_run_report(data: dict) -> str:
                 copies = row.get("copies") if isinstance(row.get("copies"), dict) else {}
                 line += (f"  {_bytes(copies.get('to_device')):>10}  {_bytes(copies.get('from_device')):>11}  "
                          f"{_bytes(copies.get('already_there')):>13}")
+            if cluster:
+                line += _cluster_cells(row.get("cluster"), names)
             lines.append(line)
     recorded, total = data.get("recorded"), data.get("dispatch_count")
     if isinstance(recorded, int) and isinstance(total, int) and total > recorded:

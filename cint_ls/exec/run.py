@@ -140,7 +140,7 @@ class RunOutcome:
         dispatches = [{"number": row.get("number"), "kernel": row.get("kernel"), "executor": self.executor,
                        "device": device, "work_items": row.get("work_items"), "threads": row.get("threads"),
                        "launches": row.get("launches"), "copies": copies_of(row), "seconds": row.get("seconds"),
-                       "fuel": row.get("fuel")}
+                       "fuel": row.get("fuel"), "cluster": row.get("cluster")}
                       for row in rows]
         if result is None:
             ended = "no result"

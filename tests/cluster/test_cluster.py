@@ -54,19 +54,28 @@ go();
 
 
 class Cluster:
-    def __init__(self, directory: Path, workers: int):
+    def __init__(self, directory: Path, workers: int, tls: tuple[Path, Path] | None = None):
+        """A scheduler and `workers` workers on loopback; with `tls` (a certificate and
+        its key, the certificate its own authority) over tls://."""
         if DASK is None:
             pytest.skip("the dask command is not installed")
         self.directory = directory
         self.file = directory / "scheduler.json"
         self.processes: list[subprocess.Popen] = []
         self.log = log = open(directory / "dask.log", "wb")  # noqa: SIM115 - closed in stop()
+        secure, security = [], None
+        if tls is not None:
+            cert, key = (str(p) for p in tls)
+            secure = ["--tls-ca-file", cert, "--tls-cert", cert, "--tls-key", key]
+            security = distributed.Security(tls_ca_file=cert, tls_client_cert=cert, tls_client_key=key,
+                                            require_encryption=True)
         self.processes.append(subprocess.Popen(
             [DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-             "--scheduler-file", str(self.file)], stdout=log, stderr=log, start_new_session=True))
+             "--scheduler-file", str(self.file), *(["--protocol", "tls", *secure] if tls else [])],
+            stdout=log, stderr=log, start_new_session=True))
         self.workers = [subprocess.Popen(
             [DASK, "worker", "--scheduler-file", str(self.file), "--nthreads", "1", "--no-nanny",
-             "--no-dashboard", "--host", "127.0.0.1", "--death-timeout", "60"],
+             "--no-dashboard", "--host", "127.0.0.1", "--death-timeout", "60", *secure],
             stdout=log, stderr=log, start_new_session=True) for _ in range(workers)]
         self.processes += self.workers
         deadline = time.monotonic() + 60
@@ -74,7 +83,7 @@ class Cluster:
             if self.file.exists():
                 try:
                     self.address = json.loads(self.file.read_text())["address"]
-                    client = distributed.Client(self.address, timeout=20)
+                    client = distributed.Client(self.address, timeout=20, security=security)
                     client.wait_for_workers(workers, timeout=max(1.0, deadline - time.monotonic()))
                     self.pids = client.run(os.getpid)  # worker address -> pid
                     client.close()
@@ -139,6 +148,74 @@ def test_conformance_cases_match_cpu_c17(cluster, name, fuel):
     back, of = (int(t) for t in tiles.split(" of "))
     assert 0 < back <= of and (back == of or single.fault is not None), note
     assert "run again here" not in note
+
+
+def _reported(path: Path, text: str, options: dict):
+    outcome = run(RunRequest(str(path), text, "cpu-c17", None, {"cpu-c17": options}, report=True))
+    assert outcome.result is not None, outcome.error
+    return outcome
+
+
+def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
+    """Each dispatch that went to the cluster has its `cluster` entry in the run report
+    (--report=json) and its columns in the text (--report)."""
+    path = CONFORMANCE / "heat_tour.ci"
+    outcome = _reported(path, path.read_text(), {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 3})
+    data = outcome.run_report()
+    rows = data["dispatches"]
+    assert len(rows) == data["dispatch_count"] == 40
+    workers = set(cluster.pids)
+    for row in rows:
+        entry = row["cluster"]
+        assert entry["cluster"] == entry["scheduler"] == cluster.address, entry
+        assert entry["tiles"] == entry["tiles_back"] == 6, entry  # 2 workers × 3
+        assert set(entry["per_worker"]) <= workers and sum(entry["per_worker"].values()) == 6, entry
+        assert len(entry["tile_seconds"]) == 6 and all(s > 0 for s in entry["tile_seconds"]), entry
+        # the plan holds the 16 × 16 I32 input and the output's staging, sent to each worker
+        assert entry["bytes_sent"] >= 2 * 2 * 16 * 16 * 4 and entry["bytes_back"] > 0, entry
+    # the library goes once per run, counted in the first dispatch's row
+    assert rows[0]["cluster"]["bytes_sent"] > max(row["cluster"]["bytes_sent"] for row in rows[1:])
+    assert len({row["cluster"]["bytes_sent"] for row in rows[1:]}) == 1
+    names = {w: f"w{k + 1}" for k, w in enumerate(sorted({w for row in rows for w in row["cluster"]["per_worker"]}))}
+    total = sum(row["cluster"]["bytes_sent"] for row in rows)
+    assert json.loads(json.dumps(data)) == data
+
+    from cint_ls.exec.report import _bytes, render_run_report
+
+    lines = render_run_report(data).splitlines()
+    (head,) = [line for line in lines if line.startswith("report: cluster ")]
+    assert head.startswith(f"report: cluster {cluster.address}: the work-items of 40 recorded dispatches in "
+                           f"240 tiles, 240 came back; workers: "), head
+    assert f"; {_bytes(total)} sent, " in head and head.endswith(" per tile on its worker"), head
+    for worker, name in names.items():
+        assert f"{name} {worker} (" in head, head
+    columns = next(line for line in lines if "dispatch" in line and "kernel" in line)
+    assert columns.split()[-8:] == ["tiles", "sent", "back", "tile", "time", "tiles", "per", "worker"], columns
+    body = [line for line in lines if line.startswith("report:   ") and "heat_tour.diffuse" in line]
+    for line, row in zip(body, rows, strict=True):
+        spread = ", ".join(f"{names[w]} {n}" for w, n in sorted(row["cluster"]["per_worker"].items(),
+                                                                 key=lambda item: names[item[0]]))
+        assert "  6/6  " in line and line.endswith(f"  {spread}"), (line, spread)
+        assert f" {_bytes(row['cluster']['bytes_sent'])} " in line, line
+
+
+def test_a_faulting_dispatch_reports_the_tiles_that_came_back(cluster):
+    """heat_e1 faults in its one dispatch: the tiles above the faulting one are not
+    waited for, their seconds are None; the text counts what came back."""
+    path = CONFORMANCE / "heat_e1.ci"
+    outcome = _reported(path, path.read_text(), {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 4})
+    assert outcome.result.fault is not None
+    (row,) = outcome.run_report()["dispatches"]
+    entry = row["cluster"]
+    assert entry["tiles"] == 8 and 1 <= entry["tiles_back"] <= 8
+    back = [s for s in entry["tile_seconds"] if s is not None]
+    assert len(back) == sum(entry["per_worker"].values()) >= entry["tiles_back"]
+
+    from cint_ls.exec.report import render_run_report
+
+    text = render_run_report(outcome.run_report())
+    assert f"in 8 tiles, {entry['tiles_back']} came back;" in text
+    assert f"  {entry['tiles_back']}/8  " in text
 
 
 @pytest.mark.parametrize("fault", [8191, 4100, 0])
@@ -214,5 +291,80 @@ def test_a_worker_killed_mid_dispatch(tmp_path):
         assert single.fault is not None and single.fault.code == "E_OVERFLOW"
         note = _tiles_note(tiled)
         assert "run again here" not in note, note  # Dask re-ran the lost tiles: none fell back to the host
+    finally:
+        started.stop()
+
+
+# 256 × 256 = 65,536 work-items: the least dispatch `cint run --cluster` sends (cluster.CLUSTER_MIN)
+BIG_HEAT = """kernel diffuse[h, w](in I32[h, w] u, I64 kn, I64 kd, out I32[h, w] v, out I64 total) over [y: h, x: w] {
+    I64 c = u[y, x] as I64;
+    I32 r = u[y, x];
+    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {
+        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
+            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
+        r = (c + div_round(kn * lap, kd, half_even)) as I32;
+    }
+    v[y, x] = r;
+    reduce total = sum(r);
+}
+
+void main() {
+    I32[256, 256] a;
+    I32[256, 256] b;
+    for y in 0..256 {
+        for x in 0..256 {
+            a[y, x] = ((y * 7 + x * 13) % 1000 * 100) as I32;
+        }
+    }
+    I64 heat = 0;
+    diffuse(a, 1, 8, b, heat);
+    diffuse(b, 1, 8, a, heat);
+    "total={heat} center={a[128, 128]}\\n";
+}
+
+main();
+"""
+
+
+@pytest.mark.slow
+def test_tls_takes_the_certificates_from_dask_s_settings(tmp_path):
+    """A scheduler and a worker that speak only TLS (their certificate signed by itself,
+    made here with openssl): `cint run --cluster tls://...` with Dask's TLS settings in
+    the environment runs its tiles there, with cpu-c17's output; without them it is one
+    line, exit 3, that names the settings."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed: no certificate to test TLS with")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   capture_output=True, timeout=60, check=True)
+    path = tmp_path / "heat256.ci"
+    path.write_text(BIG_HEAT)
+    started = Cluster(tmp_path, 1, tls=(cert, key))
+    try:
+        assert started.address.startswith("tls://127.0.0.1:")
+        bare = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+        env = dict(bare, DASK_DISTRIBUTED__COMM__TLS__CA_FILE=str(cert),
+                   DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT=str(cert),
+                   DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY=str(key))
+        tiled = subprocess.run([CINT, "run", "--cluster", started.address, "--report=json", str(path)],
+                               capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False)
+        single = subprocess.run([CINT, "run", "--executor", "cpu-c17", str(path)],
+                                capture_output=True, text=True, timeout=300, env=bare, cwd=ROOT, check=False)
+        assert tiled.returncode == single.returncode == 0, tiled.stderr
+        assert tiled.stdout == single.stdout and tiled.stdout.startswith("total=")
+        rows = json.loads(tiled.stderr.splitlines()[-1])["dispatches"]
+        assert len(rows) == 2
+        for row in rows:
+            assert row["cluster"]["cluster"] == started.address
+            assert row["cluster"]["tiles"] == row["cluster"]["tiles_back"] == 2, row  # 1 worker × 2
+            assert list(row["cluster"]["per_worker"]) == [next(iter(started.pids))], row
+        refused = subprocess.run([CINT, "run", "--cluster", started.address, str(path)],
+                                 capture_output=True, text=True, timeout=120, env=bare, cwd=ROOT, check=False)
+        assert refused.returncode == 3 and refused.stdout == "", refused.stderr
+        assert refused.stderr.count("\n") == 1 and refused.stderr.startswith(
+            f"cint: error: cannot reach the Dask scheduler at {started.address}: "), refused.stderr
+        assert "DASK_DISTRIBUTED__COMM__TLS__CA_FILE" in refused.stderr
     finally:
         started.stop()

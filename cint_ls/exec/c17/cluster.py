@@ -115,9 +115,17 @@ def open_cluster(spec: str) -> Cluster:
             raise ClusterError(f"cannot start a local Dask cluster of {value} workers: {_line(error)}") from None
         return Cluster(spec, distributed.Client(local), local)
     try:
+        # tls://: the certificates are Dask's own settings (distributed.comm.tls.ca-file,
+        # .client.cert, .client.key: $DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ... or a
+        # Dask configuration file), which Client() reads when no security is given
         client = distributed.Client(value, timeout=CONNECT_TIMEOUT)
     except Exception as error:  # noqa: BLE001 - OSError, TimeoutError, TLS errors: one line
-        raise ClusterError(f"cannot reach the Dask scheduler at {value}: {_line(error)}") from None
+        hint = ""
+        if str(value).startswith("tls://"):
+            hint = (" (tls:// takes its certificates from Dask's configuration: DASK_DISTRIBUTED__COMM__TLS__CA_FILE, "
+                    "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT, DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY; "
+                    "docs/cluster.md)")
+        raise ClusterError(f"cannot reach the Dask scheduler at {value}: {_line(error)}{hint}") from None
     return Cluster(spec, client)
 
 
@@ -192,39 +200,51 @@ class TileRunner:
     per_worker: dict = field(default_factory=dict)
     tile_seconds: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    # dispatch number -> what its row of the run report says (`attach`; the rows:
+    # RunResult.dispatch_log, rendered by exec/report.py)
+    rows: dict = field(default_factory=dict)
     minimum: int = CLUSTER_MIN
     per_worker_tiles: int = TILES_PER_WORKER
     _library: object = None
     _key: str = ""
 
-    def _send_library(self) -> None:
+    def _send_library(self) -> int:
+        """The library to every worker; the bytes sent."""
         with open(self.library_path, "rb") as handle:
             data = handle.read()
         self._key = hashlib.sha256(data).hexdigest()
         workers = self.cluster.worker_count()
         self._library = self.cluster.client.scatter(data, broadcast=True, hash=False)
         self.bytes_moved += len(data) * max(1, workers)
+        return len(data) * max(1, workers)
 
-    def remote(self, ffi, lib, job, plan, plan_bytes: int, ntiles: int, size: int) -> int:
-        """Run the tiles; hand back each result as it comes (cint_tile_accept). 0."""
+    def remote(self, ffi, lib, job, plan, plan_bytes: int, ntiles: int, size: int, number: int | None = None) -> int:
+        """Run the tiles of dispatch `number`; hand back each result as it comes
+        (cint_tile_accept). 0."""
+        row = {"cluster": self.cluster.spec, "scheduler": self.cluster.address, "tiles": int(ntiles),
+               "tiles_back": 0, "per_worker": {}, "bytes_sent": 0, "bytes_back": 0,
+               "tile_seconds": [None] * int(ntiles)}
+        if number is not None:
+            self.rows[int(number)] = row
         try:
-            self._remote(ffi, lib, job, ffi.buffer(plan, plan_bytes)[:], int(ntiles), int(size))
+            self._remote(ffi, lib, job, ffi.buffer(plan, plan_bytes)[:], int(ntiles), int(size), row)
         except BaseException as error:  # noqa: BLE001 - the tiles not back run on the host
             self.errors.append(_line(error))
         return 0
 
-    def _remote(self, ffi, lib, job, plan: bytes, ntiles: int, size: int) -> None:
+    def _remote(self, ffi, lib, job, plan: bytes, ntiles: int, size: int, row: dict) -> None:
         from distributed import as_completed
 
         client = self.cluster.client
         if self._library is None:
-            self._send_library()
+            row["bytes_sent"] += self._send_library()  # the first dispatch's row counts the library
         self.dispatches += 1
         self.tiles += ntiles
         workers = max(1, self.cluster.worker_count())
         # Every worker gets the plan (a replica survives a worker's death; Dask re-runs its tiles).
         plan_future = client.scatter(plan, broadcast=True, hash=False)
         self.bytes_moved += len(plan) * workers
+        row["bytes_sent"] += len(plan) * workers
         futures = {}
         for j in range(ntiles):
             first = j * size
@@ -249,8 +269,12 @@ class TileRunner:
                     self.bytes_moved += len(data)
                     self.per_worker[where] = self.per_worker.get(where, 0) + 1
                     self.tile_seconds.append(seconds)
+                    row["bytes_back"] += len(data)
+                    row["per_worker"][where] = row["per_worker"].get(where, 0) + 1
+                    row["tile_seconds"][j] = round(seconds, 9)
                     if lib.cint_tile_accept(job, j, data, len(data)) == 0:
                         self.tiles_back += 1
+                        row["tiles_back"] += 1
                         if int.from_bytes(data[:8], "little", signed=True) == CHUNK_FAULT:
                             last = (j + 1) * size - 1
                             bound = last if bound is None else min(bound, last)
@@ -261,6 +285,17 @@ class TileRunner:
             if rest:
                 client.cancel(rest)
             client.cancel([plan_future])
+
+    def attach(self, rows: list[dict] | None) -> None:
+        """Each recorded dispatch that went to the cluster gets its `cluster` entry:
+        the cluster as asked (`local:2`, an address) and its scheduler's address, its
+        tiles and how many came back, tiles per worker, the bytes sent to the workers
+        (the plan to each; the first such dispatch also the library to each) and back
+        from them, and each tile's seconds on its worker (None: did not come back)."""
+        for row in rows or []:
+            entry = self.rows.get(row.get("number"))
+            if entry is not None:
+                row["cluster"] = entry
 
     def note(self, total_dispatches: int) -> str | None:
         if not self.dispatches:

@@ -188,6 +188,7 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
         if tiles is not None:
             tiles.cluster.close()
     if tiles is not None:
+        tiles.attach(result.dispatch_log)  # the report's rows name the cluster, tiles, bytes, times
         note = tiles.note(result.dispatches)
         if note is not None:
             result.notes.append(note)
@@ -214,9 +215,11 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
             lib.cint_ctx_set_report(ctx, 1)
         remote = None
         if tiles is not None:  # kept alive until the run ends
+            # the dispatch in its work-item phase took the number dispatches - 1 (rt/dispatch.c)
             remote = ffi.callback("int(void *, void *, const char *, size_t, int64_t, int64_t)",
                                   lambda user, job, plan, length, ntiles, size:
-                                  tiles.remote(ffi, lib, job, plan, length, ntiles, size), error=0)
+                                  tiles.remote(ffi, lib, job, plan, length, ntiles, size,
+                                               int(lib.cint_ctx_dispatches(ctx)) - 1), error=0)
             lib.cint_ctx_set_remote(ctx, remote, ffi.NULL, tiles.minimum,
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
         observer = None

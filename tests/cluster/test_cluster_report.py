@@ -1,0 +1,37 @@
+"""The run report's text for dispatches that went to a cluster (exec/report.py), from
+rows as cluster.py's TileRunner.attach leaves them: no Dask needed."""
+
+from __future__ import annotations
+
+from cint_ls.exec.report import render_run_report
+
+A, B = "tcp://10.0.0.2:40000", "tcp://10.0.0.1:40000"  # B sorts first: w1
+
+
+def _data(rows: list[dict]) -> dict:
+    return {"decision": "cpu-c17 was named: auto did not choose", "executor": "cpu-c17", "device": "cpu",
+            "outcome": "finished", "error": None, "seconds": 1.5, "fuel": 300, "dispatch_count": len(rows),
+            "recorded": len(rows), "checked": None,
+            "dispatches": [{"number": k, "kernel": "m.k", "work_items": 100, "threads": 1, "launches": None,
+                            "copies": None, "seconds": 0.25, "fuel": 100, **row} for k, row in enumerate(rows)]}
+
+
+def test_a_dispatch_that_stayed_here_has_dashes_and_the_workers_are_named_in_order():
+    tiled = {"cluster": "local:2", "scheduler": "tcp://127.0.0.1:8786", "tiles": 4, "tiles_back": 3,
+             "per_worker": {A: 1, B: 2}, "bytes_sent": 2_500_000, "bytes_back": 1200,
+             "tile_seconds": [0.002, 0.004, None, 0.003]}
+    lines = render_run_report(_data([{"cluster": tiled}, {}, {"cluster": None}])).splitlines()
+    assert lines[2] == ("report: cluster local:2 (scheduler tcp://127.0.0.1:8786): the work-items of 1 recorded "
+                        f"dispatch in 4 tiles, 3 came back; workers: w1 {B} (2 tiles), w2 {A} (1 tile); "
+                        "2.5 MB sent, 1.2 KB back; 3.00 ms per tile on its worker")
+    assert lines[3].split()[-8:] == ["tiles", "sent", "back", "tile", "time", "tiles", "per", "worker"]
+    assert lines[4].endswith("        3/4      2.5 MB      1.2 KB     3.00 ms  w1 2, w2 1"), lines[4]
+    for line in lines[5:7]:
+        assert line.endswith("          -           -           -           -  -"), line
+    assert len(lines) == 7
+
+
+def test_rows_without_a_cluster_keep_the_columns_they_had():
+    lines = render_run_report(_data([{}, {"cluster": None}])).splitlines()
+    assert not any(line.startswith("report: cluster") for line in lines)
+    assert lines[2].split()[1:] == ["dispatch", "kernel", "work-items", "threads", "time", "fuel"]
