@@ -9,6 +9,9 @@
                                                           null: the server's own $CC, else cc, gcc, clang)
     cint.c17.threads             null                     threads of cpu-c17's large dispatches, 1 to
                                                           1024 (null: the cores the run may use)
+    cint.cluster                 ""                       a Dask cluster for cpu-c17's large dispatches
+                                                          (docs/cluster.md): "" none, "local:N",
+                                                          "tcp://HOST:PORT" or "tls://HOST:PORT"
     cint.trace.arrays            "all"                    the 2-D out/inout arrays a run's trace
                                                           pictures: "all", "none", or names
                                                           (["v", "diffuse.v"], or "v, diffuse.v")
@@ -49,6 +52,7 @@ class Settings:
     step_ordinals: bool = True
     c17_compiler: str | None = None  # as $CC holds it: one program, quoted (compiler_setting)
     c17_threads: int | None = None  # cpu-c17's option `threads` (None: its default, the cores)
+    cluster: str | None = None  # cpu-c17's option `cluster` (exec/c17/cluster.py; None: no cluster)
     # The trace's pictures (exec/trace.py ArraySelection): the names of cint.trace.arrays,
     # None for all of them, () for none; each of at most trace_array_limit elements.
     trace_arrays: tuple[str, ...] | None = None
@@ -63,12 +67,15 @@ class Settings:
         return ArraySelection(names, self.trace_array_limit, max(TRACE_TOTAL, self.trace_array_limit)).to_json()
 
     def run_options(self, executor: str) -> dict:
-        """The options of an executor's run (`Request.options`): cpu-c17's `threads`.
-        (The C compiler does not travel here: cpu-c17 reads `$CC`, which the server sets
-        for its runs.)"""
+        """The options of an executor's run (`Request.options`): cpu-c17's `threads`
+        and `cluster`. (The C compiler does not travel here: cpu-c17 reads `$CC`, which
+        the server sets for its runs.)"""
+        options: dict = {}
         if executor == "cpu-c17" and self.c17_threads is not None:
-            return {"threads": self.c17_threads}
-        return {}
+            options["threads"] = self.c17_threads
+        if executor == "cpu-c17" and self.cluster is not None:
+            options["cluster"] = self.cluster
+        return options
 
 
 _COMMAND_NAME = re.compile(r"[A-Za-z0-9_+][A-Za-z0-9_.+-]*")
@@ -111,10 +118,12 @@ def _flatten(value: object, prefix: str = "") -> dict[str, object]:
     return out
 
 
-def parse_settings(value: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
+def parse_settings(value: object, base: Settings | None = None,
+                   previous: Settings | None = None) -> tuple[Settings, list[str]]:
     """Settings from a client's object, starting from `base` (defaults when None):
     keys that are absent keep their value. Returns the settings and one warning for
-    each value that was ignored."""
+    each value that was ignored. A malformed `cint.cluster` keeps `previous`'s (the
+    settings in force: a typo must not silently move runs off a cluster or onto one)."""
     settings = base or Settings()
     warnings: list[str] = []
     flat = _flatten(value)
@@ -185,6 +194,25 @@ def parse_settings(value: object, base: Settings | None = None) -> tuple[Setting
         else:
             warnings.append(f"cint.c17.threads: expected a whole number of threads from 1 to 1024 or null, "
                             f"got {threads!r}")
+
+    if "cluster" in flat:
+        cluster = flat["cluster"]
+        if cluster is None or (isinstance(cluster, str) and cluster.strip() == ""):
+            changes["cluster"] = None
+        else:
+            # no Dask needed to check an address
+            from ..exec.c17.cluster import ClusterError, parse_address
+
+            try:
+                if not isinstance(cluster, str):
+                    raise ClusterError(repr(cluster))
+                parse_address(cluster)
+                changes["cluster"] = cluster.strip()
+            except ClusterError:
+                if previous is not None:
+                    changes["cluster"] = previous.cluster
+                warnings.append(f"cint.cluster: expected \"\" (no cluster), \"local:N\" (N worker processes here, 1 to "
+                                f"64), \"tcp://HOST:PORT\" or \"tls://HOST:PORT\" (a Dask scheduler), got {cluster!r}")
 
     if "trace.arrays" in flat:
         arrays = flat["trace.arrays"]

@@ -101,7 +101,7 @@ def apply_settings(session: Session, value: Any, initial: bool = False) -> None:
     # Every source (a pull, a push, initializationOptions) gives the whole section: a
     # key it leaves out has its default.
     before = session.settings
-    session.settings, warnings = parse_settings(value)
+    session.settings, warnings = parse_settings(value, previous=before)
     for warning in warnings:
         session.log(lsp.MessageType.Warning, f"cint-ls: {warning}")
     _apply_compiler(session)

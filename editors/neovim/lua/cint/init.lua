@@ -19,6 +19,7 @@ M.defaults = {
   cmd = { 'cint-ls' },
   --- Sent to the server (workspace/configuration). Keys under `cint`: targets, fuel,
   --- run = { timeLimit }, inlayHints = { stepOrdinals }, c17 = { compiler, threads },
+  --- cluster ('' none, 'local:2', 'tcp://HOST:PORT': docs/cluster.md),
   --- trace = { arrays, arrayLimit }. Unset keys take the server's defaults.
   settings = {},
   --- Files or directories that mark a project root.

@@ -1,0 +1,156 @@
+"""The setting cint.cluster (docs/server.md, docs/cluster.md): a Run from the editor on
+cpu-c17 sends the work-items of its large dispatches to a Dask cluster (`local:2`, worker
+processes started by the run's child), and its result says so: the note and each
+dispatch's `cluster` entry in `runReport` (tiles, tiles per worker, bytes, seconds per
+tile). A malformed value is a warning and the previous value stays."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from lsp_support import open_document, server_fixture, uri_of, wait_for
+from lsprotocol import types as lsp
+
+from cint_ls.exec.run import RunRequest, run
+from cint_ls.server.settings import Settings, parse_settings
+
+# 256 × 256 = 65,536 work-items per dispatch: cpu-c17's least dispatch for a cluster (cluster.CLUSTER_MIN)
+HEAT = """kernel diffuse[h, w](in I32[h, w] u, I64 kn, I64 kd, out I32[h, w] v, out I64 total) over [y: h, x: w] {
+    I64 c = u[y, x] as I64;
+    I32 r = u[y, x];
+    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {
+        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
+            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
+        r = (c + div_round(kn * lap, kd, half_even)) as I32;
+    }
+    v[y, x] = r;
+    reduce total = sum(r);
+}
+
+void main() {
+    I32[256, 256] a;
+    I32[256, 256] b;
+    for y in 0..256 {
+        for x in 0..256 {
+            a[y, x] = ((y * 7 + x * 13) % 1000 * 100) as I32;
+        }
+    }
+    I64 heat = 0;
+    diffuse(a, 1, 8, b, heat);
+    diffuse(b, 1, 8, a, heat);
+    "total={heat} center={a[128, 128]}\\n";
+}
+
+main();
+"""
+GRID_BYTES = 256 * 256 * 4
+
+client = server_fixture(settings={"cluster": "local:2", "run": {"timeLimit": 120}})
+
+
+async def configure(client, settings: dict, barrier: str) -> str:
+    """Send `settings` (the whole section) with `fuel` malformed as `barrier`: the server's
+    warning about it says the settings were applied. The warnings of that pull."""
+    seen = len(client.log_messages)
+    client.set_configuration({**settings, "fuel": barrier}, section="cint")
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+
+    def applied():
+        found = [m.message for m in client.log_messages[seen:] if m.type == lsp.MessageType.Warning]
+        return found if any(repr(barrier) in w for w in found) else None
+
+    return await wait_for(applied, timeout=60, what="the server to apply the settings")
+
+
+async def cluster_run(client, uri: str) -> dict:
+    result = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="cint.run", arguments=[uri, "cpu-c17"]))
+    assert result["error"] is None and result["executor"] == "cpu-c17", result
+    return result
+
+
+def check_tiles(result: dict, single) -> None:
+    """Both dispatches went to `local:2` in 2 tiles per worker, all came back; the
+    outcome is cpu-c17's on one thread."""
+    assert (result["output"], result["fuelConsumed"], result["fault"]) == (single.output, single.fuel_consumed, None)
+    rows = result["runReport"]["dispatches"]
+    assert [row["number"] for row in rows] == [0, 1]
+    for row in rows:
+        entry = row["cluster"]
+        assert entry["cluster"] == "local:2" and entry["scheduler"].startswith("tcp://127.0.0.1:"), entry
+        assert entry["tiles"] == entry["tiles_back"] == 4, entry
+        assert sum(entry["per_worker"].values()) == 4 and 1 <= len(entry["per_worker"]) <= 2, entry
+        assert all(worker.startswith("tcp://127.0.0.1:") for worker in entry["per_worker"]), entry
+        # each dispatch sends its input grid and its output's staging to both workers
+        assert entry["bytes_sent"] >= 2 * 2 * GRID_BYTES, entry
+        assert entry["bytes_back"] > 0 and all(s > 0 for s in entry["tile_seconds"]), entry
+    # the library travels once, with the first dispatch
+    assert rows[0]["cluster"]["bytes_sent"] > rows[1]["cluster"]["bytes_sent"]
+    (note,) = [n for n in result["notes"] if "on the cluster" in n]
+    assert "ran the work-items of 2 of 2 dispatches" in note and "8 of 8 tiles came back" in note, note
+
+
+@pytest.mark.slow
+@pytest.mark.needs_cc
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_run_with_cint_cluster_reports_its_tiles_and_a_malformed_value_keeps_it(client):
+    pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
+    uri = uri_of("cluster_heat")
+    await open_document(client, uri, HEAT)
+    single = (await asyncio.to_thread(run, RunRequest("cluster_heat.ci", HEAT, "cpu-c17", None,
+                                                      {"cpu-c17": {"threads": 1}}))).result
+    assert single is not None and single.output.startswith("total=")
+    assert not [w for w in await configure(client, {"cluster": "local:2", "run": {"timeLimit": 120}}, "sync-1")
+                if "cint.cluster" in w]
+    check_tiles(await cluster_run(client, uri), single)
+
+    warnings = await configure(client, {"cluster": "local:zero", "run": {"timeLimit": 120}}, "sync-2")
+    (warning,) = [w for w in warnings if "cint.cluster" in w]
+    assert "'local:zero'" in warning and "local:N" in warning, warning
+    check_tiles(await cluster_run(client, uri), single)  # the previous value, local:2, stays
+
+    await configure(client, {"run": {"timeLimit": 120}}, "sync-3")  # left out: none
+    plain = await cluster_run(client, uri)
+    assert plain["output"] == single.output and all(row.get("cluster") is None
+                                                    for row in plain["runReport"]["dispatches"])
+    assert not [n for n in plain["notes"] if "on the cluster" in n]
+
+
+def test_parse_the_setting():
+    keep = Settings(cluster="tcp://10.0.0.1:8786")
+    good = {"local:2": "local:2", " local:64 ": "local:64", "tcp://sched.example:8786": "tcp://sched.example:8786",
+            "tls://[::1]:8786": "tls://[::1]:8786", "": None, "  ": None, None: None}
+    for value, expected in good.items():
+        settings, warnings = parse_settings({"cint": {"cluster": value}}, keep)
+        assert (settings.cluster, warnings) == (expected, []), value
+    for bad in ("local:0", "local:65", "local:two", "http://h:8786", "tcp://h", "tcp://h:0", "tcp://h:99999",
+                "ssh://h:22", 2, True, ["local:2"]):
+        settings, warnings = parse_settings({"cluster": bad}, keep)
+        assert settings.cluster == "tcp://10.0.0.1:8786", bad
+        assert len(warnings) == 1 and warnings[0].startswith("cint.cluster: expected"), bad
+        # the server parses each pull from the defaults: the settings in force keep their cluster
+        settings, warnings = parse_settings({"cluster": bad}, previous=Settings(cluster="local:3"))
+        assert settings.cluster == "local:3" and len(warnings) == 1, bad
+        assert parse_settings({"cluster": bad})[0].cluster is None
+    # cpu-c17's runs get it, beside its threads; no other executor does
+    assert Settings(cluster="local:2", c17_threads=3).run_options("cpu-c17") == {"threads": 3, "cluster": "local:2"}
+    assert Settings(cluster="local:2").run_options("gpu-cuda") == {}
+    assert Settings().run_options("cpu-c17") == {}
+
+
+def test_vscode_contributes_the_setting_as_the_server_reads_it():
+    import json
+    import re
+    from pathlib import Path
+
+    manifest = json.loads((Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.json").read_text())
+    setting = manifest["contributes"]["configuration"]["properties"]["cint.cluster"]
+    assert setting["default"] == "" and setting["scope"] == "machine"
+    assert "cint.cluster" in manifest["capabilities"]["untrustedWorkspaces"]["restrictedConfigurations"]
+    assert parse_settings({"cluster": setting["default"]})[0] == Settings()
+    pattern = re.compile(setting["pattern"])
+    for value in ("", "local:2", " local:2", "tcp://h:8786", "tls://[::1]:8786", "tls://a-b.c_d:1", "local:",
+                  "tcp://h", "http://h:1", "tcp://h:8786/x", "local:12345", "tcp://h:123456"):
+        accepted = not parse_settings({"cluster": value}, Settings())[1]
+        assert bool(pattern.fullmatch(value)) == accepted, value
