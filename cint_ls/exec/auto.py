@@ -279,9 +279,14 @@ def learn(decision: Decision, rows: list[dict] | None, faulted: bool, *, store: 
           save: bool = True) -> str | None:
     """Learn from the run auto chose (its dispatch log), keep it, and say what was learned
     (also in `decision.learned`). Nothing is learned where no GPU was a candidate, from a
-    run that faulted or gave no result (rows None), or without counted dispatches."""
+    run that faulted or gave no result (rows None), or without counted dispatches; nor
+    from one whose dispatches went to a cluster (`--cluster`: its times are the
+    cluster's, not this machine's cpu-c17's)."""
     if decision.key is None or rows is None or faulted:
         return None
+    if any(row.get("cluster") for row in rows):
+        decision.learned = "not measured: the dispatches ran on a cluster"
+        return decision.learned
     programs = store if store is not None else load_store()
     record = dict(programs.get(decision.key) or {})
     largest, per_dispatch, counted = measure(rows)

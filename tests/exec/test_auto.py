@@ -123,6 +123,12 @@ def test_nothing_is_learned_from_a_fault_a_lone_dispatch_or_without_a_gpu():
     assert said.startswith("not measured: each kernel was dispatched once")
     plain = auto.decide(True, None, "ptx", compiler=COMPILER, gpu=NO_GPU, store=store)
     assert auto.learn(plain, rows("m.k", 64, 1.0, 3), faulted=False, store=store, save=False) is None
+    # A run whose dispatches went to a cluster (issue 19) measured the cluster.
+    tiled = rows("m.k", 5000, 1.0, 3)
+    tiled[-1]["cluster"] = {"tiles": 4}
+    before = json.dumps(store, sort_keys=True)
+    said = auto.learn(decision, tiled, faulted=False, store=store, save=False)
+    assert said == "not measured: the dispatches ran on a cluster" and json.dumps(store, sort_keys=True) == before
 
 
 def test_the_key_changes_with_the_hardware(monkeypatch):
