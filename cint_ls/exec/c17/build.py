@@ -48,7 +48,7 @@ import shutil
 import stat
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -570,19 +570,30 @@ def build_library(c_text: str, compiler: Compiler | None = None) -> Path:
             return library
         runtime = runtime_directory(compiler)
         with in_use(runtime):
-            _build(c_text, compiler, directory, library, _runtime_objects(compiler, runtime))
+            _build(c_text, compiler, directory, library, lambda: _runtime_objects(compiler, runtime))
     _prune_now_and_then()
     return library
 
 
-def _build(c_text: str, compiler: Compiler, directory: Path, library: Path, objects: list[Path]) -> None:
+def _build(c_text: str, compiler: Compiler, directory: Path, library: Path,
+           runtime: Callable[[], list[Path]]) -> None:
     source = directory / "program.c"
     temporaries = [_temporary(source), _temporary(directory / "program.o"), _temporary(library)]
     temporary_source, obj, temporary = temporaries
     try:
         temporary_source.write_text(c_text, encoding="utf-8", newline="\n")
         _publish(temporary_source, source)
-        _run(compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(source), "-o", str(obj)], "the emitted C")
+        # The program compiles while the run-time does, where it is not cached yet (a
+        # cold Run, issue 14): a core would otherwise wait for the other's last file.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            program = pool.submit(_run, compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(source), "-o", str(obj)],
+                                  "the emitted C")
+            try:
+                objects = runtime()
+            except BaseException:
+                program.exception()  # waited for; the run-time's failure is the one said
+                raise
+            program.result()
         _run(compiler, ["-shared", "-pthread", "-o", str(temporary), str(obj), *map(str, objects), "-ldl"],
              "linking the program")  # -ldl: gpu_cuda.c's dlopen (in libc from glibc 2.34)
         digest = _compiled_digest(temporary, "linking the program")
