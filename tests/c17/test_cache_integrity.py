@@ -231,3 +231,21 @@ def test_a_second_build_reuses_the_entry(cache):
     assert build_library(text, compiler) == library
     assert [p.stat().st_mtime_ns for p in (library, library.parent / MANIFEST)] == stamps
     assert not [p for p in library.parent.iterdir() if p.name.startswith(".")]  # no temporaries left
+
+
+def test_a_cpu_library_does_not_compile_gpu_cudas_host(cache):
+    # Issue 14's cold Run: gpu-cuda's host (rt/gpu_host.c, rt/gpu_cuda.c) is compiled
+    # only for a library built for gpu-cuda; then the manifest records both kinds.
+    from cint_ls.exec.c17.build import RT_GPU_SOURCES, runtime_sources
+
+    compiler = _compiler()
+    build_library(_c_text(PROGRAM), compiler)
+    runtime = runtime_directory(compiler)
+    gpu_objects = [runtime / (Path(name).stem + ".o") for name in RT_GPU_SOURCES]
+    assert not any(obj.exists() for obj in gpu_objects)
+    cpu_objects = runtime_objects(compiler)
+    assert len(cpu_objects) == len(runtime_sources()) and all(_entry_is_recorded(o) for o in cpu_objects)
+    gpu_library = build_library("#define CINT_GPU_CUDA 1\n" + _c_text(PROGRAM), compiler, gpu=True)
+    assert all(_entry_is_recorded(obj) for obj in gpu_objects)
+    assert all(_entry_is_recorded(obj) for obj in cpu_objects)  # kept, not compiled again
+    assert gpu_library.parent != build_library(_c_text(PROGRAM), compiler).parent

@@ -65,6 +65,9 @@ from ..executors import ExecutorUnavailable
 RT_DIR = Path(__file__).parent / "rt"
 RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
               "host.c", "stack.c", "gpu_host.c", "gpu_cuda.c")
+# gpu-cuda's host (SPEC-02P.1 10.5): linked into a library built for gpu-cuda only, so
+# that a cold cpu-c17 Run does not compile it (issue 14).
+RT_GPU_SOURCES = ("gpu_host.c", "gpu_cuda.c")
 RT_HEADERS = ("cint_rt.h", "cint_ops.h", "gpu_host.h")
 
 # SPEC-02P.1 10.3 paragraph 3 [B-7]: the emitted C compiles without a warning under these.
@@ -507,28 +510,36 @@ def runtime_directory(compiler: Compiler) -> Path:
     return cache_root() / f"rt-{_digest(compiler.identity, ' '.join(FLAGS), runtime_sources_key())}"
 
 
-def runtime_objects(compiler: Compiler) -> list[Path]:
+def runtime_sources(gpu: bool = False) -> tuple[str, ...]:
+    """The run-time files a library links: gpu-cuda's host only for gpu-cuda."""
+    return RT_SOURCES if gpu else tuple(name for name in RT_SOURCES if name not in RT_GPU_SOURCES)
+
+
+def runtime_objects(compiler: Compiler, gpu: bool = False) -> list[Path]:
     """The run-time compiled for `compiler` (cached; an object is used only when the
     entry's manifest records its content)."""
     cache_directory()
     directory = runtime_directory(compiler)
     with in_use(directory):
-        return _runtime_objects(compiler, directory)
+        return _runtime_objects(compiler, directory, gpu)
 
 
-def _runtime_objects(compiler: Compiler, directory: Path) -> list[Path]:
-    objects = [directory / (Path(name).stem + ".o") for name in RT_SOURCES]
+def _runtime_objects(compiler: Compiler, directory: Path, gpu: bool = False) -> list[Path]:
+    names = runtime_sources(gpu)
+    objects = [directory / (Path(name).stem + ".o") for name in names]
     recorded = read_manifest(directory)
-    stale = [(name, obj) for name, obj in zip(RT_SOURCES, objects) if not _verified(obj, recorded)]
+    stale = [(name, obj) for name, obj in zip(names, objects) if not _verified(obj, recorded)]
     if not stale:
         return objects
-    digests = {obj.name: recorded[obj.name] for obj in objects if obj.name in recorded}
+    # The manifest keeps what it recorded of the files not asked for (gpu-cuda's).
+    digests = {Path(name).stem + ".o": recorded[Path(name).stem + ".o"] for name in RT_SOURCES
+               if Path(name).stem + ".o" in recorded}
     # One compiler per core at a time: a cold Run waits for the run-time (issue 14).
     with ThreadPoolExecutor(max_workers=max(1, min(len(stale), _cores()))) as pool:
         jobs = [(obj, pool.submit(_compile_runtime_file, compiler, name, obj)) for name, obj in stale]
         for obj, job in jobs:
             digests[obj.name] = job.result()
-    _write_manifest(directory, {obj.name: digests[obj.name] for obj in objects})
+    _write_manifest(directory, digests)
     return objects
 
 
@@ -552,25 +563,26 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def library_directory(c_text: str, compiler: Compiler) -> Path:
+def library_directory(c_text: str, compiler: Compiler, gpu: bool = False) -> Path:
     """Where the library of an emitted program is cached (not created)."""
-    return cache_root() / _digest(c_text, " ".join(FLAGS), compiler.identity, runtime_sources_key())
+    return cache_root() / _digest(c_text, " ".join(FLAGS), compiler.identity, runtime_sources_key(),
+                                  " ".join(runtime_sources(gpu)))
 
 
-def build_library(c_text: str, compiler: Compiler | None = None) -> Path:
+def build_library(c_text: str, compiler: Compiler | None = None, gpu: bool = False) -> Path:
     """The shared library of an emitted program (cached by content; used only when the
     entry's manifest records its content, else built again, and then the cache pruned).
     The caller loads it at once (the entry is kept PRUNE_GRACE seconds after its use)."""
     compiler = compiler or find_compiler()
     cache_directory()
-    directory = library_directory(c_text, compiler)
+    directory = library_directory(c_text, compiler, gpu)
     library = directory / "program.so"
     with in_use(directory):
         if _verified(library, read_manifest(directory)):
             return library
         runtime = runtime_directory(compiler)
         with in_use(runtime):
-            _build(c_text, compiler, directory, library, lambda: _runtime_objects(compiler, runtime))
+            _build(c_text, compiler, directory, library, lambda: _runtime_objects(compiler, runtime, gpu))
     _prune_now_and_then()
     return library
 

@@ -88,7 +88,7 @@ def gpu_c_text(program: ir.Program) -> str:
 
 
 def library_for(program: ir.Program):
-    return build_library(gpu_c_text(program))
+    return build_library(gpu_c_text(program), gpu=True)
 
 
 class DeviceUnavailableHere(ExecutorUnavailable):
