@@ -60,6 +60,7 @@ LIGHT = ("textDocument/hover", "textDocument/completion", "textDocument/signatur
          "textDocument/definition", "textDocument/prepareRename")
 CANCELLED, MODIFIED, INVALID_PARAMS, NOT_FOUND, INVALID_REQUEST, FAILED = -32800, -32801, -32602, -32601, -32600, -32803
 DEAF_TIMEOUT = 10.0
+REAP_TIMEOUT = 5.0  # seconds a killed child of the server may take to be reaped
 ANSWER_TIMEOUT = 30.0
 MAX_TEXT = 3000  # characters: a document grown past it is replaced by a base program
 
@@ -109,6 +110,15 @@ def lines_of(text: str) -> list[str]:
 
 def utf16_len(s: str) -> int:
     return sum(2 if ord(c) > 0xFFFF else 1 for c in s)
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` exists and has not ended (a zombie has)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:][:1] != "Z"
 
 
 @dataclass
@@ -411,8 +421,13 @@ class Fuzzer:
         took = time.monotonic() - start
         if status != 0 or took > 1.0:
             raise Failure(f"exit after shutdown: status {status} after {took:.2f} s")
-        if [pid for pid in children if Path(f"/proc/{pid}").exists()]:
-            raise Failure("a run's child outlived the server")
+        # Killed children go at once, but a loaded machine may take a moment to reap
+        # them (a zombie, state Z, has ended): they must be gone within REAP_TIMEOUT.
+        deadline = time.monotonic() + REAP_TIMEOUT
+        while [pid for pid in children if _running(pid)]:
+            if time.monotonic() > deadline:
+                raise Failure("a run's child outlived the server")
+            time.sleep(0.05)
         self.stats.restarts += 1
         self.start()
 
