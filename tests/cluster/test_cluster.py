@@ -296,34 +296,7 @@ def test_a_worker_killed_mid_dispatch(tmp_path):
 
 
 # 256 × 256 = 65,536 work-items: the least dispatch `cint run --cluster` sends (cluster.CLUSTER_MIN)
-BIG_HEAT = """kernel diffuse[h, w](in I32[h, w] u, I64 kn, I64 kd, out I32[h, w] v, out I64 total) over [y: h, x: w] {
-    I64 c = u[y, x] as I64;
-    I32 r = u[y, x];
-    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {
-        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
-            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
-        r = (c + div_round(kn * lap, kd, half_even)) as I32;
-    }
-    v[y, x] = r;
-    reduce total = sum(r);
-}
-
-void main() {
-    I32[256, 256] a;
-    I32[256, 256] b;
-    for y in 0..256 {
-        for x in 0..256 {
-            a[y, x] = ((y * 7 + x * 13) % 1000 * 100) as I32;
-        }
-    }
-    I64 heat = 0;
-    diffuse(a, 1, 8, b, heat);
-    diffuse(b, 1, 8, a, heat);
-    "total={heat} center={a[128, 128]}\\n";
-}
-
-main();
-"""
+BIG_HEAT = (Path(__file__).parent / "big_heat.ci").read_text()
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ tile). A malformed value is a warning and the previous value stays."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from lsp_support import open_document, server_fixture, uri_of, wait_for
@@ -16,34 +17,7 @@ from cint_ls.exec.run import RunRequest, run
 from cint_ls.server.settings import Settings, parse_settings
 
 # 256 × 256 = 65,536 work-items per dispatch: cpu-c17's least dispatch for a cluster (cluster.CLUSTER_MIN)
-HEAT = """kernel diffuse[h, w](in I32[h, w] u, I64 kn, I64 kd, out I32[h, w] v, out I64 total) over [y: h, x: w] {
-    I64 c = u[y, x] as I64;
-    I32 r = u[y, x];
-    if (y > 0 && y < h - 1 && x > 0 && x < w - 1) {
-        I64 lap = (u[y - 1, x] as I64) + (u[y + 1, x] as I64)
-            + (u[y, x - 1] as I64) + (u[y, x + 1] as I64) - 4 * c;
-        r = (c + div_round(kn * lap, kd, half_even)) as I32;
-    }
-    v[y, x] = r;
-    reduce total = sum(r);
-}
-
-void main() {
-    I32[256, 256] a;
-    I32[256, 256] b;
-    for y in 0..256 {
-        for x in 0..256 {
-            a[y, x] = ((y * 7 + x * 13) % 1000 * 100) as I32;
-        }
-    }
-    I64 heat = 0;
-    diffuse(a, 1, 8, b, heat);
-    diffuse(b, 1, 8, a, heat);
-    "total={heat} center={a[128, 128]}\\n";
-}
-
-main();
-"""
+HEAT = (Path(__file__).resolve().parents[1] / "cluster" / "big_heat.ci").read_text()
 GRID_BYTES = 256 * 256 * 4
 
 client = server_fixture(settings={"cluster": "local:2", "run": {"timeLimit": 120}})

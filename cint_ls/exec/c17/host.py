@@ -222,12 +222,8 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                                                int(lib.cint_ctx_dispatches(ctx)) - 1), error=0)
             lib.cint_ctx_set_remote(ctx, remote, ffi.NULL, tiles.minimum,
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
-        observer = None
         if pictures is not None:  # kept alive until the run ends
-            observer = ffi.callback("void(void *, const char *, int64_t, int32_t, const cint_arg *)",
-                                    lambda user, kernel, number, nparams, args:
-                                    pictures.observe(ffi, kernel, number, nparams, args))
-            lib.cint_ctx_set_observer(ctx, observer, ffi.NULL)
+            pictures.listen(ffi, lib, ctx)
         status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)

@@ -68,6 +68,7 @@ class Pictures:
         self.selection = selection
         self.taken: dict[int, dict] = {}
         self.error: str | None = None
+        self._callback = None  # listen's, alive as long as this
 
     def observe(self, ffi, kernel_name, number: int, nparams: int, args) -> None:
         """cint_ctx_set_observer's callback. Never raises (cffi would only print it): the
@@ -87,6 +88,14 @@ class Pictures:
         except Exception as error:  # noqa: BLE001 - a callback from C must not raise
             self.error = f"{type(error).__name__}: {error}"
             self.taken.clear()
+
+    def listen(self, ffi, lib, ctx) -> None:
+        """Become the run-time's observer of `ctx` (rt/host.c), the callback kept alive
+        with this object (the caller keeps it until the run ends)."""
+        self._callback = ffi.callback("void(void *, const char *, int64_t, int32_t, const cint_arg *)",
+                                      lambda user, kernel, number, nparams, args:
+                                      self.observe(ffi, kernel, number, nparams, args))
+        lib.cint_ctx_set_observer(ctx, self._callback, ffi.NULL)
 
     def attach(self, rows: list[dict]) -> str | None:
         """The pictures into the dispatch log's rows; a note when they failed."""

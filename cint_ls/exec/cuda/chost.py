@@ -277,12 +277,8 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
     pictures = None if selection is None else Pictures(program, selection)
     try:
         lib.cint_gpu_attach(ctx, g)
-        observer = None
         if pictures is not None:  # kept alive until the run ends
-            observer = ffi.callback("void(void *, const char *, int64_t, int32_t, const cint_arg *)",
-                                    lambda user, kernel, number, nparams, args:
-                                    pictures.observe(ffi, kernel, number, nparams, args))
-            lib.cint_ctx_set_observer(ctx, observer, ffi.NULL)
+            pictures.listen(ffi, lib, ctx)
         if report:
             lib.cint_ctx_set_report(ctx, 1)
         status = call_in_thread(lambda: lib.cint_ctx_run(ctx, info))
