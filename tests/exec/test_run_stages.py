@@ -16,9 +16,9 @@ LOOP = "void f() { while (true) { } }\nf();\n"
 HEAT = (CONFORMANCE / "heat_e1.ci").read_text()
 
 
-def stages_of(executor: str, text: str, **limits) -> tuple[list[str], object]:
+def stages_of(executor: str, text: str, options: dict | None = None, **limits) -> tuple[list[str], object]:
     seen: list[str] = []
-    result = run_isolated(Request(executor, "s.ci", text), stage=seen.append, **limits)
+    result = run_isolated(Request(executor, "s.ci", text, options=options), stage=seen.append, **limits)
     return seen, result
 
 
@@ -34,9 +34,20 @@ def test_cpu_c17_reports_running_after_its_compiler():
 
 
 def test_gpu_cuda_describes_its_fault_outside_the_running_time():
-    seen, result = stages_of("gpu-cuda", HEAT, time_limit=20)
+    # gpu-cuda's host in Python compiles the kernel's counting code to describe a fault:
+    # a stage of its own, off the run's time limit.
+    seen, result = stages_of("gpu-cuda", HEAT, {"host": "python"}, time_limit=20)
     assert seen == ["compiling", "running", "describing the fault", "running"]
     assert result.fault.code == "E_OVERFLOW"
+
+
+@pytest.mark.needs_cc
+def test_gpu_cudas_host_in_c_describes_its_fault_within_the_run():
+    # The host in C (issue 15) re-runs the work-item in the counting code its library
+    # already holds: nothing to compile, no stage.
+    seen, result = stages_of("gpu-cuda", HEAT, {"host": "c"}, time_limit=20)
+    assert seen == ["compiling", "running"] and result.fault.code == "E_OVERFLOW"
+    assert "the fault of work-item 20 of dispatch 0 was described by cpu-c17" in result.notes
 
 
 @pytest.mark.needs_cc
