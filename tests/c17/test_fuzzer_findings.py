@@ -1,4 +1,4 @@
-"""Two defects of cpu-c17 the differential fuzzer found (benchmarks/fuzz_exec.py), each
+"""Defects of cpu-c17 the differential fuzzer found (benchmarks/fuzz_exec.py), each
 minimized: the run must equal the reference's, byte for byte, at every boundary."""
 
 from __future__ import annotations
@@ -39,6 +39,28 @@ void go() {{
 go();
 """
 
+# A store in a branch that can never run (an index greater than INT64_MAX - 1): GCC's
+# -Warray-bounds, in -Wall, took it for an access out of bounds and -Werror refused the
+# program (seed 305:1990). The emitted C now says each index is within its extent.
+DEAD_STORE = """kernel k[h, w](out U8[h, w] v, out I64 s) over [y: h, x: w] {
+    if (x > max(9223372036854775806, 5)) {
+        v[y, x] = 7 +% 221;
+    }
+    if (y > max(9223372036854775806, 5)) {
+        v[y, x] = 1;
+    }
+    reduce s = sum(x * 2);
+}
+
+void go() {
+    U8[2, 3] v;
+    I64 s = 0;
+    k(v, s);
+    "{s} {v[1, 2]}\\n";
+}
+go();
+"""
+
 
 def checked(text: str):
     outcome = run(RunRequest("found.ci", text, "cpu-c17", check="cpu-sir-interp"))
@@ -62,3 +84,8 @@ def test_a_narrow_uniform_factor_compiles_and_agrees(element, factor, output, co
     result = checked(NARROW_FACTOR.format(T=element, S=factor))
     assert result.output == output
     assert (result.fault.code if result.fault is not None else None) == code
+
+
+def test_a_store_that_can_never_run_compiles_and_agrees():
+    result = checked(DEAD_STORE)
+    assert result.output == "12 0\n" and result.fault is None

@@ -388,7 +388,8 @@ class KernelEmitter:
         inner, r = over[-1], len(over)
         if r == 1:
             return (["    if (cint_first < cint_end) {",
-                     f"        for ({inner} = cint_first; {inner} < cint_end; {inner}++) {{"],
+                     f"        for ({inner} = cint_first; {inner} < cint_end; {inner}++) {{",
+                     f"            CINT_ASSUME({inner} >= 0 && {inner} < cint_e0);"],
                     ["        }", "    }"])
         lines = ["    if (cint_first < cint_end) {", "        int64_t cint_rest = cint_first;"]
         for d in reversed(range(1, r)):
@@ -400,6 +401,8 @@ class KernelEmitter:
                   "            cint_i += cint_stop;",
                   f"            int64_t cint_last = {inner} + cint_stop;",
                   f"            for (; {inner} < cint_last; {inner}++) {{"]
+        # Each work-item's index within its extents (cint_ops.h, CINT_ASSUME).
+        lines += [f"                CINT_ASSUME({v} >= 0 && {v} < cint_e{d});" for d, v in enumerate(over)]
         closing = ["            }", f"            {inner} = 0;"]
         indent = "            "
         for d in reversed(range(r - 1)):  # carry into the outer variables
@@ -437,6 +440,7 @@ class KernelEmitter:
                 head.append(f"    {over[d]} = cint_rest;")
             else:
                 head += [f"    {over[d]} = cint_rest % cint_e{d};", f"    cint_rest /= cint_e{d};"]
+        head += [f"    CINT_ASSUME({v} >= 0 && {v} < cint_e{d});" for d, v in enumerate(over)]
         tail = [f"{u.return_label}:"] if u.return_label in u.used else []
         tail.append("    rc = 0;")
         if "L_out" in u.used:

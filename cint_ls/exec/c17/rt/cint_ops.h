@@ -9,6 +9,12 @@
 #define CINT_OPS_H
 
 #define CINT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* What the emitted C knows and the compiler cannot see: a work-item's index is within
+ * its extent (SPEC-02P.1 8.2). Without it GCC's -Warray-bounds (in -Wall, [B-7]) takes a
+ * store in a branch that can never run (an index compared with INT64_MAX - 1) for an
+ * access out of bounds, and -Werror refuses the program (the differential fuzzer,
+ * seed 305:1990). */
+#define CINT_ASSUME(x) do { if (!(x)) __builtin_unreachable(); } while (0)
 
 static inline int8_t cint_to_i8(uint64_t u) {
     uint8_t x = (uint8_t)u;
