@@ -3,6 +3,13 @@ the reference, and run one dispatch with given arguments on both."""
 
 from __future__ import annotations
 
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.cuda.host import CudaMachine
 from cint_ls.exec.cuda.ptx import emit_module
@@ -128,3 +135,15 @@ def kitchen(t: str) -> str:
 
 def kitchen_sink() -> str:
     return "".join(kitchen(t) for t in KITCHEN_TYPES)
+
+
+@pytest.fixture(scope="module")
+def fake_libcuda(tmp_path_factory):
+    """A stand-in libcuda.so.1 built from fake_libcuda.c, and its handle, held open so
+    that its counters live across the host's dlopen/dlclose (tests/cuda/test_c_host.py,
+    test_probe_c_host.py import it as their fixture)."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    library = tmp_path_factory.mktemp("fakecuda") / "libcuda.so.1"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(Path(__file__).parent / "fake_libcuda.c")],
+                   check=True)
+    return library, ctypes.CDLL(str(library))

@@ -7,22 +7,23 @@ primary context released on every path, against a stand-in libcuda (fake_libcuda
 
 from __future__ import annotations
 
-import ctypes
 import shutil
-import subprocess
 from pathlib import Path
 
+import cuda_support
 import pytest
 from cuda_support import outcome, program_of
 
 from cint_ls.exec.cuda import run as run_cuda
-from cint_ls.exec.cuda.simulator import SimulatedDevice, parse_module, thread_limit
 from cint_ls.exec.cuda.ptx import emit_module
+from cint_ls.exec.cuda.simulator import SimulatedDevice, parse_module, thread_limit
 from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.interp import run_program
 
 CONFORMANCE = Path(__file__).parent.parent / "conformance"
 HEAT_TOUR = (CONFORMANCE / "heat_tour.ci").read_text()
+
+fake_libcuda = cuda_support.fake_libcuda  # the fixture: a stand-in libcuda (cuda_support.py)
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                                 reason="the C host needs a C compiler")
@@ -120,15 +121,6 @@ def test_the_null_device_runs_the_host_alone():
 
 
 # ---- the driver (rt/gpu_cuda.c) against a stand-in libcuda
-
-
-@pytest.fixture(scope="module")
-def fake_libcuda(tmp_path_factory):
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    library = tmp_path_factory.mktemp("fakecuda") / "libcuda.so.1"
-    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(Path(__file__).parent / "fake_libcuda.c")],
-                   check=True)
-    return library, ctypes.CDLL(str(library))  # held open: its counters live across the host's dlopen/dlclose
 
 
 def test_no_driver_is_one_line(monkeypatch, tmp_path):

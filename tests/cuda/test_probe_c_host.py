@@ -7,12 +7,11 @@ driver with a device."""
 
 from __future__ import annotations
 
-import ctypes
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
+import cuda_support
 import pytest
 from cuda_support import program_of
 
@@ -20,20 +19,13 @@ from cint_ls.exec.cuda import device_ready, probe
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.run import executor_label
 
+fake_libcuda = cuda_support.fake_libcuda  # the fixture: a stand-in libcuda (cuda_support.py)
+
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                                 reason="the C host needs a C compiler")
 
 PROGRAM = '"x\\n";\n'
 WAIT = 300  # seconds at most for the child (it may build cpu-c17's run-time on a cold cache)
-
-
-@pytest.fixture(scope="module")
-def fake_libcuda(tmp_path_factory):
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    library = tmp_path_factory.mktemp("fakecuda") / "libcuda.so.1"
-    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(Path(__file__).parent / "fake_libcuda.c")],
-                   check=True)
-    return library, ctypes.CDLL(str(library))  # held open: its counters live across dlopen/dlclose
 
 
 @pytest.fixture
