@@ -11,7 +11,15 @@ median of N runs each:
   and the program are compiled;
 - cold program: the run-time's objects cached, the program's library not (a fresh copy
   of a cache holding only the run-time);
-- cached: the program's library cached.
+- cached: the program's library cached;
+- cached, no spare: the same without the child the server keeps started for the next
+  Run (`exec.isolated.keep_spare`, which the server turns on at `initialize`): each
+  run starts its child, as the CLI does.
+
+The runs are PAUSE seconds apart (a person clicks Run again after reading the output;
+the server's spare child imports in that time). In the cold cases each run has its own
+cache directory, so no spare serves them (a spare serves only a run with the
+environment it was started in).
 
     python benchmarks/run_latency.py [-n 7] [--executor auto]
 
@@ -34,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAT = ROOT / "tests" / "conformance" / "heat_tour.ci"
 EXPECTED = "after 40 steps: total=60150 center=1042 edge=72\n"
 TARGETS = {"cold": 1.0, "cached": 0.150}
+PAUSE = 0.5  # seconds between runs
 
 
 def one_run(executor: str) -> tuple[float, str]:
@@ -49,6 +58,7 @@ def one_run(executor: str) -> tuple[float, str]:
 
 
 def with_cache(directory: str, executor: str) -> tuple[float, str]:
+    time.sleep(PAUSE)
     previous = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = directory
     try:
@@ -75,7 +85,7 @@ def runtime_only_cache(base: Path, executor: str) -> Path:
 
 
 def line(name: str, samples: list[float]) -> str:
-    return (f"{name:<13} median {statistics.median(samples) * 1e3:7.1f} ms   min {min(samples) * 1e3:7.1f} ms   "
+    return (f"{name:<16} median {statistics.median(samples) * 1e3:7.1f} ms   min {min(samples) * 1e3:7.1f} ms   "
             f"max {max(samples) * 1e3:7.1f} ms   (n={len(samples)})")
 
 
@@ -86,6 +96,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.n < 1:
         parser.error("-n takes 1 or more runs")
+    from cint_ls.exec.isolated import keep_spare
+
+    keep_spare(True)  # as the server does
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="cint-latency-") as temporary:
         base = Path(temporary)
@@ -100,6 +113,8 @@ def main() -> int:
         warm = base / "cached"
         with_cache(str(warm), args.executor)
         cached = [with_cache(str(warm), args.executor)[0] for _ in range(args.n)]
+        keep_spare(False)
+        unspared = [with_cache(str(warm), args.executor)[0] for _ in range(args.n)]
     load_after = os.getloadavg()
     print(f"Run of {HEAT.relative_to(ROOT)} through server.runs.run_program, executor {args.executor} "
           f"(ran on {executor}); {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, "
@@ -107,6 +122,9 @@ def main() -> int:
     print(line("cold", cold))
     print(line("cold program", program))
     print(line("cached", cached))
+    print(line("cached, no spare", unspared))
+    print(f"a spare child: cached runs {statistics.median(unspared) / statistics.median(cached):.2f}x faster "
+          f"(medians, side by side)")
     for name, samples in (("cold", cold), ("cached", cached)):
         median = statistics.median(samples)
         verdict = "met" if median < TARGETS[name] else "NOT met"

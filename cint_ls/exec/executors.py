@@ -63,6 +63,11 @@ def _load_optional(names=None) -> None:
             pass
 
 
+def preload(names) -> None:
+    """Import these executors' packages now (a spare run child, before its request)."""
+    _load_optional(tuple(names))
+
+
 def available() -> dict[str, Executor]:
     _load_optional()
     return dict(_REGISTRY)

@@ -20,11 +20,19 @@ to do so (SIGKILL, a crash) is covered on Linux by the child's parent-death sign
 (PR_SET_PDEATHSIG, SIGKILL, set before exec), and everywhere by a thread of the child that
 polls its parent's pid (`_watch_parent`).
 
+A process that runs again and again (the server) keeps one child started ahead of the
+next run (`keep_spare`): the child imports the executors and then waits for its request,
+so a Run of a cached program does not wait for an interpreter's start and its imports
+(about 120 ms of a 180 ms Run here, benchmarks/run_latency.py). The spare is taken only
+when it was started under the same environment, working directory and memory limit as
+the run would be; it is killed with the others, and when the spare is turned off.
+
     python -m cint_ls.exec.isolated  < request.json  > result.json
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -90,6 +98,7 @@ def result_from_json(data: dict) -> RunResult:
     )
 
 
+SPARE_ARG = "--spare"  # a child started ahead of its request (keep_spare)
 PARENT_ENV = "CINT_ISOLATED_PARENT"  # the pid of the run's parent, for the child's watcher
 STAGE_ENV = "CINT_STAGE_FD"  # the child's end of the stage pipe
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -147,6 +156,9 @@ def _kill_live_children(signum, frame) -> None:
     as it would have."""
     for child in list(_live):
         _kill_group(child)
+    spare = _spare
+    if spare is not None:
+        _kill_group(spare.child)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
@@ -177,18 +189,18 @@ def _restore_signals(saved: dict) -> None:
             pass
 
 
-def _start_child(request: Request, stage_fd: int) -> subprocess.Popen:
+def _start_child(memory_limit: int, stage_fd: int, spare: bool = False) -> subprocess.Popen:
     parent = os.getpid()
     return subprocess.Popen(
         # -P: the child imports the installed package, never a source tree in the cwd.
-        [sys.executable, "-P", "-m", "cint_ls.exec.isolated"],
+        [sys.executable, "-P", "-m", "cint_ls.exec.isolated", *([SPARE_ARG] if spare else [])],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         pass_fds=(stage_fd,),
         env={**os.environ, PARENT_ENV: str(parent), STAGE_ENV: str(stage_fd)},
         # Between fork and exec: only calls looked up before the fork (no imports, no locks).
-        preexec_fn=_limit_memory(request.memory_limit, parent),  # noqa: PLW1509
+        preexec_fn=_limit_memory(memory_limit, parent),  # noqa: PLW1509
     )
 
 
@@ -232,6 +244,94 @@ class _StagePipe:
             pass
 
 
+def _started(memory_limit: int, spare: bool = False) -> tuple[subprocess.Popen, _StagePipe]:
+    pipe = _StagePipe()
+    try:
+        child = _start_child(memory_limit, pipe.write_fd, spare)
+    except BaseException:
+        pipe.close()
+        raise
+    pipe.started()
+    return child, pipe
+
+
+# ---- the spare child (keep_spare)
+
+@dataclass
+class _Spare:
+    child: subprocess.Popen
+    pipe: _StagePipe
+    started_as: tuple  # _conditions() when it was started
+
+
+_spare_lock = threading.Lock()
+_spare: _Spare | None = None
+_keep_spare = False
+
+
+def _conditions(memory_limit: int) -> tuple:
+    """What a child inherits when it starts: a spare serves a run only when these are
+    the same (the server sets $CC from its settings, a benchmark $XDG_CACHE_HOME)."""
+    return memory_limit, dict(os.environ), os.getcwd(), sys.executable
+
+
+def keep_spare(on: bool = True) -> None:
+    """Whether each run leaves one child started for the next (the server: on from
+    `initialize`; the CLI runs once and leaves it off). Off kills the spare."""
+    global _keep_spare
+    with _spare_lock:
+        _keep_spare = on
+    if on:
+        atexit.unregister(_discard_spare)
+        atexit.register(_discard_spare)
+    else:
+        _discard_spare()
+
+
+def _discard_spare() -> None:
+    global _spare
+    with _spare_lock:
+        spare, _spare = _spare, None
+    if spare is not None:
+        _drop(spare)
+
+
+def _drop(spare: _Spare) -> None:
+    _kill(spare.child)
+    spare.pipe.close()
+    for stream in (spare.child.stdin, spare.child.stdout, spare.child.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def _take_spare(memory_limit: int) -> tuple[subprocess.Popen, _StagePipe] | None:
+    """The spare, when it is alive and was started as a child for this run would be."""
+    global _spare
+    with _spare_lock:
+        spare, _spare = _spare, None
+    if spare is None:
+        return None
+    if spare.child.poll() is None and spare.started_as == _conditions(memory_limit):
+        return spare.child, spare.pipe
+    _drop(spare)
+    return None
+
+
+def _replenish(memory_limit: int) -> None:
+    """After a run: start the next run's child now, if spares are kept and there is none.
+    From the run's own thread, which the server's runs keep (the child's parent-death
+    signal follows the thread that started it)."""
+    global _spare
+    with _spare_lock:
+        if not _keep_spare or _spare is not None:
+            return
+        try:
+            child, pipe = _started(memory_limit, spare=True)
+        except OSError:  # no process to spare: the next run starts its own, and says why
+            return
+        _spare = _Spare(child, pipe, _conditions(memory_limit))
+
+
 class _Clock:
     """The run's two limits: `time_limit` counts the time in the running stage, and
     `compile_limit` the rest. The stage changes are seen every poll (50 ms)."""
@@ -270,10 +370,8 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
     every way out that does not wait for its result."""
     clock = _Clock(time_limit, compile_limit if time_limit is not None else None)
     saved = _guard_signals()
-    pipe = _StagePipe()
+    child, pipe = _take_spare(request.memory_limit) or _started(request.memory_limit)
     try:
-        child = _start_child(request, pipe.write_fd)
-        pipe.started()
         _live.add(child)
         try:
             out, err = _communicate(child, request, clock, cancel, pipe, stage)
@@ -285,6 +383,8 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
     finally:
         pipe.close()
         _restore_signals(saved)
+        if sys.exc_info()[0] is None or issubclass(sys.exc_info()[0], Exception):
+            _replenish(request.memory_limit)  # not on KeyboardInterrupt, SystemExit: the process is ending
     if child.returncode != 0 or not out:
         detail = err.decode("utf-8", "replace").strip().splitlines()
         last = detail[-1] if detail else ""
@@ -398,9 +498,14 @@ def child_main() -> int:
     executor call as an in-process run), write the result."""
     from ..ir.build import build
     from ..syntax.report import diagnostic_line
-    from .executors import ExecutorUnavailable
+    from .executors import ExecutorUnavailable, preload
     from .run import NoSuchEntry, cap_output, run_built
 
+    if SPARE_ARG in sys.argv[1:]:
+        # A spare (keep_spare) imports the CPU executors while it waits for its request;
+        # a child started for a run imports only its executor's. gpu-cuda's package is
+        # left to the runs that need it.
+        preload(("cpu-sir-interp", "cpu-c17"))
     _send_stages()
     reached(COMPILING)
     request = json.loads(sys.stdin.read())

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 from ..exec.compare import compare as compare_two
 from ..exec.executors import EXECUTOR_NAMES, available
+from ..exec.isolated import keep_spare
 from ..exec.run import REFERENCE, RunOutcome, RunRequest, run
 from ..exec.trace import records
 from .settings import Settings
 
-__all__ = ["REFERENCE", "Verdict", "compare_executors", "implemented_executors", "run_program", "run_result_json"]
+__all__ = ["REFERENCE", "Verdict", "compare_executors", "implemented_executors", "keep_spare", "run_program",
+           "run_result_json"]
 
 
 def implemented_executors() -> list[str]:

@@ -19,7 +19,7 @@ from lsprotocol import types as lsp
 
 from ..ide import Document
 from .lens_refresh import LensRefresh
-from .runs import implemented_executors
+from .runs import implemented_executors, keep_spare
 from .scheduling import Worker, light_in_flight
 from .settings import Settings
 
@@ -179,6 +179,7 @@ class Session:
     def stop(self) -> None:
         """shutdown/exit: stop the runs (their children die) and drop the heavy jobs."""
         self.stopping.set()
+        keep_spare(False)  # the child kept ready for the next Run goes now, and no other starts
         for event in list(self.cancels.values()):
             event.set()
 

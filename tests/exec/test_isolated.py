@@ -39,3 +39,78 @@ def test_cancellation():
 def test_unknown_executor_is_one_line():
     with pytest.raises(IsolatedRunError, match="not implemented yet"):
         run_isolated(Request("no-such-executor", "x.ci", '"a\\n";'))
+
+
+# ---- the spare child (keep_spare: the server's runs)
+
+PRINT = 'void f() { "x\\n"; }\nf();\n'
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture
+def spare():
+    import cint_ls.exec.isolated as isolated
+
+    isolated.keep_spare(True)
+    try:
+        yield isolated
+    finally:
+        isolated.keep_spare(False)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/stat"), reason="reads processes from /proc")
+def test_a_run_leaves_a_spare_that_the_next_run_takes(spare):
+    first = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    kept = spare._spare
+    assert kept is not None and _alive(kept.child.pid)
+    second = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    assert first.output == second.output == "x\n"
+    # The second run was the spare's: it has ended, and another spare waits.
+    assert kept.child.returncode == 0
+    assert spare._spare is not None and spare._spare.child.pid != kept.child.pid
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/stat"), reason="reads processes from /proc")
+def test_a_spare_started_in_another_environment_is_not_taken(spare, monkeypatch):
+    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    kept = spare._spare
+    monkeypatch.setenv("CINT_TEST_SPARE", "changed")  # the server sets $CC from its settings
+    assert run_isolated(Request("cpu-sir-interp", "p.ci", PRINT)).output == "x\n"
+    assert kept.child.returncode is not None and kept.child.returncode != 0  # killed, unused
+    # Nor one with another memory limit.
+    kept = spare._spare
+    assert run_isolated(Request("cpu-sir-interp", "p.ci", PRINT, memory_limit=1 << 30)).output == "x\n"
+    assert kept.child.returncode is not None and kept.child.returncode != 0
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/stat"), reason="reads processes from /proc")
+def test_turning_spares_off_kills_the_spare_and_starts_no_other(spare):
+    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    pid = spare._spare.child.pid
+    spare.keep_spare(False)
+    assert spare._spare is None and not _alive(pid)
+    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    assert spare._spare is None
+
+
+def test_a_spare_that_died_is_replaced_by_a_fresh_child(spare):
+    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    spare._spare.child.kill()
+    spare._spare.child.wait()
+    assert run_isolated(Request("cpu-sir-interp", "p.ci", PRINT)).output == "x\n"
+
+
+def test_a_spare_keeps_the_time_limit_and_the_fault_record(spare):
+    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    assert spare._spare is not None
+    with pytest.raises(IsolatedRunError, match="longer than 1 s"):
+        run_isolated(Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=1)
+    result = run_isolated(Request("cpu-c17", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
+    assert (result.fault.address.work_item, result.fault.address.step) == (20, 22)

@@ -147,3 +147,51 @@ def test_exit_without_shutdown_while_a_run_is_in_flight(tmp_path):
         server.kill()
     text = log.read_text()
     assert "CancelledError" not in text and "Traceback" not in text, text
+
+
+def test_the_spare_run_child_goes_at_shutdown_and_with_the_server(tmp_path):
+    # After a Run the server keeps one child started for the next Run (exec/isolated.py,
+    # keep_spare); the next Run takes it; shutdown kills it, and so does the server's end.
+    server = RawServer()
+    try:
+        server.initialize()
+        _open(server, 'void f() { "x\\n"; }\nf();\n')
+        command = {"command": "cint.run", "arguments": [URI, "cpu-sir-interp"]}
+        assert server.call("workspace/executeCommand", command)["result"]["output"] == "x\n"
+        spare = server.wait_for(lambda: descendants(server.proc.pid))
+        assert len(spare) == 1
+        assert server.call("workspace/executeCommand", command)["result"]["output"] == "x\n"
+        assert not os.path.exists(f"/proc/{spare[0]}") or _state(spare[0]) == "Z"  # it served the Run
+        assert server.wait_for(lambda: descendants(server.proc.pid))  # and another waits
+        assert server.call("shutdown")["result"] is None
+        assert not descendants(server.proc.pid)
+        server.notify("exit")
+        assert server.proc.wait(10) == 0
+    finally:
+        server.kill()
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"
+
+
+def test_the_spare_run_child_dies_with_a_killed_server():
+    server = RawServer()
+    try:
+        server.initialize()
+        _open(server, 'void f() { "x\\n"; }\nf();\n')
+        command = {"command": "cint.run", "arguments": [URI, "cpu-sir-interp"]}
+        assert server.call("workspace/executeCommand", command)["result"]["output"] == "x\n"
+        spare = server.wait_for(lambda: descendants(server.proc.pid))
+        server.proc.kill()  # no shutdown, no atexit: the parent-death signal and the watcher
+        server.proc.wait(10)
+        deadline = time.monotonic() + 3
+        while _state(spare[0]) not in ("gone", "Z") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _state(spare[0]) in ("gone", "Z")
+    finally:
+        server.kill()

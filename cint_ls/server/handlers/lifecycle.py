@@ -10,6 +10,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from ... import __version__
+from ..runs import keep_spare
 from ..session import Session
 from ..settings import parse_settings
 from .documents import publish_all
@@ -28,6 +29,9 @@ OWN_CLIENTS = ("cint-vscode",)
 
 def initialize(session: Session, params: lsp.InitializeParams) -> None:
     check_client_version(session, params.client_info)
+    # After each Run a child is started for the next one (exec/isolated.py): a Run of a
+    # cached program then takes no interpreter start and imports.
+    keep_spare(True)
     if params.initialization_options is not None:
         apply_settings(session, params.initialization_options, initial=True)
 
