@@ -156,6 +156,20 @@ def _reported(path: Path, text: str, options: dict):
     return outcome
 
 
+def _validates_as_the_run_result_s_report(data: dict) -> None:
+    """`cint/runResult`'s `runReport` (server/schema/run-result.schema.json) describes
+    the `cluster` entries too."""
+    import jsonschema
+    from importlib import resources
+
+    schema = json.loads(resources.files("cint_ls.server").joinpath("schema/run-result.schema.json").read_text())
+    jsonschema.validate(data, {**schema["$defs"]["runReport"], "$defs": schema["$defs"]})
+    broken = json.loads(json.dumps(data))
+    del broken["dispatches"][0]["cluster"]["tiles_back"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, {**schema["$defs"]["runReport"], "$defs": schema["$defs"]})
+
+
 def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
     """Each dispatch that went to the cluster has its `cluster` entry in the run report
     (--report=json) and its columns in the text (--report)."""
@@ -179,6 +193,7 @@ def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
     names = {w: f"w{k + 1}" for k, w in enumerate(sorted({w for row in rows for w in row["cluster"]["per_worker"]}))}
     total = sum(row["cluster"]["bytes_sent"] for row in rows)
     assert json.loads(json.dumps(data)) == data
+    _validates_as_the_run_result_s_report(data)
 
     from cint_ls.exec.report import _bytes, render_run_report
 
