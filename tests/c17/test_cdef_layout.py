@@ -50,3 +50,17 @@ def test_header_types_substitutes_defines_and_refuses_a_missing_type():
     assert "int64_t extents[8];" in text and "_Bool writable;" in text and "/*" not in text
     with pytest.raises(RuntimeError, match="declares no `typedef struct"):
         header_types("@TYPES cint_rt.h: cint_no_such_type@")
+
+
+def test_header_functions_are_the_header_s_prototypes_and_a_missing_one_is_refused():
+    text = header_types("@FUNCTIONS cint_rt.h: cint_ctx_set_observer cint_ctx_remote_dispatches@")
+    lines = text.splitlines()
+    assert lines[0].startswith("void cint_ctx_set_observer(cint_ctx *ctx, void (*observer)(void *user, ")
+    assert lines[0].endswith(", void *user);") and "/*" not in text
+    assert lines[1] == "int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx);"
+    with pytest.raises(RuntimeError, match="declares no function cint_no_such_function"):
+        header_types("@FUNCTIONS cint_rt.h: cint_no_such_function@")
+    # Every function the hosts call is declared from a header but the program's own entry.
+    from cint_ls.exec.cuda.chost import GPU_CDEF
+
+    assert "@" not in CDEF + GPU_CDEF

@@ -40,10 +40,8 @@ CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
 WORKER_CDEF = """
 typedef struct cint_program cint_program;
 const cint_program *cint_program_info(void);
-int cint_tile_run(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
-                  char **result, size_t *result_bytes);
-void cint_free(void *p);
-"""
+@FUNCTIONS cint_rt.h: cint_tile_run cint_free@
+"""  # with the prototypes of rt/cint_rt.h (host.header_types), on the worker
 
 _ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
 _LOCAL = re.compile(r"local:([0-9]{1,4})")
@@ -154,8 +152,10 @@ def _worker_library(key: str, library: bytes):
         with open(temporary, "wb") as handle:
             handle.write(library)
         os.replace(temporary, path)
+        from .host import header_types
+
         ffi = cffi.FFI()
-        ffi.cdef(WORKER_CDEF)
+        ffi.cdef(header_types(WORKER_CDEF))
         lib = ffi.dlopen(path)
         loaded = _worker_libraries[key] = (ffi, lib)
     return loaded

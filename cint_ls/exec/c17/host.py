@@ -40,57 +40,56 @@ CDEF = """
 typedef struct cint_ctx cint_ctx;
 typedef struct cint_program cint_program;
 @TYPES cint_rt.h: cint_boundary@
-cint_ctx *cint_ctx_new(int64_t budget, int trace);
-void cint_ctx_free(cint_ctx *ctx);
-int cint_ctx_run(cint_ctx *ctx, const cint_program *program);
-uint64_t cint_ctx_fuel_consumed(const cint_ctx *ctx);
-const char *cint_ctx_output(const cint_ctx *ctx, size_t *length);
-const char *cint_ctx_message(const cint_ctx *ctx);
-int64_t cint_ctx_dispatches(const cint_ctx *ctx);
-size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries);
-char *cint_fault_json(cint_ctx *ctx);
-void cint_free(void *p);
+@FUNCTIONS cint_rt.h: cint_ctx_new cint_ctx_free cint_ctx_run cint_ctx_fuel_consumed cint_ctx_output
+    cint_ctx_message cint_ctx_dispatches cint_ctx_boundaries cint_fault_json cint_free@
 const cint_program *cint_program_info(void);
 @TYPES cint_rt.h: cint_storage cint_view cint_arg cint_dispatch_record@
-int cint_ctx_describe(cint_ctx *ctx, const cint_program *program, const char *kernel, int64_t number,
-                      const int64_t *sizes, const int64_t *over, cint_arg *args, const void *const *folds,
-                      uint64_t consumed, int64_t depth, int64_t item);
-void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min);
-int32_t cint_ctx_threads_used(const cint_ctx *ctx);
-int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
-void cint_ctx_set_report(cint_ctx *ctx, int on);
-size_t cint_ctx_records(const cint_ctx *ctx, const cint_dispatch_record **records);
-void cint_ctx_set_observer(cint_ctx *ctx, void (*observer)(void *, const char *, int64_t, int32_t, const cint_arg *),
-                           void *user);
-void cint_ctx_set_remote(cint_ctx *ctx, int (*remote)(void *, void *, const char *, size_t, int64_t, int64_t),
-                         void *user, int64_t remote_min, int64_t tiles);
-int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
-int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx);
+@FUNCTIONS cint_rt.h: cint_ctx_describe cint_ctx_set_threads cint_ctx_threads_used
+    cint_ctx_parallel_dispatches cint_ctx_set_report cint_ctx_records cint_ctx_set_observer cint_ctx_set_remote
+    cint_tile_accept cint_ctx_remote_dispatches@
 """
 
 
 def header_types(text: str) -> str:
     """`text` with each `@TYPES HEADER: NAME ...@` replaced by those typedefs as the run-time's
-    header (rt/HEADER) declares them, so that cffi's layout of a struct the host reads or
-    allocates is the C compiler's, never a copy that drifts: comments dropped, the
-    header's integer #defines substituted (CINT_MAX_RANK), `bool` as `_Bool`. Each name
-    must be a `typedef struct [TAG] { ... } NAME;` without nested braces."""
+    header (rt/HEADER) declares them, and each `@FUNCTIONS HEADER: NAME ...@` by those
+    functions' prototypes, so that what cffi is told of a struct the host reads or
+    allocates, or of a function it calls, is what the C compiler is told, never a copy
+    that drifts: comments dropped, the header's integer #defines substituted
+    (CINT_MAX_RANK), `bool` as `_Bool`. Each type must be a `typedef struct [TAG] { ... }
+    NAME;` without nested braces; each prototype must start a line."""
     import re
 
+    def read(name: str) -> tuple[str, dict]:
+        header = re.sub(r"/\*.*?\*/", " ", (RT_DIR / name).read_text(), flags=re.S)
+        return header, dict(re.findall(r"^#define\s+(\w+)\s+(\d+)\b", header, flags=re.M))
+
+    def plain(declaration: str, defines: dict) -> str:
+        body = re.sub(r"\b[A-Z][A-Z0-9_]*\b", lambda m: defines.get(m.group(0), m.group(0)), declaration)
+        return " ".join(re.sub(r"\bbool\b", "_Bool", body).split())
+
     def types(match: re.Match) -> str:
-        header = (RT_DIR / match.group(1)).read_text()
-        header = re.sub(r"/\*.*?\*/", " ", header, flags=re.S)
-        defines = dict(re.findall(r"^#define\s+(\w+)\s+(\d+)\b", header, flags=re.M))
+        header, defines = read(match.group(1))
         found = []
         for name in match.group(2).split():
             typedef = re.search(r"typedef\s+struct(?:\s+\w+)?\s*\{[^{}]*\}\s*" + name + r"\s*;", header)
             if typedef is None:
                 raise RuntimeError(f"rt/{match.group(1)} declares no `typedef struct {{...}} {name};`")
-            body = re.sub(r"\b[A-Z][A-Z0-9_]*\b", lambda m: defines.get(m.group(0), m.group(0)), typedef.group(0))
-            found.append(" ".join(re.sub(r"\bbool\b", "_Bool", body).split()))
+            found.append(plain(typedef.group(0), defines))
         return "\n".join(found)
 
-    return re.sub(r"@TYPES ([\w.]+):([\w ]+)@", types, text)
+    def functions(match: re.Match) -> str:
+        header, defines = read(match.group(1))
+        found = []
+        for name in match.group(2).split():
+            prototype = re.search(r"^([A-Za-z_][^;{}#\n]*?\b" + name + r"\s*\([^;{}]*\))\s*;", header, flags=re.M)
+            if prototype is None:
+                raise RuntimeError(f"rt/{match.group(1)} declares no function {name} at the start of a line")
+            found.append(plain(prototype.group(1), defines) + ";")
+        return "\n".join(found)
+
+    text = re.sub(r"@TYPES ([\w.]+):([\w ]+)@", types, text)
+    return re.sub(r"@FUNCTIONS ([\w.]+):([\w\s]+)@", functions, text)
 
 
 CDEF = header_types(CDEF)

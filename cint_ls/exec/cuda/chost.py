@@ -40,23 +40,9 @@ from .status import HOST_DIVERGENCE, HOST_RESOURCE, HostStatus
 GPU_CDEF = header_types("""
 typedef struct cint_gpu cint_gpu;
 @TYPES gpu_host.h: cint_gpu_device cint_gpu_row_t cint_gpu_stats@
-cint_gpu *cint_gpu_new(const cint_gpu_device *device, const cint_program *program, int32_t block,
-                       int64_t max_launch);
-int cint_gpu_load(cint_gpu *g, const char *ptx);
-int cint_gpu_kernel_set(cint_gpu *g, int32_t index, const char *entry, int32_t nparams, const int32_t *params,
-                        int32_t block_params, int32_t charges);
-int32_t cint_gpu_kernel_block(const cint_gpu *g, int32_t index);
-int32_t cint_gpu_kernel_limit(const cint_gpu *g, int32_t index);
-const char *cint_gpu_message(const cint_gpu *g);
-void cint_gpu_attach(cint_ctx *ctx, cint_gpu *g);
-void cint_gpu_free(cint_gpu *g);
-const cint_gpu_stats *cint_gpu_stats_of(cint_gpu *g);
-int cint_gpu_null_device(cint_gpu_device *device);
-int cint_gpu_cuda_device(cint_gpu_device *device, const char *library, int32_t ordinal, char *description,
-                         char *message);
-int32_t cint_gpu_program_kernels(const cint_program *program);
-const char *cint_gpu_program_kernel(const cint_program *program, int32_t index);
-int cint_gpu_program_span(const cint_program *program, int32_t index, int32_t *out);
+@FUNCTIONS gpu_host.h: cint_gpu_new cint_gpu_load cint_gpu_kernel_set cint_gpu_kernel_block cint_gpu_kernel_limit
+    cint_gpu_message cint_gpu_attach cint_gpu_free cint_gpu_stats_of cint_gpu_null_device cint_gpu_cuda_device
+    cint_gpu_program_kernels cint_gpu_program_kernel cint_gpu_program_span@
 """)
 
 # ptx.Param.kind -> rt/gpu_host.h CINT_GP_*

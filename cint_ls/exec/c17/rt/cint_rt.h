@@ -534,6 +534,7 @@ void cint_ctx_free(cint_ctx *ctx);
 void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min);
 int32_t cint_ctx_threads_used(const cint_ctx *ctx);
 int64_t cint_ctx_parallel_dispatches(const cint_ctx *ctx);
+int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx); /* dispatches whose work-items went to a cluster */
 void cint_ctx_set_host(cint_ctx *ctx, const cint_host *host);
 int cint_ctx_run(cint_ctx *ctx, const cint_program *program);
 uint64_t cint_ctx_fuel_consumed(const cint_ctx *ctx);
