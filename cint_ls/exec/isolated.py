@@ -99,9 +99,12 @@ def result_from_json(data: dict) -> RunResult:
 
 
 SPARE_ARG = "--spare"  # a child started ahead of its request (keep_spare)
+# A spare's process name while it waits, and once its request came: tools that look for
+# the processes running programs (the editors' tests) leave out the spares that wait.
+SPARE_NAME, RUNNING_NAME = b"cint-spare", b"cint-run"
 PARENT_ENV = "CINT_ISOLATED_PARENT"  # the pid of the run's parent, for the child's watcher
 STAGE_ENV = "CINT_STAGE_FD"  # the child's end of the stage pipe
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15  # <linux/prctl.h>
 _WATCH_INTERVAL = 0.2  # seconds between the child's looks at its parent
 
 
@@ -501,7 +504,8 @@ def child_main() -> int:
     from .executors import ExecutorUnavailable, preload
     from .run import NoSuchEntry, cap_output, run_built
 
-    if SPARE_ARG in sys.argv[1:]:
+    spare = SPARE_ARG in sys.argv[1:]
+    if spare:
         # A spare (keep_spare) imports the CPU executors while it waits for its request;
         # a child started for a run imports only its executor's. gpu-cuda's package is
         # left to the runs that need it.
@@ -509,6 +513,8 @@ def child_main() -> int:
     _send_stages()
     reached(COMPILING)
     request = json.loads(sys.stdin.read())
+    if spare:
+        _name_process(RUNNING_NAME)
     built = build(request["text"], request["path"])
     if built.program is None:
         reply = {"error": diagnostic_line(built.checked.errors[0])}
@@ -524,6 +530,18 @@ def child_main() -> int:
     return 0
 
 
+def _name_process(name: bytes) -> None:
+    """The process's name (/proc/PID/comm, what `ps -o comm` and `top` show), on Linux."""
+    prctl = _prctl()
+    if prctl is not None:
+        import ctypes
+
+        buffer = ctypes.create_string_buffer(name[:15])
+        prctl(_PR_SET_NAME, ctypes.addressof(buffer), 0, 0, 0)
+
+
 if __name__ == "__main__":
+    if SPARE_ARG in sys.argv[1:]:
+        _name_process(SPARE_NAME)  # waiting: no program runs in it (until RUNNING_NAME)
     _watch_parent()
     sys.exit(child_main())

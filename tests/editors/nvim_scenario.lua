@@ -97,7 +97,8 @@ local function processes()
       if stat and cmd then
         local s = stat:read('*a') or ''
         local state, ppid = s:match('%) (%S) (%d+)')
-        table.insert(list, { pid = tonumber(name), ppid = tonumber(ppid), state = state,
+        local comm = s:match('^%d+ %((.*)%) ') or ''
+        table.insert(list, { pid = tonumber(name), ppid = tonumber(ppid), state = state, comm = comm,
                              cmdline = (cmd:read('*a') or ''):gsub('%z', ' ') })
       end
       if stat then stat:close() end
@@ -107,7 +108,9 @@ local function processes()
   return list
 end
 
--- The live run processes (`cint_ls.exec.isolated`) of the server whose command line has `mark`.
+-- The live run processes (`cint_ls.exec.isolated`) of the server whose command line has `mark`;
+-- not the spare the server keeps started for the next Run while it waits (`--spare`, until it
+-- is named `cint-run`).
 local function run_children(mark)
   local servers, found = {}, {}
   local all = processes()
@@ -117,7 +120,8 @@ local function run_children(mark)
     end
   end
   for _, p in ipairs(all) do
-    if servers[p.ppid] and p.state ~= 'Z' and p.cmdline:find('cint_ls.exec.isolated', 1, true) then
+    local waiting = p.cmdline:find('--spare', 1, true) and p.comm ~= 'cint-run'
+    if servers[p.ppid] and p.state ~= 'Z' and p.cmdline:find('cint_ls.exec.isolated', 1, true) and not waiting then
       table.insert(found, p.pid)
     end
   end

@@ -114,3 +114,30 @@ def test_a_spare_keeps_the_time_limit_and_the_fault_record(spare):
         run_isolated(Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=1)
     result = run_isolated(Request("cpu-c17", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
     assert (result.fault.address.work_item, result.fault.address.step) == (20, 22)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/comm"), reason="reads process names from /proc")
+def test_a_waiting_spare_is_named_cint_spare_and_the_run_it_takes_cint_run(spare):
+    import time
+
+    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    pid = spare._spare.child.pid
+
+    def comm() -> str:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+
+    deadline = time.monotonic() + 10
+    while comm() != "cint-spare" and time.monotonic() < deadline:  # set as it starts
+        time.sleep(0.01)
+    assert comm() == "cint-spare"
+    seen = []
+
+    def cancel() -> bool:  # polled while the endless run is in the spare
+        seen.append(comm())
+        return len(seen) > 20
+
+    with pytest.raises(IsolatedRunError, match="cancelled"):
+        run_isolated(Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=20,
+                     cancel=cancel)
+    assert seen[-1] == "cint-run", seen

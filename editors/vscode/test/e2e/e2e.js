@@ -306,8 +306,10 @@ function processes() {
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0/g, " ");
-      list.push({ pid: Number(name), state: fields[0], ppid: Number(fields[1]), session: Number(fields[3]), cmdline });
+      list.push({ pid: Number(name), state: fields[0], ppid: Number(fields[1]), session: Number(fields[3]), comm,
+        cmdline });
     } catch {
       // gone meanwhile
     }
@@ -316,12 +318,15 @@ function processes() {
 }
 
 /** The live run processes (`cint_ls.exec.isolated`, in sessions of their own) of the
- * cint-ls servers that code-server (session E2E_SESSION) started. */
+ * cint-ls servers that code-server (session E2E_SESSION) started; not the spare a server
+ * keeps started for the next Run while it waits (`--spare`, until it is named `cint-run`). */
 function runProcesses() {
   const all = processes();
   const servers = new Set(all.filter((p) => p.session === SESSION && /cint_ls[./]server|cint-ls/.test(p.cmdline)
     && !p.cmdline.includes("cint_ls.exec.isolated")).map((p) => p.pid));
-  return all.filter((p) => servers.has(p.ppid) && p.state !== "Z" && p.cmdline.includes("cint_ls.exec.isolated"));
+  const waiting = (p) => p.cmdline.includes("--spare") && p.comm !== "cint-run";
+  return all.filter((p) => servers.has(p.ppid) && p.state !== "Z" && p.cmdline.includes("cint_ls.exec.isolated")
+    && !waiting(p));
 }
 
 /** The live processes among `pids` and in their sessions (a run's children). */

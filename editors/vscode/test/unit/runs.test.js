@@ -31,7 +31,9 @@ function pureParts() {
   assert.ok(!isCancelled(undefined));
 }
 
-/** The pids of the run children of `parent` (the isolated runs' processes). */
+/** The pids of the run children of `parent` (the isolated runs' processes), without the
+ * spare the server keeps started for the next Run while it waits (`--spare`, until it is
+ * named `cint-run`). */
 function runChildren(parent) {
   const found = [];
   for (const name of fs.readdirSync("/proc")) {
@@ -42,7 +44,9 @@ function runChildren(parent) {
       const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
-      if (ppid === parent && cmdline.includes("cint_ls.exec.isolated")) {
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const waiting = cmdline.includes("--spare") && comm !== "cint-run";
+      if (ppid === parent && cmdline.includes("cint_ls.exec.isolated") && !waiting) {
         found.push(Number(name));
       }
     } catch {
