@@ -373,8 +373,9 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
     every way out that does not wait for its result."""
     clock = _Clock(time_limit, compile_limit if time_limit is not None else None)
     saved = _guard_signals()
-    child, pipe = _take_spare(request.memory_limit) or _started(request.memory_limit)
+    pipe = None
     try:
+        child, pipe = _take_spare(request.memory_limit) or _started(request.memory_limit)
         _live.add(child)
         try:
             out, err = _communicate(child, request, clock, cancel, pipe, stage)
@@ -383,11 +384,15 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
             raise
         finally:
             _live.discard(child)
+    except Exception:
+        _replenish(request.memory_limit)  # a failed or cancelled run too; not on KeyboardInterrupt
+        raise
+    else:
+        _replenish(request.memory_limit)
     finally:
-        pipe.close()
+        if pipe is not None:
+            pipe.close()
         _restore_signals(saved)
-        if sys.exc_info()[0] is None or issubclass(sys.exc_info()[0], Exception):
-            _replenish(request.memory_limit)  # not on KeyboardInterrupt, SystemExit: the process is ending
     if child.returncode != 0 or not out:
         detail = err.decode("utf-8", "replace").strip().splitlines()
         last = detail[-1] if detail else ""
