@@ -61,6 +61,28 @@ void go() {
 go();
 """
 
+# `~` of a U8 or U16 compared with a constant (the check of `as I8`, `as I16`): C takes the
+# complement in int, and GCC's -Wsign-compare under -Werror refused the program, through
+# the cast back to the narrow type (seeds 306:4699 in a kernel, 306:5078 in a function).
+COMPLEMENT_CONVERTED = """kernel k[n](in U8[n] a, in U16[n] b, out I8[n] c, out I16[n] d) over [i: n] {
+    c[i] = (~a[i]) as I8;
+    d[i] = (~b[i]) as I16;
+}
+
+void go(U8 x) {
+    U8[3] a = [200, 255, x];
+    U16[3] b = [40000, 65535, 65535];
+    I8[3] c;
+    I16[3] d;
+    k(a, b, c, d);
+    "{c[0]} {c[1]} {c[2]} {d[0]} {d[1]}\\n";
+    U8 y = x;
+    "{(~y) as I8}\\n";
+}
+go(200);
+go(0);
+"""
+
 
 def checked(text: str):
     outcome = run(RunRequest("found.ci", text, "cpu-c17", check="cpu-sir-interp"))
@@ -89,3 +111,10 @@ def test_a_narrow_uniform_factor_compiles_and_agrees(element, factor, output, co
 def test_a_store_that_can_never_run_compiles_and_agrees():
     result = checked(DEAD_STORE)
     assert result.output == "12 0\n" and result.fault is None
+
+
+def test_a_narrow_unsigned_complement_converted_compiles_and_agrees():
+    result = checked(COMPLEMENT_CONVERTED)
+    assert result.output == "55 0 55 25535 0\n55\n"
+    assert result.fault is not None and result.fault.operation == "as.checked.u8.i8"  # ~0 is 255
+    assert result.fault.address.work_item == 2

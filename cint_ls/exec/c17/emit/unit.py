@@ -26,6 +26,8 @@ from .ctypes import EmitError, c_bytes, c_string, c_type, constant, is_fixed, is
 
 FULL, FAST, COUNT = "full", "fast", "count"
 
+_PROMOTED_UNSIGNED = ("uint8_t", "uint16_t")  # unsigned types C promotes to int
+
 OPS = {"add": "CINT_OP_ADD", "sub": "CINT_OP_SUB", "mul": "CINT_OP_MUL", "div": "CINT_OP_DIV",
        "rem": "CINT_OP_REM", "shl": "CINT_OP_SHL", "shr": "CINT_OP_SHR", "min": "CINT_OP_MIN",
        "max": "CINT_OP_MAX", "and": "CINT_OP_AND", "or": "CINT_OP_OR", "xor": "CINT_OP_XOR",
@@ -296,6 +298,14 @@ class UnitEmitter:
         if is_small(t):
             ct = c_type(t)
             if e.op == "~":
+                if ct in _PROMOTED_UNSIGNED:
+                    # `~` of a U8 or U16 is taken in (signed) int, and GCC's -Wsign-compare
+                    # refuses a comparison of that with a constant, through the cast back
+                    # and through `^ UINT16_MAX` alike (seeds 306:4699, 306:5078): a
+                    # temporary keeps the complement out of any comparison.
+                    r = self.temp(t)
+                    self.line(f"{r} = (({ct})~{args[0].text});")
+                    return Atom(r, True)
                 return Atom(f"(({ct})~{args[0].text})")
             return Atom(f"(({ct})({args[0].text} {e.op} {args[1].text}))")
         r = self.temp(t)
