@@ -41,6 +41,7 @@ import multiprocessing
 import os
 import random
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -192,6 +193,9 @@ def fuzz_one(seed: str, configs: list[Config] | None = None, device: str = "sim"
 # ---------------------------------------------------------------- workers
 
 def _worker(conn, cache: str | None, device: str) -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the run and kills its
+    # workers (`fuzz`); a worker that took it itself would die mid-program.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if cache:
         os.environ["XDG_CACHE_HOME"] = cache
     while True:
@@ -247,6 +251,7 @@ class Stats:
     rejects: int = 0
     long: int = 0
     refused: int = 0
+    interrupted: bool = False  # stopped by Ctrl-C before its time or its limit
     gpu_programs: int = 0  # generated inside gpu-cuda's profile
     gpu_ran: int = 0  # programs gpu-cuda ran
     by_capability: collections.Counter = field(default_factory=collections.Counter)
@@ -295,7 +300,7 @@ class Stats:
         return bool(self.mismatches or self.crashes or self.hangs)
 
     def report(self, seconds: float, machine: str) -> str:
-        lines = [f"done: {machine}",
+        lines = [f"{'interrupted' if self.interrupted else 'done'}: {machine}",
                  (f"programs tried: {self.programs} in {seconds:.0f} s ({self.boundaries} boundaries on the "
                  f"reference; {self.long} skipped as too long)"),
                  f"checked runs: {self.runs} (each compared with {REFERENCE} at every boundary)",
@@ -400,9 +405,11 @@ def fuzz(seconds: float, seed: str, jobs: int = 1, out_dir: Path | None = None, 
             if progress is not None and now - last_progress >= 60:
                 last_progress = now
                 progress(stats, now - started)
+    except KeyboardInterrupt:  # Ctrl-C: the programs that finished are the run's result
+        stats.interrupted = True
     finally:
         for w in workers:
-            if w.seed is not None:
+            if w.seed is not None or stats.interrupted:
                 w.kill()
             else:
                 w.stop()
