@@ -3,10 +3,11 @@ host in C (rt/gpu_host.c) to differ from the reference, kept as they were genera
 
 seed 307:3113 (2026-12-01): the tenth dispatch (`memcpy`, dispatch 9) faults on the
 reference (E_OVERFLOW in work-item 5, `buf[row] + a_d[0]` with I32.max) and on the
-Python host, but the C host publishes it, on the simulated device, at every block size
-and order. The same dispatch run alone faults on both hosts, so what differs is state
-left by the earlier dispatches: the copies the C host skips ("already there") are the
-first suspect. Not fixed yet: the test below fails until it is (strict xfail)."""
+Python host, but the C host published it, on the simulated device, at every block size
+and order. The table of device copies kept for later dispatches was full, and keeping
+one more released a buffer that the same dispatch was about to read; a later buffer of
+that dispatch then took its memory. Now a full table gives up a copy the dispatch does
+not use (rt/gpu_host.c, keep_resident)."""
 
 from __future__ import annotations
 
@@ -33,8 +34,6 @@ def test_seed_307_3113_agrees_on_the_python_host():
     assert comparison.agree, comparison.line
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13: the C host publishes a dispatch the reference faults in "
-                                       "(seed 307:3113); not fixed yet")
 def test_seed_307_3113_agrees_on_the_c_host():
     comparison = _compared("c")
     assert comparison.agree, comparison.line

@@ -158,10 +158,22 @@ static void forget_storage(cint_gpu *g, const cint_storage *s) {
 }
 
 /* Keep a device buffer as the copy of storage `s`'s elements [lo, hi] (its current
- * contents); the oldest copy goes when the table is full. */
-static void keep_resident(cint_gpu *g, cint_storage *s, int64_t lo, int64_t hi, uint64_t address, uint64_t bytes) {
+ * contents). When the table is full a copy goes that is none of `in_use`, the buffers
+ * the dispatch being placed reads: releasing one of those let a later buffer of the
+ * same dispatch (its fault word, a staging) take its memory, and the dispatch read the
+ * wrong elements (differential fuzzer, seed 307:3113). A dispatch places at most 64
+ * storages, fewer than the table holds, so such a copy always exists. */
+static void keep_resident(cint_gpu *g, cint_storage *s, int64_t lo, int64_t hi, uint64_t address, uint64_t bytes,
+                          const uint64_t *in_use, int32_t nin_use) {
     forget_storage(g, s);
-    if (g->nresident == CINT_GPU_RESIDENT) drop_resident(g, 0);
+    if (g->nresident == CINT_GPU_RESIDENT) {
+        int32_t victim = 0;
+        for (bool used = true; used && victim < g->nresident; victim += used) {
+            used = false;
+            for (int32_t u = 0; u < nin_use; u++) used = used || in_use[u] == g->resident[victim].address;
+        }
+        drop_resident(g, victim < g->nresident ? victim : 0); /* all in use: cannot happen (above) */
+    }
     cint_gpu_resident *r = &g->resident[g->nresident++];
     r->storage = s;
     r->serial = s->serial;
@@ -378,7 +390,7 @@ static int place(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, cint_plan *pl
             dev_release(g, address[s], bytes);
             return device_failed(ctx, g);
         }
-        keep_resident(g, storage, lo[s], hi[s], address[s], bytes);
+        keep_resident(g, storage, lo[s], hi[s], address[s], bytes, address, s);
     }
     for (int32_t p = 0; p < k->nparams; p++) {
         for (int32_t s = 0; s < nstorages; s++) {
@@ -659,7 +671,7 @@ static int gpu_work_phase(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, 
         if (v->origin == 0 && dense_view(v) && view_count(v) == storage->count) {
             /* Published next (dispatch.c) unless the epilogue faults, which ends the
              * entry: no later dispatch can read a wrong copy. */
-            keep_resident(g, storage, 0, storage->count - 1, pl.staged[p], pl.staged_bytes[p]);
+            keep_resident(g, storage, 0, storage->count - 1, pl.staged[p], pl.staged_bytes[p], NULL, 0);
             pl.staged_kept[p] = true;
         }
     }

@@ -32,7 +32,7 @@ enum {
 
 #define CINT_GPU_MAX_PARAMS 4096
 #define CINT_GPU_KEPT 32     /* device buffers kept for the next dispatches */
-#define CINT_GPU_RESIDENT 32 /* storages whose device copy is kept */
+#define CINT_GPU_RESIDENT 96 /* storages whose device copy is kept: more than a dispatch places (64) */
 
 enum { CINT_GPU_NONE = 0, CINT_GPU_RESOURCE = 1 };
 
