@@ -157,6 +157,12 @@ static void forget_storage(cint_gpu *g, const cint_storage *s) {
         if (g->resident[i].storage == s) drop_resident(g, i);
 }
 
+static bool uses(const uint64_t *addresses, int32_t n, uint64_t address) {
+    for (int32_t i = 0; i < n; i++)
+        if (addresses[i] == address) return true;
+    return false;
+}
+
 /* Keep a device buffer as the copy of storage `s`'s elements [lo, hi] (its current
  * contents). When the table is full a copy goes that is none of `in_use`, the buffers
  * the dispatch being placed reads: releasing one of those let a later buffer of the
@@ -168,11 +174,8 @@ static void keep_resident(cint_gpu *g, cint_storage *s, int64_t lo, int64_t hi, 
     forget_storage(g, s);
     if (g->nresident == CINT_GPU_RESIDENT) {
         int32_t victim = 0;
-        for (bool used = true; used && victim < g->nresident; victim += used) {
-            used = false;
-            for (int32_t u = 0; u < nin_use; u++) used = used || in_use[u] == g->resident[victim].address;
-        }
-        drop_resident(g, victim < g->nresident ? victim : 0); /* all in use: cannot happen (above) */
+        while (victim < g->nresident - 1 && uses(in_use, nin_use, g->resident[victim].address)) victim++;
+        drop_resident(g, victim);
     }
     cint_gpu_resident *r = &g->resident[g->nresident++];
     r->storage = s;
