@@ -55,6 +55,7 @@ from ..syntax import (
 )
 from ..syntax.diagnostics import Diagnostic, Severity
 from ..syntax.lower import ItemCache
+from ..syntax.parser import same_tree
 from ..syntax.source import ROOT, Position, SourceText, Span
 
 _UNSET = object()
@@ -203,12 +204,16 @@ class Snapshot:
     from them, computed once when first asked for. Immutable from the outside; safe to
     read from any thread (the layers are computed under the document's lock)."""
 
-    def __init__(self, shared: _Shared, uri: str, path: str, version: int, source: SourceText, tree) -> None:
+    def __init__(self, shared: _Shared, uri: str, path: str, version: int, source: SourceText, tree,
+                 provisional: bool = False) -> None:
         self.uri = uri
         self.path = path
         self.version = version
         self.source = source
         self.tree = tree
+        # Whether the tree has a syntax error and may differ from a fresh parse of the
+        # text (`ParsedDocument.apply`): then `Document.confirm` gives its last word.
+        self.provisional = provisional
         self._shared = shared
         self._sequence = next(shared.sequence)
         self._syntax: SyntaxResult | None = None
@@ -495,7 +500,8 @@ class Document:
         self._current = self._snapshot(version)
 
     def _snapshot(self, version: int) -> Snapshot:
-        return Snapshot(self._shared, self.uri, self.path, version, self._parsed.source, self._parsed.tree)
+        return Snapshot(self._shared, self.uri, self.path, version, self._parsed.source, self._parsed.tree,
+                        self._parsed.provisional)
 
     def snapshot(self) -> Snapshot:
         """The current version, immutable: safe to read from another thread while this
@@ -520,8 +526,10 @@ class Document:
     def tree(self):
         return self._current.tree
 
-    def apply(self, changes: list[TextEdit | str], version: int | None = None) -> None:
-        """Apply LSP content changes in order: a TextEdit, or a str for the whole text."""
+    def apply(self, changes: list[TextEdit | str], version: int | None = None, reparse: bool = True) -> None:
+        """Apply LSP content changes in order: a TextEdit, or a str for the whole text.
+        `reparse=False`: a tree with a syntax error stays provisional (the snapshot
+        says so) until `confirm`."""
         # The current snapshot keeps its tree: the edits go to a copy (Tree.edit is in place).
         self._parsed.tree = self._parsed.tree.copy()
         version = self._current.version if version is None else version
@@ -534,9 +542,24 @@ class Document:
                 if isinstance(change, str):
                     self._parsed.replace(change)
                 else:
-                    self._parsed.apply(change)
+                    self._parsed.apply(change, reparse)
         finally:
             self._current = self._snapshot(version)
+
+    def confirm(self, snapshot: Snapshot, tree) -> bool:
+        """`tree` is a fresh parse of provisional `snapshot`'s text (`parse_yielding`):
+        when the snapshot is still the current one and its tree differs, the current
+        version becomes a new snapshot with `tree` (the same version number), and this
+        returns True. Otherwise the snapshot's tree is the one a fresh parse gives, and
+        it stops being provisional."""
+        if self._current is not snapshot or not snapshot.provisional:
+            return False
+        if same_tree(snapshot.tree, tree):
+            snapshot.provisional = self._parsed.provisional = False
+            return False
+        self._parsed.reparse(tree)
+        self._current = self._snapshot(snapshot.version)
+        return True
 
     # ---- positions
 

@@ -520,6 +520,9 @@ class CintLanguageServer(LanguageServer):
     def refresh_inlay_hints(self) -> None:
         self.workspace_inlay_hint_refresh(None)
 
+    def refresh_semantic_tokens(self) -> None:
+        self.workspace_semantic_tokens_refresh(None)
+
     async def create_progress(self, token: str, timeout: float) -> None:
         await asyncio.wait_for(self.work_done_progress.create_async(token), timeout)
 

@@ -61,6 +61,8 @@ class Client(Protocol):
 
     def refresh_inlay_hints(self) -> None: ...
 
+    def refresh_semantic_tokens(self) -> None: ...
+
     def workspace_code_lens_refresh(self, params: None) -> Any:
         """`workspace/codeLens/refresh` (pygls' own method, so the shim needs none)."""
         ...
@@ -195,6 +197,7 @@ class Publishing:
 
     def __init__(self) -> None:
         self.pending: set[str] = set()
+        self.confirming: set[str] = set()  # documents whose provisional tree is being parsed again
         self.waiting: dict[str, Any] = {}  # uri -> scheduling.loop_busy, while the worker holds the document
         self.count = 0
         self.idle_collect: Any = None  # asyncio.TimerHandle

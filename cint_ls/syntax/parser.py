@@ -2,11 +2,15 @@
 
 `ParsedDocument` holds a text and its tree and applies LSP-style edits (a range in
 UTF-16 code units and the new text) with `Tree.edit` and an incremental reparse.
-The resulting tree always equals a fresh parse of the new text (tests/syntax).
+The resulting tree equals a fresh parse of the new text (tests/syntax), except a
+*provisional* one: a tree with a syntax error that is not yet parsed again from
+scratch (see `apply`).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -36,6 +40,62 @@ def parse(text: str) -> tree_sitter.Tree:
     return _parser().parse(without_lone_surrogates(text).encode("utf-8"))
 
 
+YIELD_CHUNK = 8192  # bytes `parse_yielding` reads between two yields of the GIL
+
+
+def parse_yielding(data: bytes, wanted: Callable[[], bool] = lambda: True) -> tree_sitter.Tree | None:
+    """A fresh parse of `data` for another thread than the one that answers requests:
+    py-tree-sitter holds the GIL for a whole parse (150 to 250 ms at 50,000 lines), so
+    the text is read in chunks and each read first gives the GIL to a thread that
+    waits for it. None when `wanted()` turns false meanwhile (its text is out of date):
+    the parse then ends at once, as if the text ended there."""
+    stopped = False
+
+    def read(offset: int, _point) -> bytes:
+        nonlocal stopped
+        time.sleep(0)  # releases the GIL: the loop answers a message that came meanwhile
+        if stopped or not wanted():
+            stopped = True
+            return b""
+        return data[offset:offset + YIELD_CHUNK]
+
+    tree = _parser().parse(read)
+    return None if stopped else tree
+
+
+def same_tree(a: tree_sitter.Tree, b: tree_sitter.Tree) -> bool:
+    """Whether two trees of the same text are the same tree (every node's type, field,
+    range and missing flag). The root's children are compared by type and range, and
+    those with an error node by every node: an error-free child is what a parse of its
+    bytes gives in any version (the property `ParsedDocument.apply` rests on)."""
+    ra, rb = a.root_node, b.root_node
+    if ra.child_count != rb.child_count or ra.type != rb.type or ra.byte_range != rb.byte_range:
+        return False
+    for x, y in zip(ra.children, rb.children):
+        if x.type != y.type or x.byte_range != y.byte_range or x.has_error != y.has_error:
+            return False
+        if x.has_error and node_dump(x) != node_dump(y):
+            return False
+    return True
+
+
+def node_dump(node: tree_sitter.Node) -> list[tuple]:
+    """Every node under `node` (itself included) with its depth, type, field, byte
+    range and missing flag, in order."""
+    out, cursor, depth = [], node.walk(), 0
+    while True:
+        current = cursor.node
+        out.append((depth, current.type, cursor.field_name, current.start_byte, current.end_byte,
+                    current.is_missing))
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while depth == 0 or not cursor.goto_next_sibling():
+            if depth == 0 or not cursor.goto_parent():
+                return out
+            depth -= 1
+
+
 @dataclass(frozen=True, slots=True)
 class TextEdit:
     """An LSP content change: replace `start`..`end` (UTF-16 positions) by `text`."""
@@ -52,6 +112,7 @@ class ParsedDocument:
         self._parser = _parser()
         self.source = SourceText(text, path)
         self.tree = self._parser.parse(self.source.data)
+        self.provisional = False  # whether the tree may differ from a fresh parse's (`apply`)
 
     @property
     def text(self) -> str:
@@ -62,10 +123,27 @@ class ParsedDocument:
         self.source = SourceText(text, self.source.path)
         self.tree = None  # the old tree's memory can serve the new one
         self.tree = self._parser.parse(self.source.data)
+        self.provisional = False
 
-    def apply(self, edit: TextEdit) -> tuple[int, int, int]:
+    def reparse(self, tree: tree_sitter.Tree | None = None) -> None:
+        """Make a provisional tree the one a fresh parse of the text gives: `tree`, when
+        the caller parsed it (`parse_yielding`), else a parse here."""
+        if self.provisional:
+            self.tree = None
+            self.tree = tree if tree is not None else self._parser.parse(self.source.data)
+            self.provisional = False
+
+    def apply(self, edit: TextEdit, reparse: bool = True) -> tuple[int, int, int]:
         """Apply one edit incrementally. Returns (start byte, old end byte, new end
-        byte). An inverted range is taken in order; positions past the end clamp."""
+        byte). An inverted range is taken in order; positions past the end clamp.
+
+        Error recovery depends on which old subtrees the reparse reuses, so a tree with
+        an error can differ from a fresh parse of the same text; an error-free one
+        cannot (tests/syntax, from provisional trees too). Diagnostics must
+        be a function of the text alone, not of the edit history, so such a tree is
+        parsed again from scratch: here (`reparse`), or later by the caller
+        (`reparse=False` leaves it `provisional`; the language server parses on another
+        thread, and meanwhile answers from this tree)."""
         old = self.source
         start, end = old.offset(edit.start), old.offset(edit.end)
         if end < start:
@@ -83,15 +161,14 @@ class ParsedDocument:
             new_end_point=new_source.point_of_byte(new_end),
         )
         tree = self._parser.parse(new_source.data, self.tree)
-        if tree.root_node.has_error:
-            # Error recovery depends on which old subtrees the reparse reuses, so an
-            # erroneous incremental tree can differ from a fresh parse of the same text.
-            # Diagnostics must be a function of the text alone, not of the edit
-            # history: reparse from scratch (measured in benchmarks/parse.py). The
-            # trees that share the old one's nodes go first: where no one else holds
-            # the old tree, its memory serves the new one (53 MB at 50,000 lines).
+        self.provisional = tree.root_node.has_error
+        if self.provisional and reparse:
+            # Measured in benchmarks/parse.py. The trees that share the old one's nodes
+            # go first: where no one else holds the old tree, its memory serves the new
+            # one (53 MB at 50,000 lines).
             self.tree = tree = None
             tree = self._parser.parse(new_source.data)
+            self.provisional = False
         self.tree = tree
         self.source = new_source
         return start, end, new_end

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from cint_ls.analysis import cache, check
 from cint_ls.ide.document import Document
 from cint_ls.syntax import Position, TextEdit, parse_source
+from cint_ls.syntax.parser import parse_yielding
 from cint_ls.syntax.source import Span
 from conftest import CONFORMANCE
 from strategies import edit_for
@@ -152,3 +153,54 @@ def test_a_reused_function_reports_its_signature_once():
     fresh = check(parse_source(document.text, "m.ci"))
     assert diagnostics(document.diagnostics) == diagnostics(fresh.diagnostics)
     assert [d.message for d in fresh.diagnostics].count("`kernelvoid`: structs are not implemented") == 1
+
+
+# ---- provisional trees (`Document.apply(reparse=False)`, `Document.confirm`)
+
+DIVERGENT_TEXT, DIVERGENT_EDIT = " []sI+(y,]as I)+", TextEdit(Position(0, 0), Position(0, 1), "[")
+
+
+def diagnostics_picture(doc):
+    return [(d.code, d.span.start_byte, d.span.end_byte, d.message) for d in doc.diagnostics]
+
+
+def test_confirm_replaces_a_provisional_tree_that_differs():
+    doc = Document("file:///p.ci", DIVERGENT_TEXT, 1)
+    doc.apply([DIVERGENT_EDIT], 2, reparse=False)
+    provisional = doc.snapshot()
+    assert provisional.provisional and provisional.version == 2
+    doc.diagnostics  # the provisional version's layers, computed as the server would
+    assert doc.confirm(provisional, parse_yielding(provisional.source.data))
+    confirmed = doc.snapshot()
+    assert confirmed is not provisional and confirmed.version == 2 and not confirmed.provisional
+    assert diagnostics_picture(confirmed) == diagnostics_picture(Document("file:///f.ci", doc.text, 2))
+    assert not doc.confirm(provisional, parse_yielding(provisional.source.data))  # no longer current
+
+
+def test_confirm_keeps_a_provisional_tree_that_is_the_fresh_one():
+    text = (CONFORMANCE / "heat_e1.ci").read_text()
+    doc = Document("file:///p.ci", text, 1)
+    line = text.split("\n")[7]
+    semi = line.index(";")
+    doc.apply([TextEdit(Position(7, semi), Position(7, semi + 1), "")], 2, reparse=False)
+    provisional = doc.snapshot()
+    assert provisional.provisional
+    assert not doc.confirm(provisional, parse_yielding(provisional.source.data))
+    assert doc.snapshot() is provisional and not provisional.provisional
+    # The next edit starts from it; an error-free result is never provisional.
+    doc.apply([TextEdit(Position(7, semi), Position(7, semi), ";")], 3, reparse=False)
+    assert not doc.snapshot().provisional and doc.diagnostics == []
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), base=st.sampled_from(BASES), count=st.integers(1, 5))
+def test_provisional_versions_confirm_to_the_fresh_document(data, base, count):
+    doc = Document("file:///p.ci", base, 1)
+    for version in range(2, count + 2):
+        doc.apply([data.draw(edit_for(doc.text))], version, reparse=False)
+        doc.diagnostics
+        snapshot = doc.snapshot()
+        if snapshot.provisional:
+            doc.confirm(snapshot, parse_yielding(snapshot.source.data))
+        assert not doc.snapshot().provisional
+        assert diagnostics_picture(doc.snapshot()) == diagnostics_picture(Document("file:///f.ci", doc.text, version))

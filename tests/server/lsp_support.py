@@ -56,6 +56,7 @@ def make_client() -> LanguageClient:
     client.run_results = []
     client.compare_results = []
     client.inlay_hint_refreshes = 0
+    client.token_refreshes = 0
 
     @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def publish(params: lsp.PublishDiagnosticsParams):
@@ -73,6 +74,10 @@ def make_client() -> LanguageClient:
     @client.feature(lsp.WORKSPACE_INLAY_HINT_REFRESH)
     def inlay_hint_refresh(params):
         client.inlay_hint_refreshes += 1
+
+    @client.feature(lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH)
+    def semantic_tokens_refresh(params):
+        client.token_refreshes += 1
 
     @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params):

@@ -1,7 +1,10 @@
 """Incremental parsing: random sequences of LSP edits (UTF-16 ranges) applied with
 Tree.edit and a reparse give the tree of a fresh parse of the final text, and every
 syntax diagnostic lies inside the document — for cint snippets, random text and
-random bytes alike."""
+random bytes alike. A tree with an error left provisional (`reparse=False`) may differ
+from the fresh parse; an error-free one never does, whatever provisional trees came
+before it, and `reparse` / `same_tree` / `parse_yielding` give and recognise the fresh
+parse."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cint_ls.syntax import ParsedDocument, Position, TextEdit, parse, syntax_diagnostics
+from cint_ls.syntax.parser import node_dump, parse_yielding, same_tree
 from conftest import CONFORMANCE
 from strategies import edit_for, expected_text, utf16_length
 
@@ -78,3 +82,61 @@ def test_random_text_gives_diagnostics_inside_the_document(text):
     for diagnostic in syntax_diagnostics(document.tree, document.source):
         assert 0 <= diagnostic.span.start_byte <= diagnostic.span.end_byte <= size
         assert diagnostic.message
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), base=st.sampled_from(BASES), count=st.integers(1, 8))
+def test_provisional_trees(data, base, count):
+    """Edits with no reparse from scratch: the property the language server's
+    provisional trees rest on (server/handlers/documents.py)."""
+    document = ParsedDocument(base, "doc.ci")
+    text = base
+    for _ in range(count):
+        edit = data.draw(edit_for(text))
+        text = expected_text(text, edit)
+        document.apply(edit, reparse=False)
+        fresh = parse(text)
+        assert document.provisional == document.tree.root_node.has_error
+        if not document.provisional:
+            assert dump(document.tree) == dump(fresh)  # error-free: the fresh parse, always
+        assert same_tree(document.tree, fresh) == (dump(document.tree) == dump(fresh))
+    document.reparse()
+    assert not document.provisional
+    assert dump(document.tree) == dump(parse(text))
+
+
+# Found by a random search (2026-12-01): the recovery from this edit reuses the old
+# tree's array literal and differs from the fresh parse's.
+DIVERGENT_TEXT, DIVERGENT_EDIT = " []sI+(y,]as I)+", TextEdit(Position(0, 0), Position(0, 1), "[")
+
+
+def test_a_provisional_tree_can_differ_from_the_fresh_parse():
+    document = ParsedDocument(DIVERGENT_TEXT)
+    document.apply(DIVERGENT_EDIT, reparse=False)
+    fresh = parse(document.text)
+    assert document.provisional
+    assert dump(document.tree) != dump(fresh)
+    assert not same_tree(document.tree, fresh)
+    document.reparse(parse_yielding(document.source.data))
+    assert not document.provisional and dump(document.tree) == dump(fresh)
+    # The default reparses at once: the tree is the fresh parse's.
+    at_once = ParsedDocument(DIVERGENT_TEXT)
+    at_once.apply(DIVERGENT_EDIT)
+    assert not at_once.provisional and dump(at_once.tree) == dump(fresh)
+
+
+def test_parse_yielding_is_a_fresh_parse_and_stops_when_not_wanted():
+    text = "\n".join((CONFORMANCE / "heat_e1.ci").read_text() for _ in range(20))  # several chunks
+    data = text.encode()
+    assert dump(parse_yielding(data)) == dump(parse(text))
+    asked = []
+    assert parse_yielding(data, lambda: asked.append(1) is None and len(asked) < 3) is None
+    assert len(asked) == 3  # it stopped at the first unwanted chunk
+
+
+def test_node_dump_stays_inside_its_node():
+    tree = parse("I64 x = 1;\nI64 y = 2;\n")
+    first, second = tree.root_node.children
+    assert node_dump(first)[0][1:2] == (first.type,)
+    assert all(first.start_byte <= start and end <= first.end_byte for _, _, _, start, end, _ in node_dump(first))
+    assert len(node_dump(tree.root_node)) == 1 + len(node_dump(first)) + len(node_dump(second))
