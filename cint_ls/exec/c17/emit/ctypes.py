@@ -39,6 +39,16 @@ def is_small(t: Type) -> bool:
     return bits(t) <= 64
 
 
+NARROW_ITEMS = 1 << 32  # contributions of a narrow sum one 64-bit partial takes (`is_narrow`)
+
+
+def is_narrow(t: Type) -> bool:
+    """A contribution to a sum of at most 32 bits: NARROW_ITEMS of them add up in a
+    64-bit partial without overflow (2^32 x 2^31 = 2^63 signed, 2^32 x (2^32 - 1) <
+    2^64 unsigned), so the fast path adds them with no check."""
+    return bits(t) <= 32
+
+
 def suffix(t: Type) -> str:
     """The suffix of the inline operations of cint_rt.h: the storage type (`i32` for
     Q16.16, `u8`)."""

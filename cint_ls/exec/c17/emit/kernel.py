@@ -28,7 +28,18 @@ from __future__ import annotations
 from ....analysis.types import I64, IntType, Type
 from ....ir import nodes as ir
 from ....ir.walk import walk
-from .ctypes import EmitError, c_string, c_type, constant, initializer, is_small, signed, type_code
+from .ctypes import (
+    NARROW_ITEMS,
+    EmitError,
+    c_string,
+    c_type,
+    constant,
+    initializer,
+    is_narrow,
+    is_small,
+    signed,
+    type_code,
+)
 from .ranges import Ranges
 from .unit import COUNT, FAST, FULL, MAX_RANK, REDUCTIONS, ArraySlot, KernelParamAccess, UnitEmitter
 
@@ -269,8 +280,12 @@ class KernelEmitter:
         views read that are row-major dense and uniform divisors that are neither 0 nor
         -1, `bounded`, `common` whose uniform factors also lie within their bounds (when
         that leaves out a check), both tested here, once, and `general` for every other
-        case."""
+        case. A kernel with a narrow sum (`is_narrow`) runs them NARROW_ITEMS
+        work-items at a time."""
         name = f"{self.name}_run"
+        pieces = self._narrow_pieces(name)
+        if pieces:
+            name = f"{name}_range"
         tests = []
         dense = self._dense_test()
         if dense is not None:
@@ -287,7 +302,7 @@ class KernelEmitter:
             if bounded == self._run(f"{name}_bounded", common=True, divisors=divisors):
                 bounded = None  # the bounds prove nothing more
         if not tests and bounded is None:
-            return self._run(name, common=True, divisors=[])
+            return self._run(name, common=True, divisors=[]) + pieces
         call = "(ctx, plan, cint_first, cint_end, item)"
         bounds = []
         for p, param, bound in factors if bounded is not None else []:
@@ -315,6 +330,24 @@ class KernelEmitter:
             *parts,
             f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t cint_first, int64_t cint_end, int64_t *item) {{",
             *body,
+            "}",
+            "",
+        ]) + pieces
+
+    def _narrow_pieces(self, name: str) -> str:
+        """`name`, which runs a range of work-items NARROW_ITEMS at a time through
+        `name`_range, when the kernel has a narrow sum; else nothing."""
+        if not any(r.kind in ("sum", "sum_wrap") and is_narrow(r.contribution) for r in self.kernel.reductions):
+            return ""
+        piece = f"INT64_C({NARROW_ITEMS})"
+        return "\n".join([
+            f"static int {name}(cint_ctx *ctx, cint_plan *plan, int64_t cint_first, int64_t cint_end, int64_t *item) {{",
+            f"    while (cint_end - cint_first > {piece}) {{ /* a narrow sum's partial takes that many */",
+            f"        int rc = {name}_range(ctx, plan, cint_first, cint_first + {piece}, item);",
+            "        if (rc) return rc;",
+            f"        cint_first += {piece};",
+            "    }",
+            f"    return {name}_range(ctx, plan, cint_first, cint_end, item);",
             "}",
             "",
         ])
