@@ -197,7 +197,7 @@ class Publishing:
 
     def __init__(self) -> None:
         self.pending: set[str] = set()
-        self.confirming: set[str] = set()  # documents whose provisional tree is being parsed again
+        self.confirming: dict[str, Any] = {}  # uri -> the provisional snapshot being parsed again
         self.waiting: dict[str, Any] = {}  # uri -> scheduling.loop_busy, while the worker holds the document
         self.count = 0
         self.idle_collect: Any = None  # asyncio.TimerHandle

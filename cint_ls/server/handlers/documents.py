@@ -156,8 +156,8 @@ def publish(session: Session, uri: str) -> None:
         session.client.publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, diagnostics=found + entry.fault, version=snapshot.version))
     session.publishing.published(uri)
-    if snapshot.provisional and uri not in session.publishing.confirming:
-        session.publishing.confirming.add(uri)
+    if snapshot.provisional and session.publishing.confirming.get(uri) is not snapshot:
+        session.publishing.confirming[uri] = snapshot
         asyncio.ensure_future(_confirm(session, uri, snapshot))
     _settle_heap(session)
 
@@ -184,7 +184,8 @@ async def _confirm(session: Session, uri: str, snapshot) -> None:
         logger.exception("the parse from scratch failed")
         return
     finally:
-        session.publishing.confirming.discard(uri)
+        if session.publishing.confirming.get(uri) is snapshot:
+            del session.publishing.confirming[uri]
     entry = session.entry(uri)
     if entry is None or tree is None or not entry.doc.confirm(snapshot, tree):
         return
