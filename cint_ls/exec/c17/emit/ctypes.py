@@ -45,7 +45,8 @@ NARROW_ITEMS = 1 << 32  # contributions of a narrow sum one 64-bit partial takes
 def is_narrow(t: Type) -> bool:
     """A contribution to a sum of at most 32 bits: NARROW_ITEMS of them add up in a
     64-bit partial without overflow (2^32 x 2^31 = 2^63 signed, 2^32 x (2^32 - 1) <
-    2^64 unsigned), so the fast path adds them with no check."""
+    2^64 unsigned), so the fast path adds them with no check. A work-item contributes
+    at most once: the one `reduce` of a target is never inside a loop (LANGUAGE.md)."""
     return bits(t) <= 32
 
 
