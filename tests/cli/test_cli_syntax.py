@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -200,7 +201,20 @@ def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path):
     out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err
     waiting = subprocess.Popen(cint, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)  # the interpreter starts, then blocks opening the pipe
+    # Ctrl-C once it waits in the open of the pipe (Linux says so in wchan; elsewhere a
+    # second). A fixed second was not always enough in the whole suite, and the
+    # signal then came before the wait it is about.
+    wchan, deadline = Path(f"/proc/{waiting.pid}/wchan"), time.monotonic() + 30
+    if wchan.exists():
+        while waiting.poll() is None and time.monotonic() < deadline:
+            try:
+                if wchan.read_text() == "wait_for_partner":
+                    break
+            except OSError:
+                break
+            time.sleep(0.02)
+    else:
+        time.sleep(1.0)
     waiting.send_signal(signal.SIGINT)
     out, err = waiting.communicate(timeout=30)
     assert waiting.returncode == 130 and err == "cint: interrupted\n"
