@@ -219,5 +219,10 @@ def test_a_named_pipe_is_read_like_cat_reads_it(tmp_path):
     else:
         time.sleep(1.0)
     waiting.send_signal(signal.SIGINT)
-    out, err = waiting.communicate(timeout=30)
+    try:
+        out, err = waiting.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        waiting.kill()  # no process left behind, blocked in the pipe's open
+        waiting.communicate()
+        raise
     assert waiting.returncode == 130 and err == "cint: interrupted\n"
