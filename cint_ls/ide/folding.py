@@ -9,13 +9,20 @@ from .find import total
 from .results import FoldingRange
 
 
-def _node_folds(node, first_line: int) -> list[tuple[int, int, str | None]]:
-    """The folds inside a tree node: (start line, end line, kind), lines counted from
-    `first_line`, in the query's order, before de-duplication."""
+def _node_folds(node, first_line: int, source) -> list[tuple[int, int, str | None]]:
+    """The folds inside a tree node: (start line, end line, kind), LSP lines counted
+    from `first_line`, in the query's order, before de-duplication. (The tree's rows
+    are LSP's lines unless a lone `\r` ends one: the tree does not count it.)"""
     out = []
+    lone_cr = source.lone_carriage_returns
     for found in captures("folds", node).get("fold", []):
-        start, end = found.start_point[0], found.end_point[0]
-        if found.end_point[1] == 0 and end > start:
+        if lone_cr:
+            start, end = source.lsp_line(found.start_byte), source.lsp_line(found.end_byte)
+            at_line_start = source.position(found.end_byte).character == 0
+        else:
+            start, end = found.start_point[0], found.end_point[0]
+            at_line_start = found.end_point[1] == 0
+        if at_line_start and end > start:
             end -= 1  # a node that ends at the start of a line ends on the line before
         kind = "comment" if found.type == "comment" else None
         if kind is None and end - start >= 1:
@@ -31,8 +38,8 @@ def _part_folds(doc, part) -> list[tuple[int, int, str | None]]:
     entry = part.entry
     found = entry.text_results.get("folds") if entry is not None else None
     if found is None:
-        first = part.at[1] - 1
-        found = _node_folds(part.tree_node, first)
+        first = doc.source.lsp_line(part.start)
+        found = _node_folds(part.tree_node, first, doc.source)
         if part.node is not None:  # an item (a comment between items is not counted)
             doc.counters["folds"] = doc.counters.get("folds", 0) + 1
         if entry is not None:
@@ -44,7 +51,7 @@ def part_folding_ranges(doc, part) -> list[FoldingRange]:
     """A part's FoldingRanges at its line, in order and without repeats: the same
     objects while its item stays on the same line (an edit that adds no line break
     moves no fold). Holding the document's lock (`doc.reading()`)."""
-    first = part.at[1] - 1
+    first = doc.source.lsp_line(part.start)
     entry = part.entry
     kept = entry.text_results.get("ranges") if entry is not None else None
     if kept is not None and kept[0] == first:
@@ -73,7 +80,7 @@ def folding_ranges_of_tree(doc) -> list[FoldingRange]:
     item (the tests compare the two)."""
     seen: set[tuple[int, int]] = set()
     out = []
-    for start, end, kind in _node_folds(doc.tree.root_node, 0):
+    for start, end, kind in _node_folds(doc.tree.root_node, 0, doc.source):
         if (start, end) not in seen:
             seen.add((start, end))
             out.append(FoldingRange(start, end, kind))

@@ -98,7 +98,7 @@ def _column(doc, part) -> int:
 def _piece(doc, part, key: str, objects: Callable[[], list]) -> str:
     """The part's JSON for `key`: its template where it is kept and made for the same
     column, else made from `objects()` (absolute positions) and kept."""
-    base = part.at[1] - 1
+    base = doc.source.lsp_line(part.start)  # LSP's lines: a lone \r ends one, for the tree it does not
     column = _column(doc, part)
     kept = part.kept
     template = kept.get(key)

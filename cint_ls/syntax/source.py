@@ -203,6 +203,10 @@ class SourceText:
         end_line, end_column = self.line_column(end_byte)
         return Span(start_byte, end_byte, line, column, end_line, end_column)
 
+    def lsp_line(self, offset: int) -> int:
+        """The 0-based LSP line that holds byte `offset` (`position(offset).line`)."""
+        return bisect_right(self._lsp_starts, max(0, min(offset, len(self.data)))) - 1
+
     def _lsp_line(self, line0: int) -> tuple[int, bytes]:
         """Start and bytes (without the line end) of 0-based LSP line `line0`."""
         starts = self._lsp_starts

@@ -31,6 +31,16 @@ def test_comment_and_switch_folds():
     assert (5, 7, None) in ranges or (5, 6, None) in ranges  # case 1
 
 
+def test_folds_count_a_lone_carriage_return_as_a_line_end_as_lsp_does():
+    # The tree counts `\n` only; a client counts a lone `\r` too: the folds are on the
+    # client's lines, as if each lone `\r` were a `\n`.
+    text = conformance("heat_e1.ci").text
+    lines = text.split("\n")
+    mixed = "\r".join(lines[:3]) + "\n" + "\n".join(lines[3:10]) + "\r" + "\n".join(lines[10:])
+    assert [(f.start_line, f.end_line, f.kind) for f in folding_ranges(doc_of(mixed))] == \
+        [(f.start_line, f.end_line, f.kind) for f in folding_ranges(doc_of(text))]
+
+
 def test_lenses_above_the_entry_and_exports():
     doc = doc_of("export I64 f() { return 1; }\nvoid g() {}\n\nI64 t = f();\ng();\n")
     lenses = code_lenses(doc, ["cpu-sir-interp", "cpu-c17"])

@@ -80,6 +80,17 @@ def test_fragments_follow_items_that_move() -> None:
         check(doc)
 
 
+def test_fragments_follow_items_that_a_lone_carriage_return_moves() -> None:
+    # A lone `\r` ends a line for LSP, not for the tree: the items after it move down
+    # a line of the client's and stay on their line of the tree. (Found by the random
+    # edits below: `kernel`, `kernel`, then `\r`, each typed at the start.)
+    doc = ide.Document("file:///t/frag.ci", TEXT, 1)
+    check(doc)
+    for version, text in enumerate(["kernel", "kernel", "\r", "\r\n", "\r"], start=2):
+        doc.apply([TextEdit(Position(0, 0), Position(0, 0), text)], version)
+        check(doc)
+
+
 def test_a_range_of_hints_is_cut_at_its_ends() -> None:
     doc = ide.Document("file:///t/frag.ci", TEXT, 1).snapshot()
     source = doc.source
