@@ -6,13 +6,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cint_ls.ide import format_document
+from cint_ls import ide
+from cint_ls.ide import format_document, format_in_chunks
 from cint_ls.ide.formatting import shape
-from cint_ls.syntax import parse_source
-from conftest import conformance_programs
+from cint_ls.syntax import Position, TextEdit, parse_source
+from conftest import CONFORMANCE, conformance_programs
 from ide_support import SPEC_EXAMPLES, doc_of
 
 PROGRAMS = [p for p in conformance_programs() if not parse_source(p.read_text()).diagnostics]
+HEAT = (CONFORMANCE / "heat_e1.ci").read_text()
+KERNEL = HEAT[:HEAT.index("void step()")]  # the kernel `diffuse`, then a blank line
 
 
 def fmt(text: str) -> str | None:
@@ -164,3 +167,56 @@ def test_generated_expressions_round_trip(text):
     if parse_source(text).diagnostics:
         return  # the generator can write a token pair that does not parse; not the formatter's
     assert_round_trip(text)
+
+
+# ---- format_in_chunks: the same answer, the lock let go between chunks
+
+def test_in_chunks_is_the_same_answer_on_every_conformance_program():
+    for path in PROGRAMS:
+        text = path.read_text()
+        pauses = []
+        assert format_in_chunks(doc_of(text), lambda: pauses.append(1), seconds=0) == fmt(text), path.name
+        assert len(pauses) >= len(parse_source(text).module.items) - 1  # one chunk per element at most
+
+
+def test_in_chunks_reads_its_version_while_another_moves_the_shared_items():
+    # Between chunks the lock is free: a newer version of the same document, read
+    # meanwhile, moves the items the two share. Each chunk puts the old one back.
+    # Comments between and inside the items: read at the newer version's places (a
+    # few hundred bytes further on), they would go with the wrong items.
+    text = "// first\n" + "\n".join(f"// before d{k}\n" + KERNEL.replace("kernel diffuse", f"kernel d{k}", 1)
+                                     .replace("{\n", "{ // inside\n", 1) for k in range(6))
+    doc = doc_of(text)
+    old = doc.snapshot()
+    doc.apply([TextEdit(Position(0, 0), Position(0, 0), "// one\n" * 60)], 2)
+    newer = doc.snapshot()
+    reads = []
+
+    def between():
+        reads.append(len(ide.diagnostics(newer)))
+        with newer.reading():
+            newer.module  # its anchors in place
+
+    assert format_in_chunks(old, between, seconds=0) == fmt(text)
+    assert len(reads) >= 5
+    assert format_in_chunks(newer, lambda: None, seconds=0) == fmt(newer.text)
+
+
+def test_in_chunks_lets_what_between_raises_through_and_keeps_nothing():
+    class Stop(Exception):
+        pass
+
+    doc = doc_of(KERNEL + "\n" + KERNEL.replace("kernel diffuse", "kernel other", 1))
+
+    def stop():
+        raise Stop
+
+    with pytest.raises(Stop):
+        format_in_chunks(doc, stop, seconds=0)
+    assert "format" not in doc.memo
+    assert format_in_chunks(doc, stop, seconds=10) == fmt(doc.text)  # one chunk: nothing between
+    assert format_in_chunks(doc, stop, seconds=0) == fmt(doc.text)  # kept for the version
+
+
+def test_in_chunks_of_a_broken_file_is_none():
+    assert format_in_chunks(doc_of("kernel k( {"), lambda: None, seconds=0) is None

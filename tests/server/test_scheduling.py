@@ -114,6 +114,29 @@ async def test_hover_is_answered_before_a_burst_of_heavy_requests(client):
     assert not results["lenses"]  # no entry in this file: nothing to run
 
 
+async def test_a_hover_during_a_formatting_is_answered_before_it(client):
+    # The first formatting of 5,000 lines takes a third of a second on the worker. It
+    # holds the document's lock a few ms at a time, so a hover on the same document
+    # does not wait for it: it did, for all of it (and then came first all the same,
+    # the formatting's answer held back for it: so the test compares times).
+    uri = uri_of("scheduling_format")
+    assert await open_document(client, uri, BIG_TEXT) == []
+    arrived: list[str] = []
+    asked = time.monotonic()
+    formatting = send(client, lsp.TEXT_DOCUMENT_FORMATTING, lsp.DocumentFormattingParams(
+        text_document=doc_id(uri), options=FORMAT), arrived=arrived, name="formatting")
+    await asyncio.sleep(0.03)  # the worker has begun
+    hover = await send(client, lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
+        text_document=doc_id(uri), position=lsp.Position(*STAR)), arrived=arrived, name="hover")
+    hovered = time.monotonic() - asked
+    assert hover is not None and "step 22" in hover.contents.value
+    assert len(await asyncio.wait_for(formatting, 60)) == 1  # the blank line at the end goes
+    formatted = time.monotonic() - asked
+    assert arrived == ["hover", "formatting"]
+    assert hovered < formatted / 2, (hovered, formatted)
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=doc_id(uri)))
+
+
 async def test_a_superseded_heavy_request_answers_content_modified(client):
     slow = send(client, lsp.TEXT_DOCUMENT_FORMATTING,
                 lsp.DocumentFormattingParams(text_document=doc_id(BIG), options=FORMAT))

@@ -18,6 +18,7 @@ from pygls.exceptions import JsonRpcException
 from ... import ide
 from ...syntax.source import SourceText
 from .. import convert, fragments
+from ..scheduling import checkpoint
 from ..session import OpenDocument, Serialized, Session
 
 SMALL_FILE_LINES = 2000  # references in a file up to this size are answered on the loop
@@ -132,7 +133,8 @@ def folding_ranges(doc, params: lsp.FoldingRangeParams, prepared) -> Serialized:
 
 
 def formatting(doc, params: lsp.DocumentFormattingParams, prepared) -> list[lsp.TextEdit]:
-    formatted = ide.format_document(doc)
+    """Holding the document's lock a chunk at a time (a hover on it waits a few ms)."""
+    formatted = ide.format_in_chunks(doc, checkpoint)
     if formatted is None or formatted == doc.text:
         return []
     return [minimal_edit(doc.source, formatted)]
