@@ -1,4 +1,4 @@
-"""Hypothesis strategies shared by the tests: LSP edits of a text."""
+"""Hypothesis strategies shared by the tests: LSP edits of a text; and what they found."""
 
 from __future__ import annotations
 
@@ -44,3 +44,8 @@ def expected_text(text: str, edit: TextEdit) -> str:
     return (data[:a] + edit.text.encode() + data[b:]).decode()
 
 
+# Found by a random search of erroneous edits (2026-12-01): the incremental parse's
+# recovery from this edit reuses the old tree's array literal and differs from a fresh
+# parse of the new text (issue 11's provisional trees).
+DIVERGENT_TEXT = " []sI+(y,]as I)+"
+DIVERGENT_EDIT = TextEdit(Position(0, 0), Position(0, 1), "[")

@@ -15,7 +15,7 @@ from cint_ls.syntax import Position, TextEdit, parse_source
 from cint_ls.syntax.parser import parse_yielding
 from cint_ls.syntax.source import Span
 from conftest import CONFORMANCE
-from strategies import edit_for
+from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for
 
 BASES = [(CONFORMANCE / n).read_text() for n in ("heat_e1.ci", "ops_kernel.ci", "budget.ci", "acc.ci")]
 
@@ -156,8 +156,6 @@ def test_a_reused_function_reports_its_signature_once():
 
 
 # ---- provisional trees (`Document.apply(reparse=False)`, `Document.confirm`)
-
-DIVERGENT_TEXT, DIVERGENT_EDIT = " []sI+(y,]as I)+", TextEdit(Position(0, 0), Position(0, 1), "[")
 
 
 def diagnostics_picture(doc):

@@ -22,16 +22,13 @@ from lsp_support import (
     uri_of,
     wait_for,
 )
+from strategies import DIVERGENT_TEXT
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 client = server_fixture()
 
 QUIET = 0.5  # seconds in which a second publication would come
-
-# The same example as tests/syntax/test_incremental.py: the recovery after this edit
-# reuses the old tree's array literal, and differs from a fresh parse.
-DIVERGENT_TEXT = " []sI+(y,]as I)+"
 
 
 def picture(diagnostics):
