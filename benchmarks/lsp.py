@@ -38,7 +38,9 @@ and in again, a syntax error for one version). One unmeasured round first (the f
 answers of a file compute every item). Prints, for each pattern and size, p50 and p95
 of each request (from sending it to its answer; an error answer such as ContentModified
 is counted, not timed), of edit -> publishDiagnostics, and the server's peak resident
-memory (VmHWM of /proc/<pid>/status). Targets (issue 11, p95, 5,000 lines): semantic
+memory (VmHWM of /proc/<pid>/status). After the rounds, FORMAT_ROUNDS times format on
+save: an edit, its diagnostics, a formatting request and 20 ms later a hover on the
+same document (the hover must not wait for the formatting). Targets (issue 11, p95, 5,000 lines): semantic
 tokens 150 ms, whole-buffer inlay hints 150 ms, codeLens/documentSymbol/foldingRange
 50 ms on an unchanged version; 50,000 lines: edit -> diagnostics 300 ms, peak 400 MB.
 """
@@ -345,6 +347,10 @@ def position(line: int, character: int) -> dict:
     return {"line": line, "character": character}
 
 
+FORMAT_ROUNDS = 10  # format-on-save rounds after the bursts
+FORMAT_HOVER_DELAY = 0.02  # seconds from a formatting request to the hover that follows it
+
+
 async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> BurstResult:
     rng = random.Random(args.seed)
     text = heat_file(lines_wanted)
@@ -458,6 +464,27 @@ async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> Bu
     for n in range(args.rounds):
         await asyncio.sleep(args.pause)
         await round_(n + 2, False)
+    # Format on save: an edit, its diagnostics, then formatting, and a hover on the same
+    # document FORMAT_HOVER_DELAY after it (the formatting of an edited version reuses
+    # the lines of every item the edit did not touch; its last guard parses the whole
+    # output again).
+    for n in range(FORMAT_ROUNDS):
+        await asyncio.sleep(args.pause)
+        row = spaces[(n // 2 * 7) % len(spaces)]
+        at = len("    I64 c = ")
+        version += 1
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": URI, "version": version},
+            "contentChanges": [{"range": {"start": position(row, at), "end": position(row, at + n % 2)},
+                                "text": " " if n % 2 == 0 else ""}]})
+        await client.diagnostics_of(version)
+        formatting = client.request("textDocument/formatting", {
+            "textDocument": doc, "options": {"tabSize": 4, "insertSpaces": True}})
+        await asyncio.sleep(FORMAT_HOVER_DELAY)
+        star = min(stars, key=lambda s: abs(s[0] - row))
+        hover = client.request("textDocument/hover", {"textDocument": doc, "position": position(*star)})
+        await asyncio.gather(timed("formatting (after an edit)", formatting, False),
+                             timed(f"hover {FORMAT_HOVER_DELAY * 1000:.0f} ms into the formatting", hover, False))
     # The unchanged version: what the same requests cost when nothing changed.
     if pattern == "vscode":
         for _ in range(5):
