@@ -220,3 +220,23 @@ def test_in_chunks_lets_what_between_raises_through_and_keeps_nothing():
 
 def test_in_chunks_of_a_broken_file_is_none():
     assert format_in_chunks(doc_of("kernel k( {"), lambda: None, seconds=0) is None
+
+
+def test_comments_collected_as_the_elements_go_are_every_comment_in_order():
+    # The formatter queries the comments one element's range at a time: together,
+    # every comment of the tree, each once, in order.
+    import tree_sitter
+
+    from cint_ls.ide.formatting import _comment_query, _Formatter
+
+    texts = [p.read_text() for p in PROGRAMS] + [
+        "// a\nkernel k[n](out I64[n] v) over [i: n] { // b\n    v[i] = 1; /* c */\n} // d\n/* e */\n// f",
+    ]
+    for text in texts:
+        doc = doc_of(text)
+        with doc.reading():
+            formatter = _Formatter(doc)
+            for _ in formatter.run():
+                pass
+            every = tree_sitter.QueryCursor(_comment_query()).captures(doc.tree.root_node).get("comment", [])
+        assert [(c.start, c.end) for c in formatter.comments] == sorted((n.start_byte, n.end_byte) for n in every)
