@@ -51,7 +51,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT_BYTES = 40 * 1024 * 1024
 PLATFORMS = ["manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64"]
-REQUIREMENTS = ["tree-sitter>=0.23,<0.27", "pygls>=2.0,<3", "lsprotocol>=2025.0.0", "cffi>=1.16", "pytest>=8"]
+REQUIREMENTS = ["tree-sitter>=0.25,<0.27", "pygls>=2.0,<3", "lsprotocol>=2025.0.0", "cffi>=1.16", "pytest>=8"]
 
 
 def sh(command: list[str], **kwargs) -> None:
