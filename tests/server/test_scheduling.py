@@ -99,8 +99,8 @@ async def test_capabilities_advertise_range_and_delta(client):
 
 
 async def test_hover_is_answered_before_a_burst_of_heavy_requests(client):
-    # A document of its own (BIG's formatting must still be to compute in the next
-    # tests). The burst: a formatting (a third of a second of the worker's time here),
+    # A document of its own (the next tests need BIG's formatting not yet computed:
+    # it is kept per version). The burst: a formatting (a third of a second of the worker's time here),
     # then what an editor asks after an edit. Without the formatting, the tokens alone
     # (tens of ms) were answered before the hover once in three runs of the whole quick
     # suite, never in this file alone: what delayed the hover there was not found.
