@@ -27,7 +27,7 @@ second, and a hover on the same document waited for all of it.
 
 from __future__ import annotations
 
-import logging
+import math
 import sys
 import time
 from collections.abc import Callable, Generator
@@ -38,10 +38,7 @@ from functools import cache
 import tree_sitter
 
 from ..syntax import ast, language, parse, parse_source
-from . import find
-from .find import top_level, total
-
-log = logging.getLogger(__name__)
+from .find import swallow, top_level
 
 INDENT = "    "
 CHUNK_SECONDS = 0.01  # the longest `format_in_chunks` holds the document's lock at once
@@ -551,29 +548,22 @@ def shape(node) -> object:
     return node
 
 
-@total(lambda: None)
 def format_document(doc) -> str | None:
     """The document in the canonical style, or None when it has syntax errors (a
-    broken file is never reformatted). Kept per version."""
-    found = doc.memo.get("format", _NONE)
-    if found is _NONE:
-        steps = _format_steps(doc)
-        with _deep_recursion():
-            while True:
-                try:
-                    next(steps)
-                except StopIteration as done:
-                    found = doc.memo["format"] = done.value
-                    break
-    return found
+    broken file is never reformatted). Kept per version. Total: a failure is logged
+    and the answer is None."""
+    return format_in_chunks(doc, _nothing, math.inf)  # one chunk
+
+
+def _nothing() -> None:
+    pass
 
 
 def format_in_chunks(doc, between: Callable[[], None], seconds: float = CHUNK_SECONDS) -> str | None:
     """`format_document`, holding the document's lock (`doc.reading()`) `seconds` at a
     time and calling `between()` without it between those chunks (a heavy request's
     checkpoint: what it raises goes through). The steps read the same version
-    throughout: each chunk puts its anchors back in place. Total as `format_document`
-    is: a failure is logged and the answer is None."""
+    throughout: each chunk puts its anchors back in place."""
     found = doc.memo.get("format", _NONE)
     if found is not _NONE:
         return found
@@ -590,10 +580,7 @@ def format_in_chunks(doc, between: Callable[[], None], seconds: float = CHUNK_SE
             doc.memo["format"] = done.value
             return done.value
         except Exception as error:  # noqa: BLE001 - as `find.total`: an editor request never fails
-            if find.STRICT:
-                raise
-            if not isinstance(error, RecursionError):
-                log.exception("format_in_chunks failed")
+            swallow("format_document", error)
             return None
         between()
 

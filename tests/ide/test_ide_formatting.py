@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
+import tree_sitter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cint_ls import ide
 from cint_ls.ide import format_document, format_in_chunks
-from cint_ls.ide.formatting import shape
+from cint_ls.ide.formatting import _comment_query, _Formatter, shape
 from cint_ls.syntax import Position, TextEdit, parse_source
 from conftest import CONFORMANCE, conformance_programs
 from ide_support import SPEC_EXAMPLES, doc_of
@@ -225,10 +226,6 @@ def test_in_chunks_of_a_broken_file_is_none():
 def test_comments_collected_as_the_elements_go_are_every_comment_in_order():
     # The formatter queries the comments one element's range at a time: together,
     # every comment of the tree, each once, in order.
-    import tree_sitter
-
-    from cint_ls.ide.formatting import _comment_query, _Formatter
-
     texts = [p.read_text() for p in PROGRAMS] + [
         "// a\nkernel k[n](out I64[n] v) over [i: n] { // b\n    v[i] = 1; /* c */\n} // d\n/* e */\n// f",
     ]
