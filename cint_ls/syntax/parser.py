@@ -9,6 +9,7 @@ scratch (see `apply`).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,25 +42,40 @@ def parse(text: str) -> tree_sitter.Tree:
 
 
 YIELD_CHUNK = 8192  # bytes `parse_yielding` reads between two yields of the GIL
+_READ = threading.local()  # each thread's buffer for `parse_yielding`'s chunks
 
 
 def parse_yielding(data: bytes, wanted: Callable[[], bool] = lambda: True) -> tree_sitter.Tree | None:
     """A fresh parse of `data` for another thread than the one that answers requests:
-    py-tree-sitter holds the GIL for a whole parse (150 to 250 ms at 50,000 lines), so
+    py-tree-sitter holds the GIL for a whole parse (180 to 230 ms at 50,000 lines), so
     the text is read in chunks and each read first gives the GIL to a thread that
     waits for it. None when `wanted()` turns false meanwhile (its text is out of date):
-    the parse then ends at once, as if the text ended there."""
+    the parse then ends at once, as if the text ended there.
+
+    Every chunk is copied into one bytearray per thread, which the read returns each
+    time: py-tree-sitter (0.25 and 0.26, `parser_read_wrapper`) never releases the
+    object a read callback returns, so a new bytes object per chunk leaked the whole
+    text on every parse (1.3 MB at 50,000 lines, at every syntax error's fresh parse;
+    tests/syntax). Refilling the one buffer is safe: the wrapper releases its view of
+    a chunk before it asks for the next, and tree-sitter reads a chunk only until then.
+    """
+    buffer = getattr(_READ, "buffer", None)
+    if buffer is None:
+        buffer = _READ.buffer = bytearray()
+    text = memoryview(data)
     stopped = False
 
-    def read(offset: int, _point) -> bytes:
+    def read(offset: int, _point) -> bytearray:
         nonlocal stopped
         time.sleep(0)  # releases the GIL: the loop answers a message that came meanwhile
         if stopped or not wanted():
             stopped = True
-            return b""
-        return data[offset:offset + YIELD_CHUNK]
+            offset = len(text)
+        buffer[:] = text[offset:offset + YIELD_CHUNK]
+        return buffer
 
     tree = _parser().parse(read)
+    buffer.clear()
     return None if stopped else tree
 
 

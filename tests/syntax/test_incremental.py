@@ -8,6 +8,8 @@ parse."""
 
 from __future__ import annotations
 
+import tracemalloc
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,6 +131,23 @@ def test_parse_yielding_is_a_fresh_parse_and_stops_when_not_wanted():
     asked = []
     assert parse_yielding(data, lambda: asked.append(1) is None and len(asked) < 3) is None
     assert len(asked) == 3  # it stopped at the first unwanted chunk
+
+
+def test_parse_yielding_keeps_nothing_of_what_it_read():
+    # py-tree-sitter 0.25 and 0.26 never release what a read callback returns: a new
+    # bytes object per chunk kept the whole text alive after every parse.
+    text = "\n".join((CONFORMANCE / "heat_e1.ci").read_text() for _ in range(20))
+    data = text.encode()
+    parse_yielding(data)  # the thread's buffer
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(10):
+            assert parse_yielding(data) is not None
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < len(data) // 4, grown  # a bytes object per chunk: 10 * len(data)
 
 
 def test_node_dump_stays_inside_its_node():
