@@ -18,7 +18,7 @@ the edit, under 10 ms for a hover.
 
 Editor-burst mode (issue 11): after each one-character edit, what an editor sends.
 
-    python benchmarks/lsp.py --burst vscode,neovim --lines 5000,50000 [--rounds 30] [--pause 0.1]
+    python benchmarks/lsp.py --burst vscode,neovim --lines 5000,50000 [--rounds 30] [--pause 0.1] [--broken]
 
 - vscode: semanticTokens/full/delta (full when the server offers no delta), inlayHint
   for the 60 visible lines, codeLens, documentSymbol and foldingRange, pipelined at
@@ -333,6 +333,7 @@ class BurstResult:
         self.open_ms = 0.0
         self.warm_ms = 0.0
         self.peak_mb = self.rss_mb = 0.0
+        self.bursts_peak_mb = 0.0  # VmHWM when the bursts end, before format on save
         self.delta = False
 
     def add(self, name: str, ms: float | None) -> None:
@@ -354,8 +355,10 @@ FORMAT_HOVER_DELAY = 0.02  # seconds from a formatting request to the hover that
 async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> BurstResult:
     rng = random.Random(args.seed)
     text = heat_file(lines_wanted)
+    if args.broken:  # a syntax error the whole time, at the top of the file
+        text = text.replace("    I32 r = u[y, x];\n", "    I32 r = u[y, x]\n", 1)
     lines = text.split("\n")
-    result = BurstResult(pattern, text.count("\n"))
+    result = BurstResult(pattern + (" broken" if args.broken else ""), text.count("\n"))
     client = RawClient()
     await client.start(args.server.split() if args.server else [sys.executable, "-P", "-m", "cint_ls.server"])
     pid = client.process.pid
@@ -464,6 +467,7 @@ async def burst(pattern: str, lines_wanted: int, args: argparse.Namespace) -> Bu
     for n in range(args.rounds):
         await asyncio.sleep(args.pause)
         await round_(n + 2, False)
+    result.bursts_peak_mb = server_rss(pid)[0]
     # Format on save: an edit, its diagnostics, then formatting, and a hover on the same
     # document FORMAT_HOVER_DELAY after it (the formatting of an edited version reuses
     # the lines of every item the edit did not touch; its last guard parses the whole
@@ -516,6 +520,8 @@ def print_table(results: list[BurstResult], args: argparse.Namespace) -> None:
         print(f"{r.pattern:<8} {r.lines:>6}  {'first two rounds (unmeasured)':<48} {r.warm_ms:8.1f}")
         print(f"{r.pattern:<8} {r.lines:>6}  {'server peak RSS (VmHWM), MB':<48} {r.peak_mb:8.1f}"
               f"   (RSS at the end {r.rss_mb:.1f} MB; tokens by {'delta' if r.delta else 'full'})")
+        print(f"{r.pattern:<8} {r.lines:>6}  {'  the same when the bursts ended, MB':<48} {r.bursts_peak_mb:8.1f}"
+              "   (before format on save)")
         print()
 
 
@@ -542,6 +548,8 @@ def main() -> None:
     parser.add_argument("--burst", help="editor-burst mode: vscode, neovim, or both comma-separated")
     parser.add_argument("--rounds", type=int, default=30, help="measured rounds of a burst")
     parser.add_argument("--pause", type=float, default=0.1, help="seconds between the rounds of a burst")
+    parser.add_argument("--broken", action="store_true",
+                        help="in a burst, the file has a syntax error (a `;` missing in its first kernel) throughout")
     parser.add_argument("--server", help="the server's command line in a burst (default: this python -P -m "
                                          "cint_ls.server), e.g. to run it under a profiler")
     args = parser.parse_args()

@@ -37,7 +37,10 @@ def main(argv: list[str] | None = None) -> int:
         # pygls logs every message body at INFO: far too much for a 5,000-line file.
         logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
 
+    from .heap import one_arena
     from .protocol import create_server
+
+    one_arena()  # before the server's threads start (heap.py)
 
     server = create_server()
     if args.test_hooks:

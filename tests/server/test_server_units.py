@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 from lsprotocol import types as lsp
 
 from cint_ls.analysis.types import I64
@@ -12,13 +13,34 @@ from cint_ls.exec.faults import Address, FaultRecord, StackFrame
 from cint_ls.exec.run import RunOutcome
 from cint_ls.exec.runtime import RunResult
 from cint_ls.ide.document import Document
-from cint_ls.server import convert
+from cint_ls.server import convert, heap
 from cint_ls.server.handlers import Route, serve
 from cint_ls.server.handlers.features import minimal_edit
 from cint_ls.server.runs import compare_executors
 from cint_ls.server.session import Session
 from cint_ls.server.settings import DEFAULT_TARGETS, Settings, parse_settings
 from cint_ls.syntax.source import SourceText
+
+# ---- the heap (heap.py)
+
+def _rss_mb() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) // 1024 for line in status if line.startswith("VmRSS"))
+
+
+@pytest.mark.skipif(heap._LIBC is None, reason="glibc's allocator only")
+def test_the_allocator_takes_one_arena_and_gives_freed_pages_back():
+    assert heap.one_arena()
+    # 48 MB in blocks above pymalloc's 512 bytes (malloc's), freed below a block kept:
+    # resident until a trim.
+    blocks = [bytes(600) for _ in range(80_000)]
+    kept = bytes(600)
+    del blocks
+    before = _rss_mb()
+    heap.trim()
+    assert before - _rss_mb() > 20, (before, _rss_mb())
+    assert kept == bytes(600)
+
 
 # ---- settings
 

@@ -6,21 +6,21 @@ ContentModified (`Session.changed`).
 
 An edit that makes a syntax error leaves a provisional tree (`ide.Document.apply`):
 error recovery can depend on the old subtrees the incremental parse reused. Parsing the
-text again from scratch before answering took 20 ms of a 5,000-line file (150 to 250 ms
+text again from scratch before answering took 20 ms of a 5,000-line file (180 to 230 ms
 at 50,000 lines), with the GIL held, after every such keystroke. So the features answer
 from the provisional tree, its diagnostics are published, and then the worker parses
 the text again (`confirm`, after the heavy requests that came with the edit). A tree
 that differs (one erroneous edit in thousands, benchmarks and tests/syntax) becomes a
 new snapshot of the same version: its diagnostics are published again, the requests in
 flight answer ContentModified, and the client is asked to refresh its tokens, hints and
-lenses. Documents over PROVISIONAL_MAX_BYTES are parsed again at once, as before: the
-second tree would be held beside the first (about 40 bytes per byte of text).
+lenses. The fresh tree is held beside the provisional one while it is compared (about
+40 bytes per byte of text, 53 MB at 50,000 lines): see heap.py for how the server keeps
+that within its memory.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 
 from lsprotocol import types as lsp
@@ -33,6 +33,7 @@ from ...syntax import buffer_path
 from ...syntax.parser import TextEdit, parse_yielding
 from ...syntax.source import Position
 from .. import convert
+from ..heap import settle_heap, trim
 from ..pinned import held, pin
 from ..scheduling import Stopped, checkpoint, light_in_flight, loop_busy
 from ..session import OpenDocument, Session
@@ -41,9 +42,6 @@ logger = logging.getLogger("cint_ls.server")
 
 PUBLISH_DELAY = 0.002  # seconds from a change to the analysis of the document
 PUBLISH_DEFER = 25  # times a publication gives way to messages not handled yet (PUBLISH_DELAY each)
-IDLE_COLLECT = 10.0  # seconds without a publication before a full garbage collection
-FULL_COLLECT_EVERY = 2000  # publications
-PROVISIONAL_MAX_BYTES = 1 << 20  # a bigger document's erroneous tree is parsed again at once
 
 
 def _path_of(uri: str) -> str:
@@ -79,8 +77,7 @@ def did_change(session: Session, params: lsp.DidChangeTextDocumentParams) -> Non
         else:
             changes.append(change.text)
     session.changed(uri)
-    reparse = len(entry.doc.source.data) > PROVISIONAL_MAX_BYTES
-    entry.doc.apply(changes, params.text_document.version, reparse=reparse)
+    entry.doc.apply(changes, params.text_document.version, reparse=False)
     entry.fault = []  # a run's fault stays until the document changes
     schedule_publish(session, uri)
 
@@ -159,7 +156,7 @@ def publish(session: Session, uri: str) -> None:
     if snapshot.provisional and session.publishing.confirming.get(uri) is not snapshot:
         session.publishing.confirming[uri] = snapshot
         asyncio.ensure_future(_confirm(session, uri, snapshot))
-    _settle_heap(session)
+    settle_heap(session)
 
 
 # ---- provisional trees
@@ -205,6 +202,8 @@ async def _confirm(session: Session, uri: str, snapshot) -> None:
 def _parse_again(data: bytes):
     """On the worker: a fresh parse that gives way to the loop and stops when the
     version it is for is superseded (None)."""
+    trim()  # the pages freed since the last publication serve the new tree
+
     def wanted() -> bool:
         try:
             checkpoint()
@@ -234,40 +233,3 @@ def _stop_waiting(session: Session, uri: str) -> None:
 def publish_all(session: Session) -> None:
     for uri in list(session.documents):
         publish(session, uri)
-
-
-# ---- the heap
-#
-# A big document's syntax trees, AST and analysis are hundreds of thousands of objects
-# that live long (1.4 million at 50,000 lines). Python's cyclic collector walks all of
-# them in each full collection, which would come every few edits and cost as much as
-# the analysis of the edit (about 100 ms at 5,000 lines, 1.1-1.7 s at 50,000, measured
-# in process). So after each publication the heap is frozen (`gc.freeze`: the collector
-# leaves those objects alone). Hardly anything needs a full collection: after edits of
-# a 50,000-line file one found nothing to free (the versions' objects go by reference
-# counting), so it runs only when the server has been idle for IDLE_COLLECT seconds,
-# or every FULL_COLLECT_EVERY publications while someone types without a pause: it
-# cannot be interrupted, and a keystroke that meets it waits for it.
-
-def _settle_heap(session: Session) -> None:
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    state = session.publishing
-    gc.freeze()
-    state.count += 1
-    if state.idle_collect is not None:
-        state.idle_collect.cancel()
-        state.idle_collect = None
-    if state.count % FULL_COLLECT_EVERY == 0:
-        _collect(session)
-    else:
-        state.idle_collect = loop.call_later(IDLE_COLLECT, _collect, session)
-
-
-def _collect(session: Session) -> None:
-    session.publishing.idle_collect = None
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
