@@ -17,10 +17,9 @@ version (handlers/documents.py) holds a second tree for a moment: 53 MB at 50,00
 on top of what the heap already keeps. By default glibc gives each thread that allocates
 its own arena, and what the worker thread freed stays resident in its arena while the
 loop's allocations grow another; and memory freed in the middle of an arena stays
-resident until `malloc_trim`. Measured at 50,000 lines (benchmarks/lsp.py, VS Code's
-pattern, peak RSS): 437 MB with neither, 411 MB with one arena, 391 MB with one arena
-and a trim after each publication and before each fresh parse. A trim takes 0.3 ms
-there.
+resident until `malloc_trim`. Measured side by side at 50,000 lines (benchmarks/lsp.py,
+VS Code's pattern, peak RSS, 2026-12-01): 415 MB without either, 368 MB with both. A
+trim takes 0.3 ms there.
 """
 
 from __future__ import annotations
