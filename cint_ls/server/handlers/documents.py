@@ -40,8 +40,14 @@ from ..session import OpenDocument, Session
 
 logger = logging.getLogger("cint_ls.server")
 
-PUBLISH_DELAY = 0.002  # seconds from a change to the analysis of the document
-PUBLISH_DEFER = 25  # times a publication gives way to messages not handled yet (PUBLISH_DELAY each)
+# Seconds from a change to the analysis of the document, and of each step by which a
+# publication gives way to messages not handled yet (at most PUBLISH_DEFER steps). 2 ms
+# until 2026-12-01: the analysis of every edit now starts 1.5 ms sooner. In three runs
+# side by side at 5,000 lines, edit -> diagnostics p50 fell by 0.6-5 ms in VS Code's
+# pattern and moved within its runs' spread in Neovim's, as did the token delta.
+PUBLISH_DELAY = 0.0005
+PUBLISH_DEFER = 100
+RETRY_DELAY = 0.002  # seconds between two tries while the worker holds the document
 
 
 def _path_of(uri: str) -> str:
@@ -124,7 +130,7 @@ def _publish_pending(session: Session, uri: str, deferred: int = 0) -> None:
 
 def publish(session: Session, uri: str) -> None:
     """Publish the diagnostics of the current version of `uri`. While the worker holds
-    the document (a heavy request computes on it), try again PUBLISH_DELAY later; the
+    the document (a heavy request computes on it), try again RETRY_DELAY later; the
     worker lets go at its next checkpoint."""
     entry = session.entry(uri)
     if entry is None:
@@ -168,12 +174,12 @@ async def _confirm(session: Session, uri: str, snapshot) -> None:
     after it: submitted at once, the parse went first, and the token delta of an edit
     that made an error waited for it.)"""
     try:
-        await asyncio.sleep(PUBLISH_DELAY)
+        await asyncio.sleep(RETRY_DELAY)
         while session.worker.pending(uri) or uri in session.publishing.pending:
             entry = session.entry(uri)
             if entry is None or entry.doc.snapshot() is not snapshot:
                 return
-            await asyncio.sleep(PUBLISH_DELAY)
+            await asyncio.sleep(RETRY_DELAY)
         tree = await session.worker.run(uri, _parse_again, snapshot.source.data)
     except (asyncio.CancelledError, JsonRpcContentModified):  # the server ends; a newer version came
         return
@@ -221,7 +227,7 @@ def _wait_for_worker(session: Session, loop: asyncio.AbstractEventLoop, uri: str
         busy.__enter__()
     if uri not in session.publishing.pending:
         session.publishing.scheduled(uri)
-        loop.call_later(PUBLISH_DELAY, _publish_pending, session, uri)
+        loop.call_later(RETRY_DELAY, _publish_pending, session, uri)
 
 
 def _stop_waiting(session: Session, uri: str) -> None:
