@@ -67,7 +67,7 @@ from .. import __version__
 from .framing import FramingError, StdinReader
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
-from .scheduling import watch_input
+from .scheduling import watch_input, watch_output
 from .session import Serialized, Session
 
 logger = logging.getLogger("cint_ls.server")
@@ -295,6 +295,10 @@ class _Writer(StdoutWriter):
         self._queue.put(None)
         super().close()
 
+    def idle(self) -> bool:
+        """Whether everything written so far is out."""
+        return self._idle.is_set()
+
     def flush(self, limit: float = FLUSH_LIMIT) -> None:
         """Wait, at most `limit` seconds, until everything written so far is out."""
         self._idle.wait(limit)
@@ -376,6 +380,7 @@ class CintLanguageServer(LanguageServer):
         self.protocol.set_writer(_Writer(stdout or sys.stdout.buffer))
         self._reader = StdinReader(stdin or sys.stdin.buffer, report=self._framing_error)
         watch_input(self._reader.pending)  # heavy jobs give way while messages wait (scheduling.checkpoint)
+        watch_output(self.protocol.writer.idle)  # and while answers are written (Worker._give_way)
         try:
             asyncio.run(self._serve())
         except (KeyboardInterrupt, SystemExit):

