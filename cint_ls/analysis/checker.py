@@ -59,7 +59,7 @@ class Checker(KernelRules, ExpressionChecker):
             self.error("C2004", f"the file name makes the module name `{module.name}`, which is not an "
                        "identifier; rename the file (letters, digits and `_`)", source.span(0, 0))
         if self.cache is not None:
-            self.fingerprint = fingerprint(module, source)
+            self.fingerprint = fingerprint(module, source, self.cache.headers)
         self.declare_items(module)
         # The top-level statements' variables, which functions and kernels cannot read.
         self.entry_names = {s.name.text for s in module.statements if isinstance(s, ast.VarDecl)}

@@ -82,16 +82,18 @@ class ItemEntry:
 class Part:
     """One child of the tree's root in one version: a top-level item, a statement of
     the entry, or a comment between them. `at` is its start as (byte, line, column),
-    line and column 1-based in code points, the way an `Anchor` has it."""
+    line and column 1-based in code points, the way an `Anchor` has it; `u16` the
+    UTF-16 column of its start (LSP's), 0-based."""
 
-    __slots__ = ("_entry", "_shared", "at", "end", "memo", "node", "record", "start", "tree_node")
+    __slots__ = ("_entry", "_shared", "at", "end", "memo", "node", "record", "start", "tree_node", "u16")
 
-    def __init__(self, tree_node, start: int, end: int, at: tuple[int, int, int], node, record,
+    def __init__(self, tree_node, start: int, end: int, at: tuple[int, int, int], u16: int, node, record,
                  entry: ItemEntry | None, shared: _Shared) -> None:
         self.tree_node = tree_node
         self.start = start
         self.end = end
         self.at = at
+        self.u16 = u16
         self.node = node  # the lowered AST node (None for a comment)
         self.record = record  # the analysis record of its unit, when it has one
         self._entry = entry
@@ -467,10 +469,14 @@ class Snapshot:
                         if record is not None and reusable.get(start) is node:
                             entry = shared.entry(node, record)
                     row, column = child.start_point  # rows count `\n` as SourceText's lines do
-                    prefix = data[start - column:start]
-                    if not prefix.isascii():
-                        column = len(prefix.decode("utf-8", errors="replace"))
-                    parts.append(Part(child, start, end, (start, row + 1, column + 1), node, record, entry, shared))
+                    u16 = column
+                    if column:
+                        prefix = data[start - column:start]
+                        if not prefix.isascii():
+                            decoded = prefix.decode("utf-8", errors="replace")
+                            column, u16 = len(decoded), len(decoded.encode("utf-16-le")) // 2
+                    parts.append(Part(child, start, end, (start, row + 1, column + 1), u16, node, record, entry,
+                                      shared))
                 self._parts = parts
             return self._parts
 

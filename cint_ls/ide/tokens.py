@@ -222,10 +222,7 @@ def _utf16(text: bytes) -> tuple[int, int]:
 
 def _part_u16(doc, part) -> int:
     """The UTF-16 column of the part's first byte."""
-    u = part.memo.get("u16")
-    if u is None:
-        u = part.memo["u16"] = doc.source.position(part.start).character
-    return u
+    return part.u16
 
 
 def _compute_rows(doc, part) -> tuple[array, array]:

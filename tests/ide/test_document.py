@@ -202,3 +202,23 @@ def test_provisional_versions_confirm_to_the_fresh_document(data, base, count):
             doc.confirm(snapshot, parse_yielding(snapshot.source.data))
         assert not doc.snapshot().provisional
         assert diagnostics_picture(doc.snapshot()) == diagnostics_picture(Document("file:///f.ci", doc.text, version))
+
+
+def test_the_fingerprint_from_kept_headers_is_the_fresh_one():
+    """`cache.fingerprint` keeps each item's header by its node: after edits in a body
+    and in a signature it equals the digest made without them, and a signature edit
+    changes it."""
+    document = Document("file:///multi.ci", _multi(), path="multi.ci")
+    headers: dict = {}
+    first = cache.fingerprint(document.module, document.source, headers)
+    assert first == cache.fingerprint(document.module, document.source)
+    lines = document.text.split("\n")
+    body = lines.index("        I64 flux = div_round(kn * lap, kd, half_even);")
+    document.apply([TextEdit(Position(body, 26), Position(body, 28), "kd")])
+    assert cache.fingerprint(document.module, document.source, headers) == first
+    signature = lines.index("I64 twice(I64 x) { return x * 2; }")
+    document.apply([TextEdit(Position(signature, 0), Position(signature, 3), "I32")])
+    changed = cache.fingerprint(document.module, document.source, headers)
+    assert changed != first
+    assert changed == cache.fingerprint(document.module, document.source)
+    assert {id(item) for item in document.module.items} == set(headers)

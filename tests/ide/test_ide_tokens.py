@@ -89,3 +89,16 @@ def test_a_long_line_is_read_once(monkeypatch):
         character = character + data[i + 1] if data[i] == 0 else data[i + 1]
         columns.append(character)
     assert columns[-1] == len(line[:line.rindex("7")].encode("utf-16-le")) // 2
+
+
+def test_an_item_after_non_ascii_on_its_line_has_utf16_columns():
+    """A part's UTF-16 column (`Part.u16`, taken when the parts are made) counts the
+    code units of what precedes it on its line: the encoding of the objects, by
+    `SourceText.position`, is the same."""
+    from cint_ls.ide import semantic_tokens_data
+    from cint_ls.ide.tokens import _encode_tokens
+
+    doc = doc_of('/* é😀 */ I64 twice(I64 x) { return x * 2; } /* ü */ void f() { I64 y = twice(1); }\n')
+    data = semantic_tokens_data(doc)
+    assert data == _encode_tokens(doc.source, semantic_tokens(doc))
+    assert len(data) > 20
