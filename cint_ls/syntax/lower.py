@@ -148,7 +148,11 @@ class Lowerer:
             text = child.type.encode() + b"\0" + self.source.data[child.start_byte:child.end_byte]
             key = (text, seen.get(text, 0))  # equal items at two places are two entries
             seen[text] = key[1] + 1
-            line, column = self.source.line_column(child.start_byte)
+            if self.ascii:  # the tree's point, without a search of the line index
+                row, byte_column = child.start_point
+                line, column = row + 1, byte_column + 1
+            else:
+                line, column = self.source.line_column(child.start_byte)
             # Only an item without syntax errors is reused: error recovery can give the
             # same text another tree in another context.
             reusable = self.cache is not None and not child.has_error
