@@ -56,7 +56,7 @@ from ..syntax import (
 from ..syntax.diagnostics import Diagnostic, Severity
 from ..syntax.lower import ItemCache
 from ..syntax.parser import same_tree
-from ..syntax.source import ROOT, Position, SourceText, Span
+from ..syntax.source import ROOT, Position, SourceText, Span, widths
 
 _UNSET = object()
 T = TypeVar("T")
@@ -469,12 +469,7 @@ class Snapshot:
                         if record is not None and reusable.get(start) is node:
                             entry = shared.entry(node, record)
                     row, column = child.start_point  # rows count `\n` as SourceText's lines do
-                    u16 = column
-                    if column:
-                        prefix = data[start - column:start]
-                        if not prefix.isascii():
-                            decoded = prefix.decode("utf-8", errors="replace")
-                            column, u16 = len(decoded), len(decoded.encode("utf-16-le")) // 2
+                    column, u16 = widths(data[start - column:start])
                     parts.append(Part(child, start, end, (start, row + 1, column + 1), u16, node, record, entry,
                                       shared))
                 self._parts = parts

@@ -15,7 +15,7 @@ from array import array
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MODES
 from ..analysis.symbols import Symbol, SymbolKind
 from ..analysis.types import ArrayType
-from ..syntax.source import Position, Span
+from ..syntax.source import Position, Span, widths
 from .find import total, walk
 from .results import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS, SemanticToken
 from .uniform import Uniformity
@@ -212,26 +212,13 @@ def _modifier_set(mods: tuple[str, ...]) -> int:
     return index
 
 
-def _utf16(text: bytes) -> tuple[int, int]:
-    """(code points, UTF-16 units) of UTF-8 bytes."""
-    if text.isascii():
-        return len(text), len(text)
-    decoded = text.decode("utf-8", errors="replace")
-    return len(decoded), len(decoded.encode("utf-16-le")) // 2
-
-
-def _part_u16(doc, part) -> int:
-    """The UTF-16 column of the part's first byte."""
-    return part.u16
-
-
 def _compute_rows(doc, part) -> tuple[array, array]:
     checked = doc.checked
     source = doc.source
     data = source.data
     raw = _raw_tokens(_Classifier.of_item(checked, part.node), part.tree_node, data)
     base, line1, column1 = part.at
-    u_base = _part_u16(doc, part)
+    u_base = part.u16
     starts = source._line_starts
     rows = array("i")
     tail = array("i")
@@ -247,10 +234,10 @@ def _compute_rows(doc, part) -> tuple[array, array]:
             next_start = starts[line0 + 1] if line0 + 1 < len(starts) else len(data) + 1
         if at < starts[line0]:
             at, at_column, at_u = starts[line0], 0, 0
-        step_column, step_u = _utf16(data[at:start])
+        step_column, step_u = widths(data[at:start])
         column, u = at_column + step_column, at_u + step_u
         at, at_column, at_u = start, column, u
-        points, length = _utf16(data[start:end])
+        points, length = widths(data[start:end])
         relative_line = line0 + 1 - line1
         c, e, ru = column + 1, column + 1 + points, u
         if relative_line == 0:
@@ -346,7 +333,7 @@ def semantic_tokens_data(doc, byte_range: tuple[int, int] | None = None) -> list
     for part in doc.parts_between(start, end):
         rows, _ = _rows(doc, part)
         base, line1, _ = part.at
-        u_base = _part_u16(doc, part)
+        u_base = part.u16
         for i in range(0, len(rows), _ROW):
             rs, re, rl, _, _, u, length, k, bits, _ = rows[i:i + _ROW]
             if base + re > start and base + rs < end:
@@ -407,7 +394,7 @@ def part_encoding(doc, part) -> tuple[tuple[int, int, int, int, int], tuple[int,
     if not rows:
         return None
     _, line1, _ = part.at
-    u_base = _part_u16(doc, part)
+    u_base = part.u16
     rl, u = rows[2], rows[5]
     head = (line1 - 1 + rl, u_base + u if rl == 0 else u, rows[6], rows[7], rows[8])
     rl, u = rows[-_ROW + 2], rows[-_ROW + 5]

@@ -136,6 +136,15 @@ class Position:
     character: int
 
 
+def widths(text: bytes) -> tuple[int, int]:
+    """(code points, UTF-16 code units) of UTF-8 bytes: a column as the reports count it
+    and as LSP does."""
+    if text.isascii():
+        return len(text), len(text)
+    decoded = text.decode("utf-8", errors="replace")
+    return len(decoded), len(decoded.encode("utf-16-le")) // 2
+
+
 class SourceText:
     """Text of one file with a line index over its UTF-8 bytes."""
 
@@ -232,11 +241,7 @@ class SourceText:
         line0 = bisect_right(self._lsp_starts, offset) - 1
         start, line = self._lsp_line(line0)
         col = min(offset - start, len(line))
-        chunk = self.data[start:start + col]
-        if chunk.isascii():
-            return Position(line0, col)
-        text = chunk.decode("utf-8", errors="replace")
-        return Position(line0, len(text.encode("utf-16-le")) // 2)
+        return Position(line0, widths(self.data[start:start + col])[1])
 
     def offset(self, position: Position) -> int:
         """The byte offset of an LSP position. A line past the end gives the end of the

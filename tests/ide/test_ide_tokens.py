@@ -72,13 +72,13 @@ def test_a_long_line_is_read_once(monkeypatch):
     from cint_ls.ide import Document, tokens
 
     read = []
-    real = tokens._utf16
+    real = tokens.widths
 
     def counting(data: bytes):
         read.append(len(data))
         return real(data)
 
-    monkeypatch.setattr(tokens, "_utf16", counting)
+    monkeypatch.setattr(tokens, "widths", counting)
     line = 'void f() { I64 x = 1; "é😀"; ' + "x = x + 7; " * 3000 + "}\n"
     doc = Document("file:///long.ci", line, 1)
     data = tokens.semantic_tokens_data(doc)
