@@ -32,22 +32,32 @@ counted (it pays the module's load, the pool's threads); a run whose counted dis
 take under a millisecond on the CPU is a CPU win without trying the GPU. A win that
 contradicts the other number drops it. The numbers are kept in
 `$XDG_CACHE_HOME/cint-ls/auto/thresholds.json` (private; a damaged file is ignored and
-rewritten). An explicit executor is never overridden and learns nothing.
+rewritten, an absurd value in it ignored as if never learned; updated under a lock, see
+"the kept measurements" below). An explicit executor is never overridden and learns
+nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import math
 import os
 import platform
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
+from .dispatch import MAX_WORK_ITEMS
 from .executors import ExecutorUnavailable, get
+
+T = TypeVar("T")
 
 AUTO = "auto"
 GPU, C17, INTERP = "gpu-cuda", "cpu-c17", "cpu-sir-interp"
@@ -151,6 +161,20 @@ def program_key(kernels_code: str) -> str:
 
 
 # ---- the kept measurements
+#
+# The file is data from outside (any process of this user's can write it, a disk can
+# damage it): every value read is validated, and one that is not a sane number of its kind
+# is dropped as if never learned. Runs update it under a lock (a file beside it), so
+# concurrent runs lose no update, and write it through a temporary file renamed into place.
+
+
+STORE_LIMIT = 8 << 20  # bytes read at most; a larger file is damaged (1000 entries take ~200 KiB)
+LOCK_FILE = "thresholds.lock"
+LOCK_WAIT = 1.0  # seconds a run waits for another's update before it keeps nothing this time
+KEY_LIMIT = 100  # characters of a key (program_key's take 33)
+SECONDS_LIMIT = 7 * 24 * 3600.0  # a CPU measurement of a dispatch
+TIME_LIMIT = 1e11  # a time.time() of when a program was last used (the year 5138)
+_INVALID = object()  # what a NaN, an Infinity or an integer of over 30 digits reads as
 
 
 def store_path() -> Path:
@@ -160,49 +184,176 @@ def store_path() -> Path:
     return Path(base) / "cint-ls" / "auto" / STORE_FILE
 
 
+def _work_items(value) -> int | None:
+    """A number of work-items as kept: an integer from 1 to MAX_WORK_ITEMS, else None."""
+    return value if type(value) is int and 0 < value <= MAX_WORK_ITEMS else None
+
+
+def _real(value, limit: float, *, zero: bool = False) -> float | None:
+    """A finite number in (0, limit] ([0, limit] with `zero`), else None."""
+    if type(value) not in (int, float) or not math.isfinite(value):
+        return None
+    return float(value) if (0 <= value if zero else 0 < value) and value <= limit else None
+
+
+def valid_record(value) -> dict | None:
+    """What is sane of a kept record: each field of the right type and range, anything
+    else dropped as if never learned (None: not a record). Thresholds that contradict
+    each other (the CPU winning at a size above the GPU's smallest win) are both dropped."""
+    if not isinstance(value, dict):
+        return None
+    record: dict = {}
+    for name in ("seen", "cpu_max", "gpu_min"):
+        if (n := _work_items(value.get(name))) is not None:
+            record[name] = n
+    if "cpu_max" in record and "gpu_min" in record and record["cpu_max"] >= record["gpu_min"]:
+        del record["cpu_max"], record["gpu_min"]
+    measuring = value.get("measuring")
+    if isinstance(measuring, dict):
+        n, cpu = _work_items(measuring.get("n")), _real(measuring.get("cpu"), SECONDS_LIMIT)
+        if n is not None and cpu is not None:
+            record["measuring"] = {"n": n, "cpu": cpu}
+    if (used := _real(value.get("used"), TIME_LIMIT, zero=True)) is not None:
+        record["used"] = used
+    return record
+
+
+def _valid_programs(programs: dict) -> dict:
+    return {key: record for key, value in programs.items()
+            if isinstance(key, str) and len(key) <= KEY_LIMIT and (record := valid_record(value)) is not None}
+
+
+def _parse_int(text: str):
+    return int(text) if len(text) <= 30 else _INVALID
+
+
 def load_store(path: Path | None = None) -> dict:
-    """The kept measurements ({key: record}); {} when there are none, or the file is not
-    a private regular file of this user's, or it is damaged."""
+    """The kept measurements ({key: record}, each record valid); {} when there are none,
+    or the file is not a private regular file of this user's, or it is damaged."""
     path = path or store_path()
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    try:  # O_NONBLOCK: a FIFO in the file's place is not waited on
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return {}
     try:
         with open(fd, "rb") as f:
             info = os.fstat(f.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > 8 << 20:
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > STORE_LIMIT:
                 return {}
-            data = json.loads(f.read().decode("utf-8"))
-    except (OSError, ValueError):
+            text = f.read(STORE_LIMIT + 1)  # bounded even if the file grows meanwhile
+        if len(text) > STORE_LIMIT:
+            return {}
+        data = json.loads(text.decode("utf-8"), parse_constant=lambda name: _INVALID, parse_int=_parse_int)
+    except (OSError, ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
         return {}
-    if not isinstance(data, dict) or data.get("version") != STORE_VERSION or not isinstance(data.get("programs"), dict):
+    if (not isinstance(data, dict) or type(data.get("version")) is not int or data["version"] != STORE_VERSION
+            or not isinstance(data.get("programs"), dict)):
         return {}
-    return {k: v for k, v in data["programs"].items() if isinstance(v, dict)}
+    return _valid_programs(data["programs"])
 
 
-def save_store(programs: dict, path: Path | None = None) -> None:
-    """Write the measurements (atomically; the directory private). A cache that cannot
-    be written is not an error of the run: nothing is kept."""
+def save_store(programs: dict, path: Path | None = None) -> str | None:
+    """Write the measurements (atomically, only what is valid; the directory private).
+    A cache that cannot be written is not an error of the run: nothing is kept, and the
+    reason is returned (None: kept). `update_store` calls it under the lock."""
     path = path or store_path()
+    programs = _valid_programs(programs)
     if len(programs) > STORE_ENTRIES:
-        keep = sorted(programs, key=lambda k: _number(programs[k].get("used")) or 0, reverse=True)[:STORE_ENTRIES]
+        keep = sorted(programs, key=lambda k: programs[k].get("used", 0.0), reverse=True)[:STORE_ENTRIES]
         programs = {k: programs[k] for k in keep}
+    text = json.dumps({"version": STORE_VERSION, "programs": programs}, indent=1, sort_keys=True, allow_nan=False)
+    temporary = None
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.lstat(path.parent)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-            return
+        why = _private_directory(path.parent) or _in_the_files_place(path)
+        if why is not None:
+            return why
         fd, temporary = tempfile.mkstemp(prefix=".thresholds-", dir=path.parent)
         with open(fd, "w", encoding="utf-8") as f:
-            json.dump({"version": STORE_VERSION, "programs": programs}, f, indent=1, sort_keys=True)
+            f.write(text)
         os.replace(temporary, path)
-    except OSError:
-        return
+        temporary = None
+    except OSError as error:
+        return f"the thresholds file cannot be written ({error.strerror or error})"
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+    return None
 
 
-def _number(value) -> int | float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def _private_directory(directory: Path) -> str | None:
+    """Make the thresholds' directory (private); None where it is a directory of this
+    user's, else why not. Raises OSError where it cannot be made."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = os.lstat(directory)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return "the thresholds file's directory is not a directory of this user's"
+    return None
+
+
+def _in_the_files_place(path: Path) -> str | None:
+    """None where the file is absent, a file or a link (replaced by the rename), else
+    what stands in its place: it is left alone, and nothing is kept."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return None
+    return f"a {'directory' if stat.S_ISDIR(mode) else 'special file'} stands in the thresholds file's place"
+
+
+def _remove_leftovers(directory: Path) -> None:
+    """Remove temporary files a killed run left (under the lock, every writer's temporary
+    file is gone by the time it lets go, so any left is an orphan)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if entry.name.startswith(".thresholds-") and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _take_lock(fd: int, wait: float) -> bool:
+    """An exclusive flock of `fd` within `wait` seconds (polled: a signal's alarm would
+    serve only the main thread, and the server runs in others)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+
+
+def update_store(change: Callable[[dict], T], path: Path | None = None) -> tuple[T, str | None]:
+    """Read the measurements, let `change` change them, and write them back, all under
+    the lock (the file beside them), so that concurrent runs lose no update. Returns
+    (what `change` returned, why nothing was kept or None). Where the lock is not had
+    within LOCK_WAIT seconds, or cannot be made, `change` sees the file as it is and
+    nothing is kept: a run never waits long on another's update."""
+    path = path or store_path()
+    try:
+        why = _private_directory(path.parent)
+        lock = -1 if why else os.open(path.with_name(LOCK_FILE), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
+                                      | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError as error:
+        why, lock = f"the thresholds file's lock cannot be made ({error.strerror or error})", -1
+    try:
+        if lock >= 0 and not stat.S_ISREG(os.fstat(lock).st_mode):
+            why = "the thresholds file's lock is not a file"
+        elif lock >= 0 and not _take_lock(lock, LOCK_WAIT):
+            why = f"another run held the thresholds file's lock for over {LOCK_WAIT:g} s"
+        if why is not None:
+            return change(load_store(path)), why
+        _remove_leftovers(path.parent)
+        programs = load_store(path)
+        value = change(programs)
+        return value, save_store(programs, path)
+    finally:
+        if lock >= 0:
+            os.close(lock)  # lets go of the lock
 
 
 # ---- the decision
@@ -225,10 +376,9 @@ def decide(admitted: bool, refusal: str | None, kernels_code: str | None, *,
     if not admitted:
         return Decision(cpu, f"{cpu_why}; {GPU} does not build this program: {refusal}")
     key = program_key(kernels_code)
-    record = (store if store is not None else load_store()).get(key) or {}
-    seen = _number(record.get("seen"))
-    cpu_max, gpu_min = _number(record.get("cpu_max")), _number(record.get("gpu_min"))
-    measuring = record.get("measuring") if isinstance(record.get("measuring"), dict) else None
+    record = valid_record((store if store is not None else load_store()).get(key)) or {}
+    seen, cpu_max, gpu_min = record.get("seen"), record.get("cpu_max"), record.get("gpu_min")
+    measuring = record.get("measuring")
     gpu_options = {GPU: {"device": GPU_DEVICE, "report": True}, cpu: {"report": True}}
 
     def chose(executor: str, why: str) -> Decision:
@@ -243,7 +393,7 @@ def decide(admitted: bool, refusal: str | None, kernels_code: str | None, *,
     if cpu_max is not None and seen <= cpu_max:
         return chose(cpu, f"the CPU won at {cpu_max:,} work-items and the program's largest dispatch had {seen:,} "
                           f"(measured); {cpu_why}")
-    if measuring is not None and _near(_number(measuring.get("n")), seen) and _number(measuring.get("cpu")):
+    if measuring is not None and _near(measuring["n"], seen):
         return chose(GPU, f"measuring: the CPU took {_ms(measuring['cpu'])} a dispatch at {seen:,} work-items, "
                           f"now {gpu[1]}")
     return chose(cpu, f"measuring: the CPU at {seen:,} work-items first ({cpu_why})")
@@ -281,34 +431,43 @@ def learn(decision: Decision, rows: list[dict] | None, faulted: bool, *, store: 
     (also in `decision.learned`). Nothing is learned where no GPU was a candidate, from a
     run that faulted or gave no result (rows None), or without counted dispatches; nor
     from one whose dispatches went to a cluster (`--cluster`: its times are the
-    cluster's, not this machine's cpu-c17's)."""
+    cluster's, not this machine's cpu-c17's). `store`: a store of the caller's, else
+    the file's, updated under its lock (update_store); where nothing could be kept, the
+    text says why."""
     if decision.key is None or rows is None or faulted:
         return None
     if any(row.get("cluster") for row in rows):
         decision.learned = "not measured: the dispatches ran on a cluster"
         return decision.learned
-    programs = store if store is not None else load_store()
-    record = dict(programs.get(decision.key) or {})
-    largest, per_dispatch, counted = measure(rows)
-    record["used"] = time.time()
-    if largest is None or largest == 0:
-        decision.learned = "nothing to measure: the run dispatched no work-items"
-    elif per_dispatch is None:
-        record["seen"] = largest
-        decision.learned = ("not measured: each kernel was dispatched once (the first dispatch of each is a "
-                            "warm-up, not counted)")
-    else:
-        record["seen"] = largest
-        decision.learned = _update(record, decision.executor == GPU, largest, per_dispatch, counted)
-    programs[decision.key] = record
-    if save:
-        save_store(programs)
+
+    def into(programs: dict) -> str:
+        record = valid_record(programs.get(decision.key)) or {}
+        largest, per_dispatch, counted = measure(rows)
+        record["used"] = time.time()
+        if largest is None or largest == 0:
+            said = "nothing to measure: the run dispatched no work-items"
+        elif per_dispatch is None:
+            record["seen"] = largest
+            said = ("not measured: each kernel was dispatched once (the first dispatch of each is a "
+                    "warm-up, not counted)")
+        else:
+            record["seen"] = largest
+            said = _update(record, decision.executor == GPU, largest, per_dispatch, counted)
+        programs[decision.key] = record
+        return said
+
+    if store is not None or not save:
+        decision.learned = into(store if store is not None else load_store())
+        if store is not None and save:
+            save_store(store)
+        return decision.learned
+    said, not_kept = update_store(into)
+    decision.learned = said if not_kept is None else f"{said}; not kept: {not_kept}"
     return decision.learned
 
 
 def _update(record: dict, on_gpu: bool, n: int, seconds: float, counted: int) -> str:
-    cpu_max, gpu_min = _number(record.get("cpu_max")), _number(record.get("gpu_min"))
-    measuring = record.get("measuring") if isinstance(record.get("measuring"), dict) else None
+    cpu_max, gpu_min, measuring = record.get("cpu_max"), record.get("gpu_min"), record.get("measuring")
 
     def cpu_won() -> None:
         record["cpu_max"] = max(cpu_max or 0, n)
@@ -330,8 +489,8 @@ def _update(record: dict, on_gpu: bool, n: int, seconds: float, counted: int) ->
             return f"measured nothing new ({_ms(seconds)} a dispatch at {n:,} work-items)"
         record["measuring"] = {"n": n, "cpu": seconds}
         return f"measured the CPU: {_ms(seconds)} a dispatch at {n:,} work-items; the next run measures the GPU"
-    cpu_seconds = _number(measuring.get("cpu")) if measuring is not None else None
-    if measuring is None or cpu_seconds is None or not _near(_number(measuring.get("n")), n):
+    cpu_seconds = measuring["cpu"] if measuring is not None else None
+    if measuring is None or cpu_seconds is None or not _near(measuring["n"], n):
         return f"measured nothing new ({_ms(seconds)} a dispatch at {n:,} work-items)"
     if seconds < cpu_seconds:
         gpu_won()
