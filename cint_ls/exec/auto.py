@@ -341,10 +341,13 @@ def update_store(change: Callable[[dict], T], path: Path | None = None) -> tuple
     except OSError as error:
         why, lock = f"the thresholds file's lock cannot be made ({error.strerror or error})", -1
     try:
-        if lock >= 0 and not stat.S_ISREG(os.fstat(lock).st_mode):
-            why = "the thresholds file's lock is not a file"
-        elif lock >= 0 and not _take_lock(lock, LOCK_WAIT):
-            why = f"another run held the thresholds file's lock for over {LOCK_WAIT:g} s"
+        try:
+            if lock >= 0 and not stat.S_ISREG(os.fstat(lock).st_mode):
+                why = "the thresholds file's lock is not a file"
+            elif lock >= 0 and not _take_lock(lock, LOCK_WAIT):
+                why = f"another run held the thresholds file's lock for over {LOCK_WAIT:g} s"
+        except OSError as error:  # a file system without locks (ENOLCK)
+            why = f"the thresholds file cannot be locked ({error.strerror or error})"
         if why is not None:
             return change(load_store(path)), why
         _remove_leftovers(path.parent)
