@@ -17,25 +17,28 @@ class InputError(Exception):
     """Input the toolchain cannot use; the message is one line."""
 
 
-def _read_bounded(file: Path) -> bytes:
+def _read_bounded(file: Path, limit: int, kind: str) -> bytes:
     """The file's bytes: a regular file, or a pipe (`<(...)`, read like `cat` does); a
-    device is refused, and so is anything over MAX_SOURCE_BYTES."""
+    device is refused, and so is anything over `limit` bytes."""
     with open(file, "rb") as handle:
         mode = os.fstat(handle.fileno()).st_mode
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
-            raise InputError(f"'{file}' is a device, not a .ci file")
-        data = handle.read(MAX_SOURCE_BYTES + 1)
-    if len(data) > MAX_SOURCE_BYTES:
-        raise InputError(f"'{file}' is larger than {MAX_SOURCE_BYTES >> 20} MiB; a cint source file is text")
+            raise InputError(f"'{file}' is a device, not {kind}")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"'{file}' is larger than {limit >> 20} MiB, the most {kind} can be")
     return data
 
 
-def read_source(path: str) -> SourceText:
+def read_text(path: str, limit: int | None = None, kind: str = "a .ci file") -> str:
+    """The UTF-8 text of the file `path` (a byte-order mark dropped), read at most to
+    `limit` bytes (default MAX_SOURCE_BYTES); InputError (one line) for anything else. `kind` names what the file
+    should be, for the messages."""
     file = Path(path)
     try:
-        data = _read_bounded(file)
+        data = _read_bounded(file, MAX_SOURCE_BYTES if limit is None else limit, kind)
     except IsADirectoryError:
-        raise InputError(f"'{path}' is a directory, not a .ci file") from None
+        raise InputError(f"'{path}' is a directory, not {kind}") from None
     except FileNotFoundError:
         raise InputError(f"'{path}' does not exist") from None
     except OSError as error:
@@ -47,4 +50,8 @@ def read_source(path: str) -> SourceText:
         raise InputError(f"'{path}' is not UTF-8 text (invalid byte 0x{data[error.start]:02x} on line {line})") from None
     if text.startswith("\ufeff"):
         text = text[1:]
-    return SourceText(text, path)
+    return text
+
+
+def read_source(path: str) -> SourceText:
+    return SourceText(read_text(path), path)

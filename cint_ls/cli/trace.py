@@ -5,12 +5,12 @@ FILE.jsonl -o FILE.html`: the trace of a run (exec/trace.py, docs/trace.md) and 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from ..exec.trace import (
     ARRAY_LIMIT,
+    MAX_TRACE_BYTES,
     ArraySelection,
     TraceError,
     read_trace,
@@ -19,7 +19,8 @@ from ..exec.trace import (
     write_trace,
 )
 from ..exec.trace_page import render_page
-from .inputs import InputError
+from .inputs import InputError, read_text
+from .outputs import check_writable, refuse_clobbering, write_output
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
@@ -36,27 +37,16 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                             "cpu-sir-interp and gpu-cuda record them")
 
 
-def _writable(path: str, flag: str) -> None:
-    if path == "-":
-        return
-    parent = Path(path).resolve().parent
-    if not parent.is_dir():
-        raise InputError(f"{flag} {path}: no directory {parent}")
-    if Path(path).is_dir():
-        raise InputError(f"{flag} {path}: is a directory")
-    if not os.access(parent, os.W_OK):
-        raise InputError(f"{flag} {path}: cannot write in {parent}")
-
-
 def wanted(args: argparse.Namespace) -> tuple[bool, dict | None]:
     """(whether the run must record its dispatches, the array selection as the run
     request takes it); InputError for a bad option, before anything runs."""
     trace, page, names = getattr(args, "trace", None), getattr(args, "trace_html", None), \
         getattr(args, "trace_arrays", None)
-    if trace is not None:
-        _writable(trace, "--trace")
-    if page is not None:
-        _writable(page, "--trace-html")
+    outputs = [(flag, path) for flag, path in (("--trace", trace), ("--trace-html", page)) if path is not None]
+    # before the program is read: `--trace h.ci h.ci` must not replace the program
+    refuse_clobbering(outputs, [args.file])
+    for flag, path in outputs:
+        check_writable(path, flag)
     if names is not None and trace is None and page is None:
         raise InputError("--trace-arrays: the pictures go in a trace: give --trace FILE or --trace-html FILE too")
     selection = None
@@ -68,21 +58,20 @@ def wanted(args: argparse.Namespace) -> tuple[bool, dict | None]:
     return trace is not None or page is not None, None if selection is None else selection.to_json()
 
 
-def _write(path: str, text: str, flag: str) -> None:
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"{flag} {path}: {error.strerror or error}") from None
-
-
 def write_outputs(args: argparse.Namespace, outcome, path: str) -> None:
-    """After the run: the trace and the page, and a warning for names of --trace-arrays
-    that named no 2-D out/inout array a dispatch had."""
+    """After a run that has an outcome (it finished or faulted): the trace and the page,
+    and a warning for names of --trace-arrays that named no 2-D out/inout array a
+    dispatch had."""
     trace, page = getattr(args, "trace", None), getattr(args, "trace_html", None)
     if trace is None and page is None:
+        return
+    if outcome.result is None:
+        # nothing ran (the program did not translate, no compiler) or the run ended without
+        # an outcome: its errors are above, and the files named keep what they had, so that
+        # `--trace h.ci t.jsonl` (the arguments swapped) leaves the program as it was
+        named = " and ".join(p for p in (trace, page) if p is not None and p != "-")
+        if named:
+            sys.stderr.write(f"note: no trace written: the run has no outcome ({named} left as it was)\n")
         return
     lines = records(outcome, path, arrays_asked=getattr(args, "trace_arrays", None) is not None)
     if getattr(args, "trace_arrays", None):
@@ -98,31 +87,23 @@ def write_outputs(args: argparse.Namespace, outcome, path: str) -> None:
 
         buffer = io.StringIO()
         write_trace(lines, buffer)
-        _write(trace, buffer.getvalue(), "--trace")
+        write_output(trace, buffer.getvalue(), "--trace")
     if page is not None:
-        _write(page, render_page(lines, f"cint trace: {Path(path).name}"), "--trace-html")
+        write_output(page, render_page(lines, f"cint trace: {Path(path).name}"), "--trace-html")
 
 
 def trace_command(args: argparse.Namespace) -> int:
     """`cint trace FILE.jsonl -o FILE.html`: the page of a trace file; exit 2 with one
     line for a file that is not a trace."""
-    try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{args.file}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{args.file}: is a directory") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{args.file}: not UTF-8 text") from None
-    except OSError as error:
-        raise InputError(f"{args.file}: {error.strerror or error}") from None
+    output = args.output or str(Path(args.file).with_suffix(".html"))
+    refuse_clobbering([("-o", output)], [args.file])
+    check_writable(output, "-o")
+    text = read_text(args.file, MAX_TRACE_BYTES, "a trace file")
     try:
         lines = read_trace(text, args.file)
     except TraceError as error:
         raise InputError(str(error)) from None
-    output = args.output or str(Path(args.file).with_suffix(".html"))
-    _writable(output, "-o")
-    _write(output, render_page(lines, f"cint trace: {Path(args.file).name}"), "-o")
+    write_output(output, render_page(lines, f"cint trace: {Path(args.file).name}"), "-o")
     if output != "-":
         sys.stderr.write(f"wrote {output}\n")
     return 0

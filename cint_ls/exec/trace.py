@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -284,31 +285,219 @@ def write_trace(lines: Iterable[dict], stream) -> None:
 
 
 # ---------------------------------------------------------------- reading it back
+#
+# A trace file is data from outside (a file on disk, a client's `cint.tracePage`): every
+# line is checked against the whole format below, and what the page is given is only
+# the keys the format knows, each of the type it says, so that nothing the page reads
+# can stop its script. Anything else is one line: where (the line's number) and why.
 
+# A trace file larger than this is refused unread. The largest trace a run writes holds
+# 8 × 2048 × 2048 values (TOTAL_LIMIT) of 64-bit elements, about 21 bytes each with
+# its comma, and 10,000 dispatch lines: under 700 MiB.
+MAX_TRACE_BYTES = 1 << 30
+# No integer in a trace is wider than the widest element type's (I1024, LANGUAGE.md
+# "Types": -2^1023 to 2^1023 - 1): 308 decimal digits; longer ones are refused before
+# Python converts them (its limit is 4,300), and the page's floats hold every one.
+INT_BOUND = 2 ** 1023
+_INT_DIGITS = len(str(INT_BOUND))
+STATES = ("ran", "canonical", "not run", "unknown")
+
+
+class _Bad(Exception):
+    """Why a value is not what the format says (the reader adds where)."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > _INT_DIGITS:
+        raise _Bad(f"an integer of {len(text.lstrip('-')):,} digits; a trace's integers are at most "
+                   f"{_INT_DIGITS} digits (the widest element type, I1024)")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _Bad(f"the number {text[:40]} is beyond a float's range")
+    return value
+
+
+def _parse_constant(text: str):
+    raise _Bad(f"{text} is not a number a trace holds (JSON has no NaN or Infinity)")
+
+
+def _string(value):
+    if not isinstance(value, str):
+        raise _Bad("a string")
+    return value
+
+
+def _integer(value):
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Bad("an integer")
+    if not -INT_BOUND <= value <= INT_BOUND:
+        raise _Bad("an integer of at most 1024 bits")
+    return value
+
+
+def _count(value):
+    if _integer(value) < 0:
+        raise _Bad("an integer 0 or more")
+    return value
+
+
+def _number(value):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _integer(value)
+    if not isinstance(value, float) or value != value or value in (float("inf"), float("-inf")):
+        raise _Bad("a finite number")
+    return value
+
+
+def _nullable(check):
+    def nullable(value):
+        return None if value is None else check(value)
+    nullable.what = f"{_what(check)} or null"
+    return nullable
+
+
+def _list_of(check, what):
+    def items(value):
+        if not isinstance(value, list):
+            raise _Bad(what)
+        out = []
+        for number, item in enumerate(value):
+            try:
+                out.append(check(item))
+            except _Bad as error:
+                raise _Bad(f"{what}: element {number} is not {error}") from None
+        return out
+    items.what = what
+    return items
+
+
+def _object(fields: dict, what: str):
+    """A JSON object with these fields (each missing one null), its other keys dropped."""
+    def obj(value):
+        if not isinstance(value, dict):
+            raise _Bad(what)
+        out = {}
+        for key, check in fields.items():
+            try:
+                out[key] = check(value.get(key))
+            except _Bad as error:
+                raise _Bad(f"`{key}` of {what} must be {_what(check)}") from error
+        return out
+    obj.what = what
+    return obj
+
+
+def _one_of(*choices):
+    def choice(value):
+        if value not in choices or not isinstance(value, str):
+            raise _Bad(" or ".join(json.dumps(c) for c in choices))
+        return value
+    choice.what = " or ".join(json.dumps(c) for c in choices)
+    return choice
+
+
+def _run_state(value):
+    if not (isinstance(value, list) and len(value) == 2 and value[0] in STATES and isinstance(value[0], str)):
+        raise _Bad("a [state, count] pair")
+    return [value[0], _count(value[1])]
+
+
+_WHAT = {_string: "a string", _integer: "an integer", _count: "an integer 0 or more", _number: "a finite number",
+         _run_state: "a [state, count] pair"}
+
+
+def _what(check) -> str:
+    return getattr(check, "what", None) or _WHAT.get(check, "valid")
+
+
+_str, _int, _num = _nullable(_string), _nullable(_integer), _nullable(_number)
+_ints = _list_of(_integer, "a list of integers")
+_counts = _list_of(_count, "a list of integers 0 or more")
+_LINES = {
+    "run": {
+        "format": _string, "version": _integer, "role": _str, "file": _str, "executor": _string, "device": _str,
+        "chosen": _str, "decision": _str, "outcome": _string, "error": _str, "seconds": _num, "fuel": _int,
+        "dispatch_count": _int, "recorded": _int, "arrays_note": _str,
+        "fault": _nullable(_object({"code": _str, "operation": _str, "kernel": _str, "dispatch": _int, "phase": _int,
+                                    "work_item": _int, "step": _int, "line": _int, "column": _int}, "a fault")),
+    },
+    "dispatch": {
+        "role": _str, "number": _integer, "kernel": _string, "executor": _string, "device": _str, "start": _num,
+        "end": _num, "seconds": _num, "work_items": _nullable(_count), "space": _nullable(_counts),
+        "threads": _int, "launches": _int, "fuel": _int,
+        "copies": _nullable(_object({key: _nullable(_count) for key in COPIES}, "copies")),
+        "fault": _nullable(_object({"code": _str, "phase": _int, "work_item": _int, "index": _nullable(_ints)},
+                                   "a fault")),
+    },
+    "array": {
+        "role": _str, "dispatch": _integer, "kernel": _str, "param": _string, "element": _str,
+        "shape": _counts, "values": _ints,
+    },
+    "fault_map": {
+        "role": _str, "dispatch": _integer, "kernel": _str, "space": _counts, "work_item": _count, "index": _ints,
+        "order": _nullable(_one_of(*ORDERS)), "runs": _list_of(_run_state, "a list of [state, count] pairs"),
+    },
+}
+# The keys a line cannot do without (the others are null when missing).
 _REQUIRED = {
-    "run": {"format": str, "version": int, "executor": str, "outcome": str},
-    "dispatch": {"number": int, "kernel": str, "executor": str},
-    "array": {"dispatch": int, "param": str, "shape": list, "values": list},
-    "fault_map": {"dispatch": int, "space": list, "work_item": int, "runs": list},
+    "run": ("format", "version", "executor", "outcome"),
+    "dispatch": ("number", "kernel", "executor"),
+    "array": ("dispatch", "param", "shape", "values"),
+    "fault_map": ("dispatch", "space", "work_item", "index", "runs"),
 }
 
 
-def read_trace(text: str, name: str = "the trace") -> list[dict]:
-    """The lines of a trace file, checked; TraceError (one line) for anything else."""
-    lines: list[dict] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def _line(value) -> dict:
+    """One line checked against the format: its known keys, each of its type; _Bad for
+    anything else."""
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str) or value["type"] not in _LINES:
+        raise _Bad(f"not a trace line (an object whose `type` is one of {', '.join(_LINES)})")
+    kind = value["type"]
+    out = {"type": kind}
+    for key, check in _LINES[kind].items():
+        if key not in value and key in _REQUIRED[kind]:
+            raise _Bad(f"{_a(kind)} line needs `{key}` ({_what(check)})")
         try:
-            line = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise TraceError(f"{name}:{number}: not JSON ({error.msg})") from None
-        if not isinstance(line, dict) or line.get("type") not in _REQUIRED:
-            raise TraceError(f"{name}:{number}: not a trace line (an object whose `type` is one of "
-                             f"{', '.join(_REQUIRED)})")
-        for key, kind in _REQUIRED[line["type"]].items():
-            if not isinstance(line.get(key), kind) or isinstance(line.get(key), bool):
-                raise TraceError(f"{name}:{number}: a {line['type']} line needs `{key}` ({kind.__name__})")
+            out[key] = check(value.get(key))
+        except _Bad as error:
+            reason, what = str(error), _what(check)
+            if reason.startswith("`"):  # a key of an object inside: it says which
+                reason = f"{_a(kind)} line's `{key}`: {reason}"
+            else:
+                reason = f"{_a(kind)} line's `{key}` must be {what}" + ("" if what.endswith(reason) else
+                                                                        reason[reason.find(":"):])
+            raise _Bad(reason) from None
+    if kind == "array":
+        shape = out["shape"]
+        if len(shape) != 2 or shape[0] * shape[1] != len(out["values"]):
+            raise _Bad("an array's `shape` is [rows, columns] and it has rows × columns `values`")
+    elif kind == "fault_map":
+        space, size = out["space"], 1
+        for extent in space:
+            size = min(size * extent, INT_BOUND)  # bounded: a long list of wide extents stays cheap
+        if not space or out["work_item"] >= size or len(out["index"]) != len(space):
+            raise _Bad("a fault_map's `work_item` is one of its `space`'s, and `index` has an entry per extent")
+    return out
+
+
+def checked_lines(values: list, name: str = "the trace", numbers: Iterable[int] | None = None) -> list[dict]:
+    """Parsed trace lines checked against the format (the server's `cint.tracePage`
+    gets them parsed already): what the page may be given; TraceError (one line, with
+    the line's number) for anything else."""
+    lines: list[dict] = []
+    for number, value in zip(numbers if numbers is not None else itertools.count(1), values):
+        try:
+            line = _line(value)
+        except _Bad as error:
+            raise TraceError(f"{name}:{number}: {error}") from None
         if line["type"] == "run":
             if line["format"] != FORMAT:
                 raise TraceError(f"{name}:{number}: format {line['format']!r}, not {FORMAT!r}")
@@ -316,13 +505,29 @@ def read_trace(text: str, name: str = "the trace") -> list[dict]:
                 raise TraceError(f"{name}:{number}: trace version {line['version']}; this cint reads up to {VERSION}")
         elif not lines:
             raise TraceError(f"{name}:{number}: the first line of a trace is its `run` line")
-        if line["type"] == "array":
-            shape = line["shape"]
-            if len(shape) != 2 or not all(isinstance(n, int) and n >= 0 for n in shape) \
-                    or shape[0] * shape[1] != len(line["values"]):
-                raise TraceError(f"{name}:{number}: an array's `shape` is [rows, columns] and it has "
-                                 "rows × columns `values`")
         lines.append(line)
     if not lines:
         raise TraceError(f"{name}: empty: a trace begins with its `run` line")
     return lines
+
+
+def read_trace(text: str, name: str = "the trace") -> list[dict]:
+    """The lines of a trace file, checked (checked_lines); TraceError (one line) for
+    anything else. Lines end at `\\n` only: U+2028 or U+0085 inside a JSON string is text."""
+    values, numbers = [], []
+    for number, raw in enumerate(text.split("\n"), 1):
+        if not raw.strip(" \t\r"):  # JSON's own white space
+            continue
+        try:
+            values.append(json.loads(raw, parse_int=_parse_int, parse_float=_parse_float,
+                                     parse_constant=_parse_constant))
+        except json.JSONDecodeError as error:
+            raise TraceError(f"{name}:{number}: not JSON ({error.msg}, column {error.colno})") from None
+        except _Bad as error:
+            raise TraceError(f"{name}:{number}: {error}") from None
+        except RecursionError:
+            raise TraceError(f"{name}:{number}: nested too deeply for a trace line") from None
+        except ValueError as error:  # a number Python will not convert
+            raise TraceError(f"{name}:{number}: {error}") from None
+        numbers.append(number)
+    return checked_lines(values, name, numbers)

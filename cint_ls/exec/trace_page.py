@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 from .trace import SAFE
 
@@ -39,19 +40,47 @@ def _embedded(lines: list[dict]) -> list[dict]:
     return out
 
 
-def render_page(lines: list[dict], title: str = "cint trace") -> str:
-    """The page for the lines of a trace (read_trace or records)."""
-    data = json.dumps(_embedded(lines), separators=(",", ":")).replace("</", "<\\/")
-    return (_HEAD.replace("@TITLE@", html.escape(title))
-            + f'<script id="trace-data" type="application/json">{data}</script>\n'
-            + "<script>\nconst VIRIDIS = " + json.dumps(VIRIDIS) + ";\n" + _SCRIPT + "</script>\n</body>\n</html>\n")
+# Inside the inline JSON no character may mean anything to HTML: `<` would let a file's
+# name such as `<!--<script>` or `</script>` end or hide the data element (the page
+# drawn blank), and the line separators end a line of script. JSON's own escapes are
+# the same characters to JSON.parse.
+_HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                            "\u2028": "\\u2028", "\u2029": "\\u2029"})
+NONCE = re.compile(r"[A-Za-z0-9_-]{16,}\Z")  # base64url, as an editor's webview makes it
+
+
+def embedded_json(value) -> str:
+    """`value` as JSON that can stand inside an HTML `<script>` element as it is."""
+    return json.dumps(value, separators=(",", ":")).translate(_HTML_SAFE)
+
+
+def policy(nonce: str | None) -> str:
+    """The page's Content-Security-Policy: nothing loaded from anywhere; its own inline
+    script and style, by `nonce` where one is given (an editor's webview, which shows
+    the page as it is), else inline."""
+    allowed = "'unsafe-inline'" if nonce is None else f"'nonce-{nonce}'"
+    return f"default-src 'none'; script-src {allowed}; style-src {allowed}; img-src data:"
+
+
+def render_page(lines: list[dict], title: str = "cint trace", nonce: str | None = None) -> str:
+    """The page for the lines of a trace (read_trace or records). With `nonce` (16 or
+    more base64url characters) its policy lets run only the elements that carry it,
+    and each of its own `<script>` and `<style>` does."""
+    if nonce is not None and not NONCE.match(nonce):
+        raise ValueError("the nonce must be 16 or more base64url characters")
+    mark = "" if nonce is None else f' nonce="{nonce}"'
+    return (_HEAD.replace("@POLICY@", policy(nonce)).replace("<style>", f"<style{mark}>")
+            .replace("@TITLE@", html.escape(title))
+            + f'<script{mark} id="trace-data" type="application/json">{embedded_json(_embedded(lines))}</script>\n'
+            + f"<script{mark}>\nconst VIRIDIS = " + json.dumps(VIRIDIS) + ";\n" + _SCRIPT
+            + "</script>\n</body>\n</html>\n")
 
 
 _HEAD = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="@POLICY@">
 <title>@TITLE@</title>
 <style>
 body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #222; background: #fff; }

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
@@ -128,6 +129,8 @@ console.log(JSON.stringify({
   badtrace: msg(t.tracePageArguments({ uri: input.uri, trace: [1, 2] })),
   nopage: msg(t.pageHtml({ html: 42 })), noanswer: msg(t.pageHtml(null)),
   nonce: (() => { try { t.webviewHtml('<html></html>', 'short'); return null; } catch (e) { return e.message; } })(),
+  withnonce: msg(t.tracePageArguments(input, 'N'.repeat(16))),
+  oldserver: msg(t.pageHtml({ html: '<html><script>x</script></html>' }, 'N'.repeat(16))),
 }));
 """
     got = in_node(node, script, result)
@@ -137,6 +140,25 @@ console.log(JSON.stringify({
     assert got["notrace"].startswith("cint: the run result has no trace") and got["badtrace"] == got["notrace"]
     assert got["nopage"] == got["noanswer"] == "cint: the server's cint.tracePage gave no page"
     assert got["nonce"].startswith("webviewHtml: the nonce")
+    assert got["withnonce"] == [result["uri"], result["trace"], {"nonce": "N" * 16}]
+    assert got["oldserver"].startswith("cint: the server's page does not carry the webview's nonce")
+
+
+def test_webview_changes_nothing_of_the_page_but_its_policy(node):
+    """Issue 28 finding 6: the webview put its nonce on every `<script`/`<style`
+    substring, those of the trace's own text too (a file named `<!--<script>`), which
+    broke the page's JSON.parse. The server renders the page with the nonce; the webview
+    replaces the policy in the head and nothing else."""
+    result = result_of("heat_e1.ci")
+    trace = [dict(result["trace"][0], file="x<!--<script>y</script><style>.ci"), *result["trace"][1:]]
+    nonce = secrets.token_urlsafe(24)
+    page = trace_page(trace, {"nonce": nonce})["html"]
+    page = page.replace("</body>", "<p>a <script and a <style in text</p></body>")  # text the webview must leave
+    got = in_node(node, "const t = out('tracePage'); console.log(JSON.stringify(t.webviewHtml(input[0], input[1])));",
+                  [page, nonce])
+    head, body = got.split("</head>", 1)
+    assert body == page.split("</head>", 1)[1]
+    assert head.count("Content-Security-Policy") == 1 and f"'nonce-{nonce}'" in head
 
 
 def find_chromium() -> str | None:
@@ -157,13 +179,18 @@ def test_the_webview_page_draws_under_its_strict_policy(node, tmp_path):
             pytest.fail("chromium not found in CI")
         pytest.skip("headless Chromium not found (apt-get install chromium, or CINT_CHROMIUM)")
     result = result_of("heat_e1.ci")
-    page = trace_page(result["trace"])["html"]
+    # a file name with markup in it (issue 28 finding 6): the page still draws
+    trace = [dict(result["trace"][0], file="x<!--<script>y</script>.ci"), *result["trace"][1:]]
     script = """
 const t = out('tracePage');
 const nonce = t.makeNonce((n) => require('crypto').randomBytes(n));
-console.log(JSON.stringify({ nonce, html: t.webviewHtml(input, nonce) }));
+console.log(JSON.stringify({ nonce }));
 """
-    got = in_node(node, script, page)
+    nonce = in_node(node, script, None)["nonce"]
+    page = trace_page(trace, {"nonce": nonce})["html"]
+    got = {"nonce": nonce, "html": in_node(node, "const t = out('tracePage'); "
+                                           "console.log(JSON.stringify(t.webviewHtml(input[0], input[1])));",
+                                           [page, nonce])}
     html, nonce = got["html"], got["nonce"]
     policies = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
     assert policies == [f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; img-src data:"]

@@ -162,7 +162,7 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path):
         (("run", "--trace", str(tmp_path / "no" / "t.jsonl"), str(HEAT_E1)), "no directory"),
         (("run", "--trace-html", str(tmp_path), str(HEAT_E1)), "is a directory"),
         (("run", "--trace", str(tmp_path / "t"), "--trace-arrays", "1x", str(HEAT_E1)), "--trace-arrays"),
-        (("trace", str(tmp_path / "missing.jsonl")), "no such file"),
+        (("trace", str(tmp_path / "missing.jsonl")), "does not exist"),
     ]
     (tmp_path / "bad.jsonl").write_text("not json\n")
     cases.append((("trace", str(tmp_path / "bad.jsonl")), "bad.jsonl:1: not JSON"))

@@ -5,7 +5,6 @@ the session's run pool, with progress, cancellation, a time limit and the fuel s
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import uuid
@@ -16,8 +15,8 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ...exec.run import AUTO, RunOutcome
-from ...exec.trace import TraceError, read_trace
-from ...exec.trace_page import render_page
+from ...exec.trace import TraceError, checked_lines
+from ...exec.trace_page import NONCE, render_page
 from .. import convert
 from ..runs import compare_executors, run_program, run_result_json
 from ...ide.lenses import entry_functions
@@ -67,25 +66,33 @@ async def execute_command(session: Session, params: lsp.ExecuteCommandParams) ->
         function = await _function_argument(entry, args, 2, RUN_COMMAND)
         return await _run(session, params, entry, [executor], function, compare_them=False)
     if params.command == TRACE_PAGE_COMMAND:
-        return trace_page(args[1] if len(args) > 1 else None)
+        return trace_page(args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None)
     if params.command == COMPARE_COMMAND:
         function = await _function_argument(entry, args, 1, COMPARE_COMMAND)
         return await _run(session, params, entry, session.executors(), function, compare_them=True)
     raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
 
 
-def trace_page(lines: Any) -> dict:
-    """`cint.tracePage` [uri, trace]: the self-contained HTML page (exec/trace_page.py) of
-    a run result's `trace`, as {"html": ...}; a trace that is not one is InvalidParams."""
-    if not isinstance(lines, list) or not all(isinstance(line, dict) for line in lines):
+def trace_page(lines: Any, options: Any = None) -> dict:
+    """`cint.tracePage` [uri, trace, {nonce}?]: the self-contained HTML page
+    (exec/trace_page.py) of a run result's `trace`, as {"html": ...}; with `nonce`, the
+    page's policy lets run only its own elements, which carry it (an editor's webview
+    shows it as it is). A trace that is not one, checked line by line against the format
+    as `cint trace` checks a file, is InvalidParams with the line's number."""
+    if not isinstance(lines, list):
         raise JsonRpcInvalidParams(f"{TRACE_PAGE_COMMAND}: the second argument must be a run result's trace "
                                    "(a list of trace lines)")
+    nonce = options.get("nonce") if isinstance(options, dict) else None
+    if options is not None and (not isinstance(options, dict) or not isinstance(nonce, (str, type(None)))
+                                or (nonce is not None and not NONCE.match(nonce))):
+        raise JsonRpcInvalidParams(f"{TRACE_PAGE_COMMAND}: the third argument is {{\"nonce\": 16 or more base64url "
+                                   "characters}")
     try:
-        checked = read_trace("".join(json.dumps(line) + "\n" for line in lines), "the trace")
+        checked = checked_lines(lines, "the trace")
     except TraceError as error:
         raise JsonRpcInvalidParams(f"{TRACE_PAGE_COMMAND}: {error}") from None
-    name = next((line.get("file") for line in checked if line["type"] == "run"), None) or "run"
-    return {"html": render_page(checked, f"cint trace: {PurePath(name).name}")}
+    name = next((line["file"] for line in checked if line["type"] == "run"), None) or "run"
+    return {"html": render_page(checked, f"cint trace: {PurePath(name).name}", nonce)}
 
 
 async def _function_argument(entry: OpenDocument, args: list, index: int, command: str) -> str | None:

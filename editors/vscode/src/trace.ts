@@ -1,7 +1,8 @@
 // "cint: Show trace": the page of a run's trace in a webview beside the editor (issue 18).
 // The run result (`cint/runResult`) carries `trace`; the server's command `cint.tracePage`
-// [uri, trace] answers the self-contained page `{html}`, shown under a Content-Security-Policy
-// that lets only its own inline script and style run (a nonce: src/tracePage.ts).
+// [uri, trace, {nonce}] answers the self-contained page `{html}`, its own script and style
+// marked with the nonce, shown under a Content-Security-Policy that lets only those run
+// (src/tracePage.ts).
 
 import { randomBytes } from "crypto";
 import * as vscode from "vscode";
@@ -41,7 +42,8 @@ export class TraceView implements vscode.Disposable {
   /** The command: the page of `result`'s trace (or the last run's) in a webview beside the
    * active editor. A malformed argument or a result without a trace is an error message. */
   async show(result?: unknown): Promise<void> {
-    const args = tracePageArguments(result === undefined ? this.last : result);
+    const nonce = makeNonce((size) => randomBytes(size));
+    const args = tracePageArguments(result === undefined ? this.last : result, nonce);
     if (args instanceof Error) {
       void vscode.window.showErrorMessage(args.message);
       return;
@@ -53,7 +55,8 @@ export class TraceView implements vscode.Disposable {
     }
     let html: string | Error;
     try {
-      html = pageHtml(await current.sendRequest(ExecuteCommandRequest.type, { command: TRACE_PAGE, arguments: args }));
+      html = pageHtml(await current.sendRequest(ExecuteCommandRequest.type, { command: TRACE_PAGE, arguments: args }),
+                      nonce);
     } catch (error) {
       html = new Error(`cint: ${TRACE_PAGE} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -73,7 +76,7 @@ export class TraceView implements vscode.Disposable {
       this.panel.reveal(vscode.ViewColumn.Beside, true);
     }
     this.panel.title = title;
-    this.panel.webview.html = webviewHtml(html, makeNonce((size) => randomBytes(size)));
+    this.panel.webview.html = webviewHtml(html, nonce);
   }
 
   dispose(): void {

@@ -4,9 +4,12 @@
  * and the command `cint.tracePage` [uri, trace] answers the self-contained page, `{html}`
  * (cint_ls/exec/trace_page.py: the trace inlined, the script and styles inline, nothing
  * fetched). A webview shows it with a Content-Security-Policy that lets only the page's own
- * inline script and style run: a fresh nonce on each of its `<script>` and `<style>` elements
- * (never `'unsafe-inline'`), and nothing loaded from anywhere (`default-src 'none'`; images
- * only as `data:`, which the page's canvases do not need but its legend may). */
+ * inline script and style run: a fresh nonce, sent with the command (`[uri, trace, {nonce}]`),
+ * which the server puts on each of the page's `<script>` and `<style>` elements (never
+ * `'unsafe-inline'`), and nothing loaded from anywhere (`default-src 'none'`; images only as
+ * `data:`, which the page's canvases do not need but its legend may). The webview changes
+ * nothing of the page's text but its policy: the trace's own text (a file named
+ * `<!--<script>`) stays exactly as the server escaped it. */
 
 type Json = Record<string, unknown>;
 
@@ -26,9 +29,9 @@ export function traceOf(result: unknown): Json[] | undefined {
     : undefined;
 }
 
-/** The arguments of `cint.tracePage` for a run result, or an Error that says what is
- * missing. */
-export function tracePageArguments(result: unknown): [string, Json[]] | Error {
+/** The arguments of `cint.tracePage` for a run result (with the webview's nonce, when
+ * given), or an Error that says what is missing. */
+export function tracePageArguments(result: unknown, nonce?: string): [string, Json[]] | [string, Json[], Json] | Error {
   if (typeof result !== "object" || result === null || Array.isArray(result)) {
     return new Error("cint: Show trace needs a run result (run the file first)");
   }
@@ -40,14 +43,18 @@ export function tracePageArguments(result: unknown): [string, Json[]] | Error {
   if (!trace) {
     return new Error("cint: the run result has no trace (a server older than the trace, or a malformed result)");
   }
-  return [uri, trace];
+  return nonce === undefined ? [uri, trace] : [uri, trace, { nonce }];
 }
 
-/** The page's HTML from the command's answer, or an Error. */
-export function pageHtml(answer: unknown): string | Error {
+/** The page's HTML from the command's answer, or an Error; with `nonce`, the page's own
+ * script must carry it (a server that ignores the nonce sends a page the policy stops). */
+export function pageHtml(answer: unknown, nonce?: string): string | Error {
   const html = typeof answer === "object" && answer !== null ? (answer as Json).html : undefined;
   if (typeof html !== "string" || !/<html[\s>]/i.test(html)) {
     return new Error("cint: the server's cint.tracePage gave no page");
+  }
+  if (nonce !== undefined && !html.includes(`<script nonce="${nonce}">`)) {
+    return new Error("cint: the server's page does not carry the webview's nonce (a server older than the extension?)");
   }
   return html;
 }
@@ -64,18 +71,20 @@ export function makeNonce(random: (size: number) => Uint8Array): string {
 
 const CSP_META = /<meta\s+http-equiv=["']Content-Security-Policy["'][^>]*>/gi;
 
-/** The page for a webview: its own policy replaced by the nonce's (one policy, first in
- * `<head>`), and the nonce on every `<script>` and `<style>` start tag. */
+/** The page for a webview, rendered by the server with `nonce` on its own elements: its
+ * policy replaced by the nonce's (one policy, first in `<head>`) and nothing else changed.
+ * Only the `<meta>` policy elements of the page's head are touched: the trace's text, in
+ * the body, is never rewritten (a nonce added inside it broke JSON.parse, issue 28). */
 export function webviewHtml(html: string, nonce: string): string {
   if (!/^[A-Za-z0-9_-]{16,}$/.test(nonce)) {
     throw new Error("webviewHtml: the nonce must be 16 or more base64url characters");
   }
   const meta = `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(nonce)}">`;
-  let page = html.replace(CSP_META, "");
-  page = page.replace(/<(script|style)(?=[\s>])([^>]*)>/gi, (_whole, tag: string, rest: string) =>
-    `<${tag} nonce="${nonce}"${rest.replace(/\snonce=("[^"]*"|'[^']*'|\S+)/gi, "")}>`);
-  if (/<head[^>]*>/i.test(page)) {
-    return page.replace(/<head[^>]*>/i, (head) => `${head}\n${meta}`);
+  const split = html.search(/<\/head>/i);
+  const head = split < 0 ? "" : html.slice(0, split).replace(CSP_META, "");
+  const page = split < 0 ? html : head + html.slice(split);
+  if (/<head[^>]*>/i.test(head)) {
+    return page.replace(/<head[^>]*>/i, (tag) => `${tag}\n${meta}`);
   }
   return `${meta}\n${page}`;
 }
