@@ -23,6 +23,18 @@ from .types import BOOL, I64, VOID, ArrayType, BoolType, IntType, Type, scalar_t
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def quiet_in_regions(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Without the diagnostics inside the region a syntax error confuses (its
+    `data["region"]`, the statement the parser misread): they are its consequences, not
+    mistakes of their own (`I64 k = 2` before `scale(a, k, b);` would add "a dispatch has
+    no value" and "unknown name `k`" to the missing `;`)."""
+    regions = [d.data["region"] for d in diagnostics if d.code.startswith("C1") and "region" in (d.data or {})]
+    if not regions:
+        return diagnostics
+    return [d for d in diagnostics
+            if d.code.startswith("C1") or not any(a <= d.span.start_byte < b for a, b in regions)]
+
+
 class Checker(KernelRules, ExpressionChecker):
     def __init__(self, syntax: SyntaxResult, cache: AnalysisCache | None = None) -> None:
         self.result = CheckedModule(syntax.module, syntax.source, list(syntax.diagnostics))
@@ -76,6 +88,7 @@ class Checker(KernelRules, ExpressionChecker):
         if self.cache is not None:
             names = {(s.kind, s.name) for s in self.module_scope.names.values()}
             self.cache.keep(self.records, names)
+        self.result.diagnostics = quiet_in_regions(self.result.diagnostics)
         self.result.diagnostics.sort(key=lambda d: (d.span.start_byte, d.code))
         return self.result
 

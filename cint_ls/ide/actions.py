@@ -100,7 +100,8 @@ def _fixes(doc, d: Diagnostic):
     data = d.data or {}
     if d.code == "C1002" and data.get("missing") in CLOSERS:
         token = data["missing"]
-        yield f"Insert `{token}`", [TextChange(d.span, token)], True
+        # `insert`: the token with its layout (a `}` on its own line, at its block's indentation).
+        yield f"Insert `{token}`", [TextChange(d.span, data.get("insert", token))], True
     elif d.code == "C2001" and isinstance(data.get("suggestion"), str):
         yield f"Change to `{data['suggestion']}`", [TextChange(d.span, data["suggestion"])], True
     elif d.code == "C3003":
