@@ -132,8 +132,12 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
     repairs, rest, text, rounds = recover(tree, source.data)
     found: list[Diagnostic] = []
     for r in repairs:
-        at = source.span(r.at, r.at)
+        at = source.span(r.at, r.at + r.old)
         data = {"missing": r.missing, "insert": r.text, "region": list(r.region)}
+        if r.old:
+            found.append(Diagnostic(r.code, Severity.ERROR, r.message, at,
+                                    data={"replacement": r.text, "region": list(r.region)}))
+            continue
         if r.missing == "}" and r.opener is not None:
             line, column = source.line_column(r.opener)
             message = f"expected `}}` to close the `{{` at {line}:{column}; the indentation says the block ends here"

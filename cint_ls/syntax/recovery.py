@@ -24,7 +24,7 @@ statement the parser misread), where the analysis's diagnostics are noise.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import tree_sitter
 
@@ -38,6 +38,7 @@ _CONTINUES = {b"{", b"(", b"[", b",", b"=", b"+", b"-", b"*", b"/", b"%", b"&", 
               b"~", b".", b":", b";", b"}"}
 # Statement openers: the next line starting with one of these begins a new statement.
 _STATEMENT_START = re.compile(rb"[A-Za-z_\"}]")
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TRIALS = 12  # reparses per file at most: recovery stays cheap on a big file with many errors
 
 
@@ -51,6 +52,9 @@ class Repair:
     opener: int | None = None  # the `{` a `}` closes
     region: tuple[int, int] = (0, 0)
     statement: str = ""  # the node a `;` ends (`variable_declaration`, ...)
+    old: int = 0  # bytes replaced at `at` (a misspelt keyword, `=` for `==`); 0: an insertion
+    code: str = "C1002"
+    message: str = ""  # for a replacement: the whole message
 
 
 @dataclass(slots=True)
@@ -184,6 +188,53 @@ def semicolon(data: bytes, error: tree_sitter.Node) -> list[Repair]:
     return out
 
 
+# The keywords a statement or an item starts with, for "did you mean `kernel`?".
+KEYWORDS = ("kernel", "export", "return", "while", "switch", "assert", "continue", "break", "reduce", "inout",
+            "default", "else", "void")
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance, with a swap of neighbours counted as one edit."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            best = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                best = min(best, rows[-2][j - 2] + 1)
+            row.append(best)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def respelled(data: bytes, error: tree_sitter.Node) -> list[Repair]:
+    """A misspelt keyword at the start of the error's line (`kernal` for `kernel`), and
+    `=` for `==` in the condition of an `if` or `while` on it."""
+    toks = [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
+    line = error.start_point[0]
+    on = [t for t in toks if t.line == line]
+    out: list[Repair] = []
+    if len(on) > 1 and _WORD.fullmatch(on[0].text) and _WORD.fullmatch(on[1].text):
+        word = on[0].text.decode()
+        close = [k for k in KEYWORDS if k != word and _distance(word, k) <= (1 if len(k) <= 4 else 2)]
+        if len(close) == 1:
+            out.append(Repair(on[0].start, close[0], close[0], old=len(on[0].text), code="C1004",
+                              message=f"unknown word `{word}`; did you mean `{close[0]}`?"))
+    if on and on[0].text in (b"if", b"while", b"}"):
+        depth = 0
+        for i, t in enumerate(on):
+            if t.text == b"(":
+                depth += 1
+            elif t.text == b")":
+                depth -= 1
+            elif (t.text == b"=" and depth == 1 and on[i - 1].text not in (b"=", b"!", b"<", b">")
+                  and (i + 1 == len(on) or on[i + 1].text != b"=")):
+                out.append(Repair(t.start, "==", "==", old=1, code="C1005",
+                                  message="`=` is not a comparison (an assignment is a statement); did you mean `==`?"))
+                break
+    return out
+
+
 def _indent_of(data: bytes, offset: int) -> bytes:
     start = data.rfind(b"\n", 0, offset) + 1
     text = data[start:offset]
@@ -198,9 +249,9 @@ def _reparse(tree: tree_sitter.Tree, data: bytes, repairs: list[Repair]) -> tupl
     for r in sorted(repairs, key=lambda r: r.at, reverse=True):
         row = out.count(b"\n", 0, r.at)
         column = r.at - (out.rfind(b"\n", 0, r.at) + 1)
-        length = len(r.missing)
-        edited.edit(r.at, r.at, r.at + length, (row, column), (row, column), (row, column + length))
-        out = out[:r.at] + r.missing.encode() + out[r.at:]
+        length = len(r.missing.encode())
+        edited.edit(r.at, r.at + r.old, r.at + length, (row, column), (row, column + r.old), (row, column + length))
+        out = out[:r.at] + r.missing.encode() + out[r.at + r.old:]
     return out, _parser().parse(out, edited)
 
 
@@ -208,9 +259,9 @@ def _shift(offset: int, repairs: list[Repair]) -> int:
     """An offset of the repaired text as an offset of the text before the repairs."""
     moved = offset
     for r in sorted(repairs, key=lambda r: r.at):
-        inserted = r.at + sum(len(q.missing) for q in repairs if q.at < r.at)
+        inserted = r.at + sum(len(q.missing) - q.old for q in repairs if q.at < r.at)
         if offset >= inserted + len(r.missing):
-            moved -= len(r.missing)
+            moved -= len(r.missing) - r.old
         elif offset > inserted:
             moved -= offset - inserted
     return moved
@@ -232,10 +283,19 @@ def _region(errors: list[tree_sitter.Node], repairs: list[Repair], data: bytes) 
 
 def _ended(tree: tree_sitter.Tree, repair: Repair, repairs: list[Repair]) -> str:
     """The type of the node that the inserted `;` ends, in the repaired tree."""
-    at = repair.at + sum(len(q.missing) for q in repairs if q.at < repair.at)
+    at = repair.at + sum(len(q.missing) - q.old for q in repairs if q.at < repair.at)
     token = tree.root_node.descendant_for_byte_range(at, at + 1)
     parent = token.parent if token is not None else None
     return parent.type if parent is not None else ""
+
+
+def _outermost(tree: tree_sitter.Tree, repair: Repair, repairs: list[Repair]) -> tree_sitter.Node:
+    """The largest node of the repaired tree that starts where the repair's token does."""
+    at = repair.at + sum(len(q.missing) - q.old for q in repairs if q.at < repair.at)
+    node = tree.root_node.descendant_for_byte_range(at, at + 1)
+    while node.parent is not None and node.parent.start_byte == at and node.parent.parent is not None:
+        node = node.parent
+    return node
 
 
 def recover(tree: tree_sitter.Tree, data: bytes, budget: list[int] | None = None,
@@ -253,6 +313,7 @@ def recover(tree: tree_sitter.Tree, data: bytes, budget: list[int] | None = None
     if closing:
         attempts.append(closing)
     for node in errors:
+        attempts += [[r] for r in respelled(data, node)]
         if node.is_missing and node.type == ";":
             continue  # tree-sitter already says where
         attempts += [[r] for r in semicolon(data, node)]
@@ -266,12 +327,14 @@ def recover(tree: tree_sitter.Tree, data: bytes, budget: list[int] | None = None
         if len(remaining) >= len(errors) or near:
             continue
         region = _region(errors, repairs, data)
-        repairs = [Repair(r.at, r.text, r.missing, r.opener, region, _ended(after, r, repairs)) for r in repairs]
+        for r in repairs:
+            if r.old:  # a respelt word: its whole item or statement was misread
+                end = _shift(_outermost(after, r, repairs).end_byte, repairs)
+                region = (region[0], max(region[1], end))
+        repairs = [replace(r, region=region, statement=_ended(after, r, repairs)) for r in repairs]
         deeper, rest, text, made = recover(after, repaired, budget)
-        mapped = [Repair(_shift(r.at, repairs), r.text, r.missing,
-                         None if r.opener is None else _shift(r.opener, repairs),
-                         (_shift(r.region[0], repairs), _shift(r.region[1], repairs)), r.statement)
-                  for r in deeper]
+        mapped = [replace(r, at=_shift(r.at, repairs), opener=None if r.opener is None else _shift(r.opener, repairs),
+                          region=(_shift(r.region[0], repairs), _shift(r.region[1], repairs))) for r in deeper]
         return repairs + mapped, rest, text, [repairs] + made
     return [], errors, data, []
 
