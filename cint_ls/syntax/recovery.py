@@ -24,6 +24,7 @@ statement the parser misread), where the analysis's diagnostics are noise.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
 
 import tree_sitter
@@ -75,6 +76,7 @@ class _Token:
     line: int
 
 
+@lru_cache(maxsize=4)  # braces, semicolon and respelled read the same text's tokens
 def tokens(data: bytes) -> list[_Token]:
     out, line, last = [], 0, 0
     for m in _TOKEN.finditer(data):
@@ -82,6 +84,12 @@ def tokens(data: bytes) -> list[_Token]:
         last = m.start()
         out.append(_Token(m.start(), m.end(), m.group(), line))
     return out
+
+
+@lru_cache(maxsize=4)
+def _code_tokens(data: bytes) -> list[_Token]:
+    """The tokens without the comments."""
+    return [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
 
 
 def _line_starts(data: bytes) -> list[int]:
@@ -107,7 +115,7 @@ def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
 def braces(data: bytes) -> list[Repair] | None:
     """Where the indentation says the unclosed blocks end; None when that is not certain
     (or when no `}` is missing)."""
-    toks = [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
+    toks = _code_tokens(data)
     opened = sum(1 for t in toks if t.text == b"{") - sum(1 for t in toks if t.text == b"}")
     if opened <= 0:
         return None
@@ -168,7 +176,7 @@ def braces(data: bytes) -> list[Repair] | None:
 def semicolon(data: bytes, error: tree_sitter.Node) -> list[Repair]:
     """A `;` at the end of the error's line or of the line before it, where the next
     line starts a new statement at the same or a lesser indentation."""
-    toks = [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
+    toks = _code_tokens(data)
     if not toks:
         return []
     line = error.start_point[0]
@@ -210,7 +218,7 @@ def _distance(a: str, b: str) -> int:
 def respelled(data: bytes, error: tree_sitter.Node) -> list[Repair]:
     """A misspelt keyword at the start of the error's line (`kernal` for `kernel`), and
     `=` for `==` in the condition of an `if` or `while` on it."""
-    toks = [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
+    toks = _code_tokens(data)
     line = error.start_point[0]
     on = [t for t in toks if t.line == line]
     out: list[Repair] = []
