@@ -23,6 +23,32 @@ from .types import BOOL, I64, VOID, ArrayType, BoolType, IntType, Type, scalar_t
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+# C's type names → (the cint type that is certainly meant, or None; the message).
+C_TYPES = {
+    "int": ("I32", "cint's 32-bit integer is `I32`"),
+    "long": ("I64", "cint's 64-bit integer is `I64`"),
+    "short": ("I16", "cint's 16-bit integer is `I16`"),
+    "unsigned": ("U32", "cint's unsigned 32-bit integer is `U32`"),
+    "bool": ("Bool", "cint's truth type is `Bool`"),
+    "size_t": ("I64", "sizes, extents and indices are `I64` in cint"),
+    "char": (None, "cint has no character type: use `I8`, or `U8` for a byte"),
+    "float": (None, "cint has no floating point: use a fixed-point type `Qm.n` (`Q16.16`), or an integer"),
+    "double": (None, "cint has no floating point: use a fixed-point type `Qm.n` (`Q32.32`), or an integer"),
+}
+
+
+def quiet_in_regions(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Without the diagnostics inside the region a syntax error confuses (its
+    `data["region"]`, the statement the parser misread): they are its consequences, not
+    mistakes of their own (`I64 k = 2` before `scale(a, k, b);` would add "a dispatch has
+    no value" and "unknown name `k`" to the missing `;`)."""
+    regions = [d.data["region"] for d in diagnostics if d.code.startswith("C1") and "region" in (d.data or {})]
+    if not regions:
+        return diagnostics
+    return [d for d in diagnostics
+            if d.code.startswith("C1") or not any(a <= d.span.start_byte < b for a, b in regions)]
+
+
 class Checker(KernelRules, ExpressionChecker):
     def __init__(self, syntax: SyntaxResult, cache: AnalysisCache | None = None) -> None:
         self.result = CheckedModule(syntax.module, syntax.source, list(syntax.diagnostics))
@@ -76,6 +102,7 @@ class Checker(KernelRules, ExpressionChecker):
         if self.cache is not None:
             names = {(s.kind, s.name) for s in self.module_scope.names.values()}
             self.cache.keep(self.records, names)
+        self.result.diagnostics = quiet_in_regions(self.result.diagnostics)
         self.result.diagnostics.sort(key=lambda d: (d.span.start_byte, d.code))
         return self.result
 
@@ -197,6 +224,13 @@ class Checker(KernelRules, ExpressionChecker):
             self.error("C3001", "`void` is only a function's return type", ref.span)
             return ERROR
         if isinstance(ref, ast.NamedTypeRef):
+            habit = C_TYPES.get(ref.name.text)
+            if habit is not None:
+                # A C type name (a habit, not a struct): say what cint writes instead.
+                replacement, message = habit
+                self.report("C3019", Severity.ERROR, f"`{ref.name.text}` is C; {message}", ref.span,
+                            data={"replacement": replacement} if replacement else {})
+                return ERROR
             self.error("C9001", f"`{ref.name.text}`: structs are not implemented", ref.span)
             return ERROR
         if isinstance(ref, ast.ArrayTypeRef):

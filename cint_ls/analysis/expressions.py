@@ -199,6 +199,8 @@ class ExpressionChecker:
         if e.op == "!":
             t = self.expect_type(e.operand, BOOL, "the operand of `!`")
             return BOOL if not isinstance(t, ErrorType) else ERROR
+        if e.op == "-" and isinstance(e.operand, ast.IntLit) and self.negative_literal_misfits(e, expected):
+            return ERROR
         t = self.expr(e.operand, expected)
         if isinstance(t, ErrorType):
             return ERROR
@@ -208,6 +210,29 @@ class ExpressionChecker:
             return t
         self.error("C3007", f"`{e.op}` is not defined for {t.name}", e.op_span)
         return ERROR
+
+    def negative_literal_misfits(self, e: ast.Unary, expected) -> bool:
+        """`-129` for an I8 is reported as written, not as "the literal 129"; `-128` is
+        unary minus applied to 128, which does not fit: `I8.min` is the spelling, and the
+        diagnostic's `data["replacement"]` is the quick fix that writes it."""
+        try:
+            value = parse_integer_literal(e.operand.text)
+        except ValueError:
+            return False  # the literal's own check says so
+        if isinstance(expected, FixedType):
+            return False
+        t = expected if isinstance(expected, IntType) else I64
+        if t.contains(value):
+            return False
+        written = f"-{e.operand.text}"
+        if t.signed and value == t.max + 1:
+            self.report("C3002", Severity.ERROR,
+                        f"the literal {e.operand.text} does not fit {t.name} ({type_range(t)}): `{written}` is unary "
+                        f"minus applied to it; write {t.name}.min for {-value}", e.span,
+                        data={"replacement": f"{t.name}.min"})
+        else:
+            self.error("C3002", f"the literal {written} does not fit {t.name} ({type_range(t)})", e.span)
+        return True
 
     def operand_pair(self, left: ast.Expr, right: ast.Expr, expected: Type | None) -> tuple[Type, Type]:
         """Type two operands that must agree; a literal side takes the other's type."""

@@ -11,6 +11,8 @@ program that runs): rewriting `-x` as `0 - x` would change the operation a fault
 | code | fix |
 | --- | --- |
 | C1002 | insert the missing `;`, `)`, `]` or `}` where it belongs |
+| C1004 | the keyword a misspelt word was meant to be (`kernal` → `kernel`) |
+| C1005 | `==` for the `=` in a condition |
 | C2001 | the name the message suggests ("did you mean `x`?") |
 | C3003 | convert the value with `as T` (an assignment, a declaration, an argument) |
 | C5005 | declare the in parameter a store writes `inout` |
@@ -100,7 +102,10 @@ def _fixes(doc, d: Diagnostic):
     data = d.data or {}
     if d.code == "C1002" and data.get("missing") in CLOSERS:
         token = data["missing"]
-        yield f"Insert `{token}`", [TextChange(d.span, token)], True
+        # `insert`: the token with its layout (a `}` on its own line, at its block's indentation).
+        yield f"Insert `{token}`", [TextChange(d.span, data.get("insert", token))], True
+    elif d.code in ("C1004", "C1005", "C3019", "C3002") and isinstance(data.get("replacement"), str):
+        yield f"Change to `{data['replacement']}`", [TextChange(d.span, data["replacement"])], True
     elif d.code == "C2001" and isinstance(data.get("suggestion"), str):
         yield f"Change to `{data['suggestion']}`", [TextChange(d.span, data["suggestion"])], True
     elif d.code == "C3003":

@@ -13,6 +13,7 @@ from enum import IntEnum
 
 import tree_sitter
 
+from .recovery import recover, to_original
 from .source import SourceText, Span
 
 
@@ -121,34 +122,41 @@ def _error_message(source: SourceText, node: tree_sitter.Node) -> str:
 
 def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagnostic]:
     """One diagnostic for each ERROR node (C1001) and each MISSING node (C1002), in
-    source order. Nested errors inside an ERROR node are not reported again."""
-    found: list[Diagnostic] = []
+    source order, after `recovery` has decided the missing `}` and `;` from the layout:
+    each of those is one C1002 where it is missing, with the region it confuses
+    (`data["region"]`, where the analysis stays quiet). Nested errors inside an ERROR
+    node are not reported again. Only a position `recovery` is sure of has the data of a
+    fix (`data["missing"]`, and `data["insert"]` where the text is more than the token)."""
     if not tree.root_node.has_error:
-        return found
-    cursor = tree.walk()
-    visited_children = False
-    while True:
-        node = cursor.node
-        if not visited_children:
-            if node.is_missing:
-                at = source.span(node.start_byte, node.start_byte)
-                # The missing token, for the editor's quick fix that inserts it.
-                data = {} if node.is_named else {"missing": node.type}
-                found.append(Diagnostic("C1002", Severity.ERROR, _missing_message(source, node), at, data=data))
-            elif node.type == "ERROR" or node.is_error:
-                end = node.end_byte if node.end_byte > node.start_byte else node.start_byte
-                found.append(
-                    Diagnostic("C1001", Severity.ERROR, _error_message(source, node), source.span(node.start_byte, end))
-                )
-                # Do not descend: one diagnostic per ERROR node.
-                visited_children = True
-                continue
-            if node.has_error and cursor.goto_first_child():
-                continue
-            visited_children = True
-        if cursor.goto_next_sibling():
-            visited_children = False
-        elif not cursor.goto_parent():
-            break
+        return []
+    repairs, rest, text, rounds = recover(tree, source.data)
+    found: list[Diagnostic] = []
+    for r in repairs:
+        at = source.span(r.at, r.at + r.old)
+        data = {"missing": r.missing, "insert": r.text, "region": list(r.region)}
+        if r.old:
+            found.append(Diagnostic(r.code, Severity.ERROR, r.message, at,
+                                    data={"replacement": r.text, "region": list(r.region)}))
+            continue
+        if r.missing == "}" and r.opener is not None:
+            line, column = source.line_column(r.opener)
+            message = f"expected `}}` to close the `{{` at {line}:{column}; the indentation says the block ends here"
+            related = (Related(source.span(r.opener, r.opener + 1), "the block that is not closed"),)
+        else:
+            what = _STATEMENT_NAMES.get(r.statement)
+            message = f"expected `{r.missing}` after {what}" if what else f"expected `{r.missing}`"
+            related = ()
+        found.append(Diagnostic("C1002", Severity.ERROR, message, at, related, data=data))
+    repaired = source if not rounds else SourceText(text.decode("utf-8", errors="replace"), source.path)
+    for node in rest:
+        start, end = to_original(node.start_byte, rounds), to_original(node.end_byte, rounds)
+        if node.is_missing:
+            # A `}` whose place the layout does not tell gets no fix: at the end of the
+            # file, tree-sitter's guess, it would move the statements after it.
+            data = {} if node.is_named or node.type == "}" else {"missing": node.type}
+            message = _missing_message(repaired, node)
+            found.append(Diagnostic("C1002", Severity.ERROR, message, source.span(start, start), data=data))
+        else:
+            found.append(Diagnostic("C1001", Severity.ERROR, _error_message(repaired, node), source.span(start, end)))
     found.sort(key=lambda d: d.span.start_byte)
     return found

@@ -41,7 +41,8 @@ CASES = {
     # types
     "unknown type": ("void f() { I24 x = 1; }", [("C3001", 1, 12)]),
     "literal too big": ("void f() { U8 x = 256; }", [("C3002", 1, 19)]),
-    "minus min hint": ("void f() { I8 x = -128; }", [("C3002", 1, 20)]),
+    # At the whole `-128`, which its quick fix replaces with `I8.min` (issue 32).
+    "minus min hint": ("void f() { I8 x = -128; }", [("C3002", 1, 19)]),
     "mixed operands": ("void f(I32 a, I64 b) { I64 c = a + b; }", [("C3003", 1, 34)]),
     "no implicit conversion": ("void f(I32 a) { I64 c = a; }", [("C3003", 1, 25)]),
     "fixed literal needs context": ("void f() { I64 x = 1.5; }", [("C3017", 1, 20)]),

@@ -1,0 +1,355 @@
+"""Recovery that finds the real mistake: a missing `}` or `;` decided from the tokens
+around the error, not from where tree-sitter's recovery happened to put it.
+
+Tree-sitter repairs a missing `}` with a MISSING node at the end of the file (the
+top-level `go();` then moves into the function) and a missing `;` before a call by
+reading the call as the declaration's value. rustc and clang decide such slips from the
+layout instead, and so does this module:
+
+- a `}`: every `{` is owned by the line its statement starts on; the block ends before
+  the first following statement whose indentation is at or left of the owner's (unless
+  that line starts with the `}` itself). The position is *certain* only when the whole
+  file reads one way: every `}` sits at its opener's indentation, the count of missing
+  braces is the count of unclosed blocks, indentation does not mix tabs and spaces.
+  Otherwise no position is given (and the editor offers no fix).
+- a `;`: at the end of the line of the error, or of the line before it, when the next
+  line starts a new statement at the same or a lesser indentation.
+
+Each repair is tried: the repaired text is parsed again and must have fewer errors,
+none near the repair. What remains wrong in the repaired text is reported too, mapped
+back to the original. Each repair carries the region that its mistake confuses (the
+statement the parser misread), where the analysis's diagnostics are noise.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from dataclasses import dataclass, field, replace
+
+import tree_sitter
+
+from .parser import _parser
+
+# Comments, strings, then single tokens. A string ends at its line's end when unterminated.
+_TOKEN = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"?|[A-Za-z_][A-Za-z0-9_]*|[0-9][A-Za-z0-9_.]*|\S',
+                    re.S)
+# A line ending in one of these continues on the next line: no `;` belongs there.
+_CONTINUES = {b"{", b"(", b"[", b",", b"=", b"+", b"-", b"*", b"/", b"%", b"&", b"|", b"^", b"<", b">", b"!",
+              b"~", b".", b":", b";", b"}"}
+# Statement openers: the next line starting with one of these begins a new statement.
+_STATEMENT_START = re.compile(rb"[A-Za-z_\"}]")
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+MAX_TRIALS = 12  # reparses per file at most: recovery stays cheap on a big file with many errors
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """Insert `text` at byte `at` (the fix); `trial` is what the parse check inserts."""
+
+    at: int
+    text: str
+    missing: str
+    opener: int | None = None  # the `{` a `}` closes
+    region: tuple[int, int] = (0, 0)
+    statement: str = ""  # the node a `;` ends (`variable_declaration`, ...)
+    old: int = 0  # bytes replaced at `at` (a misspelt keyword, `=` for `==`); 0: an insertion
+    code: str = "C1002"
+    message: str = ""  # for a replacement: the whole message
+
+
+@dataclass(slots=True)
+class Raw:
+    """A syntax error of a (possibly repaired) text: C1001 or C1002 at bytes [start, end)."""
+
+    node: tree_sitter.Node
+    start: int
+    end: int
+    data: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    start: int
+    end: int
+    text: bytes
+    line: int
+
+
+@lru_cache(maxsize=4)  # braces, semicolon and respelled read the same text's tokens
+def tokens(data: bytes) -> list[_Token]:
+    out, line, last = [], 0, 0
+    for m in _TOKEN.finditer(data):
+        line += data.count(b"\n", last, m.start())
+        last = m.start()
+        out.append(_Token(m.start(), m.end(), m.group(), line))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _code_tokens(data: bytes) -> list[_Token]:
+    """The tokens without the comments."""
+    return [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
+
+
+def _line_starts(data: bytes) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(rb"\n", data)]
+
+
+def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
+    """The ERROR and MISSING nodes, outermost ERROR only, in source order."""
+    found: list[tree_sitter.Node] = []
+    if not tree.root_node.has_error:
+        return found
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_missing or node.type == "ERROR" or node.is_error:
+            found.append(node)
+            continue
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    return found
+
+
+def braces(data: bytes) -> list[Repair] | None:
+    """Where the indentation says the unclosed blocks end; None when that is not certain
+    (or when no `}` is missing)."""
+    toks = _code_tokens(data)
+    opened = sum(1 for t in toks if t.text == b"{") - sum(1 for t in toks if t.text == b"}")
+    if opened <= 0:
+        return None
+    starts = _line_starts(data)
+    indents: dict[int, bytes] = {}
+
+    def indent(line: int) -> bytes:
+        if line not in indents:
+            end = starts[line + 1] if line + 1 < len(starts) else len(data)
+            text = data[starts[line]:end]
+            indents[line] = text[:len(text) - len(text.lstrip(b" \t"))]
+        return indents[line]
+
+    every = {c for t in toks for c in indent(t.line)}
+    if len(every) > 1:
+        return None  # tabs and spaces: no width to compare
+    stack: list[tuple[bytes, int]] = []  # (the owner line's indentation, the `{`'s offset)
+    found: list[tuple[int, bytes, int]] = []  # (the token the block ends before, indentation, opener)
+    logical = b""
+    depth, previous, line = 0, None, -1
+    for i, t in enumerate(toks):
+        if t.line != line:
+            line = t.line
+            if depth == 0 and (previous is None or previous in (b";", b"{", b"}")):
+                logical = indent(line)
+                while stack and len(stack[-1][0]) >= len(logical):
+                    if len(stack[-1][0]) == len(logical) and t.text == b"}":
+                        break
+                    owner, at = stack.pop()
+                    found.append((i, owner, at))
+        if t.text == b"{":
+            stack.append((logical, t.start))
+        elif t.text == b"}":
+            if not stack:
+                return None  # a `}` that the layout does not expect
+            owner, _ = stack.pop()
+            first = i == 0 or toks[i - 1].line != t.line
+            if first and indent(t.line) != owner:
+                return None
+        elif t.text in (b"(", b"["):
+            depth += 1
+        elif t.text in (b")", b"]"):
+            depth = max(0, depth - 1)
+        previous = t.text
+    found += [(len(toks), owner, at) for owner, at in reversed(stack)]
+    if len(found) != opened:
+        return None
+    all_tokens = tokens(data)  # with comments: the `}` goes after a trailing comment
+    out = []
+    for before, owner, at in found:
+        limit = toks[before].start if before < len(toks) else len(data)
+        prior = [t for t in all_tokens if t.end <= limit]
+        position = prior[-1].end if prior else 0
+        out.append(Repair(position, "\n" + owner.decode() + "}", "}", opener=at))
+    return out
+
+
+def semicolon(data: bytes, error: tree_sitter.Node) -> list[Repair]:
+    """A `;` at the end of the error's line or of the line before it, where the next
+    line starts a new statement at the same or a lesser indentation."""
+    toks = _code_tokens(data)
+    if not toks:
+        return []
+    line = error.start_point[0]
+    out = []
+    for candidate in (line, line - 1):
+        on = [t for t in toks if t.line == candidate]
+        after = [t for t in toks if t.line > candidate]
+        if not on or not after or on[-1].text in _CONTINUES:
+            continue
+        nxt = [t for t in after if t.line == after[0].line]
+        if not _STATEMENT_START.match(nxt[0].text):
+            continue
+        width = len(_indent_of(data, on[0].start))
+        if len(_indent_of(data, nxt[0].start)) > width and not on[0].text == b"}":
+            continue  # the next line is more indented: a continuation
+        out.append(Repair(on[-1].end, ";", ";"))
+    return out
+
+
+# The keywords a statement or an item starts with, for "did you mean `kernel`?".
+KEYWORDS = ("kernel", "export", "return", "while", "switch", "assert", "continue", "break", "reduce", "inout",
+            "default", "else", "void")
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance, with a swap of neighbours counted as one edit."""
+    rows = [list(range(len(b) + 1))]
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            best = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                best = min(best, rows[-2][j - 2] + 1)
+            row.append(best)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def respelled(data: bytes, error: tree_sitter.Node) -> list[Repair]:
+    """A misspelt keyword at the start of the error's line (`kernal` for `kernel`), and
+    `=` for `==` in the condition of an `if` or `while` on it."""
+    toks = _code_tokens(data)
+    line = error.start_point[0]
+    on = [t for t in toks if t.line == line]
+    out: list[Repair] = []
+    if len(on) > 1 and _WORD.fullmatch(on[0].text) and _WORD.fullmatch(on[1].text):
+        word = on[0].text.decode()
+        close = [k for k in KEYWORDS if k != word and _distance(word, k) <= (1 if len(k) <= 4 else 2)]
+        if len(close) == 1:
+            out.append(Repair(on[0].start, close[0], close[0], old=len(on[0].text), code="C1004",
+                              message=f"unknown word `{word}`; did you mean `{close[0]}`?"))
+    if on and on[0].text in (b"if", b"while", b"}"):
+        depth = 0
+        for i, t in enumerate(on):
+            if t.text == b"(":
+                depth += 1
+            elif t.text == b")":
+                depth -= 1
+            elif (t.text == b"=" and depth == 1 and on[i - 1].text not in (b"=", b"!", b"<", b">")
+                  and (i + 1 == len(on) or on[i + 1].text != b"=")):
+                out.append(Repair(t.start, "==", "==", old=1, code="C1005",
+                                  message="`=` is not a comparison (an assignment is a statement); did you mean `==`?"))
+                break
+    return out
+
+
+def _indent_of(data: bytes, offset: int) -> bytes:
+    start = data.rfind(b"\n", 0, offset) + 1
+    text = data[start:offset]
+    return text[:len(text) - len(text.lstrip(b" \t"))]
+
+
+def _reparse(tree: tree_sitter.Tree, data: bytes, repairs: list[Repair]) -> tuple[bytes, tree_sitter.Tree]:
+    """The text with each repair's token inserted (no line break: lines keep their numbers)
+    and its tree, parsed incrementally from `tree`."""
+    edited = tree.copy()
+    out = data
+    for r in sorted(repairs, key=lambda r: r.at, reverse=True):
+        row = out.count(b"\n", 0, r.at)
+        column = r.at - (out.rfind(b"\n", 0, r.at) + 1)
+        length = len(r.missing.encode())
+        edited.edit(r.at, r.at + r.old, r.at + length, (row, column), (row, column + r.old), (row, column + length))
+        out = out[:r.at] + r.missing.encode() + out[r.at + r.old:]
+    return out, _parser().parse(out, edited)
+
+
+def _shift(offset: int, repairs: list[Repair]) -> int:
+    """An offset of the repaired text as an offset of the text before the repairs."""
+    moved = offset
+    for r in sorted(repairs, key=lambda r: r.at):
+        inserted = r.at + sum(len(q.missing) - q.old for q in repairs if q.at < r.at)
+        if offset >= inserted + len(r.missing):
+            moved -= len(r.missing) - r.old
+        elif offset > inserted:
+            moved -= offset - inserted
+    return moved
+
+
+def _region(errors: list[tree_sitter.Node], repairs: list[Repair], data: bytes) -> tuple[int, int]:
+    """From the line of the first repair to the end of the statements the errors sit in."""
+    start = min(r.at for r in repairs)
+    start = data.rfind(b"\n", 0, start) + 1
+    end = start
+    for node in errors:
+        parent = node.parent
+        while parent is not None and (parent.type == "ERROR" or not parent.is_named):
+            parent = parent.parent
+        holder = parent if parent is not None and parent.type not in ("source_file", "block") else node
+        end = max(end, holder.end_byte)
+    return start, end
+
+
+def _ended(tree: tree_sitter.Tree, repair: Repair, repairs: list[Repair]) -> str:
+    """The type of the node that the inserted `;` ends, in the repaired tree."""
+    at = repair.at + sum(len(q.missing) - q.old for q in repairs if q.at < repair.at)
+    token = tree.root_node.descendant_for_byte_range(at, at + 1)
+    parent = token.parent if token is not None else None
+    return parent.type if parent is not None else ""
+
+
+def _outermost(tree: tree_sitter.Tree, repair: Repair, repairs: list[Repair]) -> tree_sitter.Node:
+    """The largest node of the repaired tree that starts where the repair's token does."""
+    at = repair.at + sum(len(q.missing) - q.old for q in repairs if q.at < repair.at)
+    node = tree.root_node.descendant_for_byte_range(at, at + 1)
+    while node.parent is not None and node.parent.start_byte == at and node.parent.parent is not None:
+        node = node.parent
+    return node
+
+
+def recover(tree: tree_sitter.Tree, data: bytes, budget: list[int] | None = None,
+            ) -> tuple[list[Repair], list[tree_sitter.Node], bytes, list[list[Repair]]]:
+    """The repairs of `data` (in its offsets), the error nodes that remain (of the repaired
+    text, whose bytes are returned with the repairs that make it). With no repair that
+    works: ([], the tree's error nodes, data, []). The last item is the rounds of repairs,
+    each in the offsets of the text it was made in (for `to_original`)."""
+    budget = budget if budget is not None else [MAX_TRIALS]
+    errors = error_nodes(tree)
+    if not errors:
+        return [], [], data, []
+    attempts: list[list[Repair]] = []
+    closing = braces(data)
+    if closing:
+        attempts.append(closing)
+    for node in errors:
+        attempts += [[r] for r in respelled(data, node)]
+        if node.is_missing and node.type == ";":
+            continue  # tree-sitter already says where
+        attempts += [[r] for r in semicolon(data, node)]
+    for repairs in attempts:
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        repaired, after = _reparse(tree, data, repairs)
+        remaining = error_nodes(after)
+        near = [n for n in remaining if any(abs(n.start_byte - r.at) <= 1 for r in repairs)]
+        if len(remaining) >= len(errors) or near:
+            continue
+        region = _region(errors, repairs, data)
+        for r in repairs:
+            if r.old:  # a respelt word: its whole item or statement was misread
+                end = _shift(_outermost(after, r, repairs).end_byte, repairs)
+                region = (region[0], max(region[1], end))
+        repairs = [replace(r, region=region, statement=_ended(after, r, repairs)) for r in repairs]
+        deeper, rest, text, made = recover(after, repaired, budget)
+        mapped = [replace(r, at=_shift(r.at, repairs), opener=None if r.opener is None else _shift(r.opener, repairs),
+                          region=(_shift(r.region[0], repairs), _shift(r.region[1], repairs))) for r in deeper]
+        return repairs + mapped, rest, text, [repairs] + made
+    return [], errors, data, []
+
+
+def to_original(offset: int, rounds: list[list[Repair]]) -> int:
+    """An offset of the text `recover` returned as an offset of its input: the rounds of
+    repairs were made one after another, so they are undone in reverse."""
+    for repairs in reversed(rounds):
+        offset = _shift(offset, repairs)
+    return offset
