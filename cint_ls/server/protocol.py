@@ -2,9 +2,10 @@
 
 Written for pygls 2.1 (tested with 2.1.1) and lsprotocol 2025.0.0. It overrides private
 methods of `pygls.protocol.JsonRPCProtocol` / `LanguageServerProtocol`
-(`_execute_handler`, `_handle_cancel_notification`, `_send_handler_result`, `_send_response`,
-`_run_generator`, `structure_message`, `handle_message`, the `lsp_*` built-ins), uses
-`_send_data`, `_handle_response`, `_request_futures`, `_shutdown`, `msg_id`,
+(`_execute_handler`, `send_request`, `_handle_cancel_notification`,
+`_send_handler_result`, `_send_response`, `_run_generator`, `structure_message`,
+`handle_message`, the `lsp_*` built-ins), uses
+`_send_data`, `_handle_response`, `_request_futures`, `_result_types`, `_shutdown`, `msg_id`,
 `fm.features` and `Progress.tokens`, and replaces `JsonRPCServer.start_io` and
 `pygls.io_.run_async`: check them all when pygls changes (PYGLS_TESTED).
 
@@ -14,7 +15,8 @@ What it changes of pygls, and why:
   document (its workspace) would double the work of every keystroke.
 - The future of a notification's handler, and of each step of a built-in handler,
   leaves `_request_futures` when it is done: pygls kept it there for good, one per
-  didOpen/didChange/didClose (issue 28).
+  didOpen/didChange/didClose (issue 28). A request of ours that we stop waiting for
+  (a time-out) leaves it too: a late answer is dropped, not an error.
 - `workspace/executeCommand` hands the handler its whole params (arguments and
   workDoneToken); `$/cancelRequest` also stops a run's child process.
 - A request whose params do not parse gets InvalidParams (pygls would not answer it);
@@ -152,6 +154,23 @@ class CintProtocol(LanguageServerProtocol):
         if self._request_futures.get(msg_id) is future:
             del self._request_futures[msg_id]
         callback(future)
+
+    def send_request(self, method, params=None, callback=None, msg_id=None):
+        # A request of ours that the client has not answered when we stop waiting (a
+        # time-out: workDoneProgress/create after 5 s, configuration after 10 s) leaves
+        # pygls' tables with its future: pygls kept it, and its result type, until an
+        # answer that may never come, and an answer that came late then failed
+        # (InvalidStateError on the cancelled future) and was logged as an error. Now a
+        # late answer is one to an unknown id, which pygls logs and drops.
+        msg_id = str(uuid.uuid4()) if msg_id is None else msg_id
+        future = super().send_request(method, params, callback, msg_id)
+        future.add_done_callback(partial(self._request_done, msg_id=msg_id))
+        return future
+
+    def _request_done(self, future, *, msg_id) -> None:
+        if future.cancelled() and self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
+            self._result_types.pop(msg_id, None)
 
     def _handle_cancel_notification(self, msg_id):
         # A run's child is killed (its event); a heavy request's task is cancelled by

@@ -142,3 +142,41 @@ def test_document_notifications_keep_the_servers_rss_flat():
         assert after_pairs - after_edits < 5, f"12,000 open/close pairs: RSS {after_edits:.1f} -> {after_pairs:.1f} MB"
     finally:
         server.kill()
+
+
+class _Slow(RawServer):
+    """A client that does not answer `window/workDoneProgress/create` (until the test
+    does, late)."""
+
+    def _received(self, message: dict) -> None:
+        if message.get("method") == "window/workDoneProgress/create":
+            with self._changed:
+                self.server_requests.append(message)
+                self._changed.notify_all()
+            return
+        super()._received(message)
+
+
+@pytest.mark.slow
+def test_a_request_the_client_never_answers_leaves_no_future_behind():
+    # A Run asks for a progress token and waits 5 s at most: then it runs without one.
+    # pygls kept the unanswered request's future and result type for good, and the
+    # client's late answer failed (InvalidStateError, an Error log message).
+    server = _Slow(["--test-hooks"])
+    try:
+        server.initialize({"window": {"workDoneProgress": True}})
+        start = _settled(server, dict.fromkeys(_tables(server), 0))
+        uri = "file:///cint-ls-tests/leaks/run.ci"
+        _open(server, uri)
+        answer = server.call("workspace/executeCommand", {"command": "cint.run", "arguments": [uri]}, timeout=60)
+        assert "result" in answer, answer
+        asked = server.wait_for(lambda: [m for m in server.server_requests
+                                         if m["method"] == "window/workDoneProgress/create"])
+        assert _settled(server, {**start, "documents": 1}) == {**start, "documents": 1}
+        server.message({"jsonrpc": "2.0", "id": asked[0]["id"], "result": None})  # late
+        assert _text(server, uri)["text"] == TEXT  # the server goes on
+        errors = [m for m in server.notifications
+                  if m["method"] == "window/logMessage" and m["params"]["type"] == 1]
+        assert errors == []
+    finally:
+        server.kill()
