@@ -4,9 +4,9 @@ Written for pygls 2.1 (tested with 2.1.1) and lsprotocol 2025.0.0. It overrides 
 methods of `pygls.protocol.JsonRPCProtocol` / `LanguageServerProtocol`
 (`_execute_handler`, `send_request`, `_handle_cancel_notification`,
 `_send_handler_result`, `_send_response`, `_run_generator`, `structure_message`,
-`handle_message`, the `lsp_*` built-ins), uses
-`_send_data`, `_handle_response`, `_request_futures`, `_result_types`, `_shutdown`, `msg_id`,
-`fm.features` and `Progress.tokens`, and replaces `JsonRPCServer.start_io` and
+`handle_message`, the `lsp_*` built-ins), uses `_send_data`, `_handle_response`,
+`_request_futures`, `_result_types`, `_shutdown`, `msg_id`, `fm.features` and
+`Progress.tokens`, and replaces `JsonRPCServer.start_io` and
 `pygls.io_.run_async`: check them all when pygls changes (PYGLS_TESTED).
 
 What it changes of pygls, and why:
