@@ -2,16 +2,21 @@
 
 Written for pygls 2.1 (tested with 2.1.1) and lsprotocol 2025.0.0. It overrides private
 methods of `pygls.protocol.JsonRPCProtocol` / `LanguageServerProtocol`
-(`_handle_cancel_notification`, `_send_handler_result`, `_send_response`,
-`_run_generator`, `structure_message`, `handle_message`, the `lsp_*` built-ins), uses
-`_send_data`, `_handle_response`, `_request_futures`, `_shutdown`, `msg_id`,
-`fm.features` and `Progress.tokens`, and replaces `JsonRPCServer.start_io` and
+(`_execute_handler`, `send_request`, `_handle_cancel_notification`,
+`_send_handler_result`, `_send_response`, `_run_generator`, `structure_message`,
+`handle_message`, the `lsp_*` built-ins), uses `_send_data`, `_handle_response`,
+`_request_futures`, `_result_types`, `_shutdown`, `msg_id`, `fm.features` and
+`Progress.tokens`, and replaces `JsonRPCServer.start_io` and
 `pygls.io_.run_async`: check them all when pygls changes (PYGLS_TESTED).
 
 What it changes of pygls, and why:
 - `initialize`: positions are UTF-16 code units, whatever the client prefers.
 - didOpen/didChange/didClose go straight to the handlers: pygls' own copy of each
   document (its workspace) would double the work of every keystroke.
+- The future of a notification's handler, and of each step of a built-in handler,
+  leaves `_request_futures` when it is done: pygls kept it there for good, one per
+  didOpen/didChange/didClose (issue 28). A request of ours that we stop waiting for
+  (a time-out) leaves it too: a late answer is dropped, not an error.
 - `workspace/executeCommand` hands the handler its whole params (arguments and
   workDoneToken); `$/cancelRequest` also stops a run's child process.
 - A request whose params do not parse gets InvalidParams (pygls would not answer it);
@@ -49,6 +54,7 @@ import queue
 import sys
 import threading
 import uuid
+from functools import partial
 from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
@@ -77,6 +83,8 @@ SHUTDOWN_WAIT = 3.0  # seconds `shutdown` waits at most for the runs' threads (t
 # Test-only: the server's text of a document, registered by `cint-ls --test-hooks`
 # (benchmarks/fuzz_lsp.py compares it with the client's). Never advertised.
 DOCUMENT_TEXT = "cint/test/documentText"
+# Test-only, likewise: the sizes of the server's tables (tests/server/test_leaks.py).
+TABLES = "cint/test/tables"
 
 
 class _MalformedRequest:
@@ -128,6 +136,41 @@ class CintProtocol(LanguageServerProtocol):
         # the command as a coroutine; the request id stays in the context for cancellation.
         result = yield self._server.execute_command, (params,), None
         return result
+
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        # pygls keeps the future of every handler it starts in `_request_futures`, under
+        # the request's id or, for a notification and for each step of a built-in
+        # handler (didOpen/didChange/didClose are generators of one step), under a fresh
+        # uuid; only a request's answer (`_send_handler_result`) or a cancellation takes
+        # it out again. Each notification left one Future behind for good (issue 28:
+        # 15,000 edits, +28 MB). A future under a key of pygls' own making (no request
+        # of the client's: nothing can cancel it by that key) leaves the table when it
+        # is done.
+        if msg_id not in self._client_requests:
+            callback = partial(self._step_done, msg_id=msg_id, callback=callback)
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+
+    def _step_done(self, future, *, msg_id, callback) -> None:
+        if self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
+        callback(future)
+
+    def send_request(self, method, params=None, callback=None, msg_id=None):
+        # A request of ours that the client has not answered when we stop waiting (a
+        # time-out: workDoneProgress/create after 5 s, configuration after 10 s) leaves
+        # pygls' tables with its future: pygls kept it, and its result type, until an
+        # answer that may never come, and an answer that came late then failed
+        # (InvalidStateError on the cancelled future) and was logged as an error. Now a
+        # late answer is one to an unknown id, which pygls logs and drops.
+        msg_id = str(uuid.uuid4()) if msg_id is None else msg_id
+        future = super().send_request(method, params, callback, msg_id)
+        future.add_done_callback(partial(self._request_done, msg_id=msg_id))
+        return future
+
+    def _request_done(self, future, *, msg_id) -> None:
+        if future.cancelled() and self._request_futures.get(msg_id) is future:
+            del self._request_futures[msg_id]
+            self._result_types.pop(msg_id, None)
 
     def _handle_cancel_notification(self, msg_id):
         # A run's child is killed (its event); a heavy request's task is cancelled by
@@ -460,12 +503,24 @@ class CintLanguageServer(LanguageServer):
 
     def enable_test_hooks(self) -> None:
         """Test-only requests (`cint-ls --test-hooks`): DOCUMENT_TEXT answers the text and
-        version of an open document as the server holds it, or null."""
+        version of an open document as the server holds it, or null; TABLES the sizes
+        of the tables that hold something per document or request (pygls' and the
+        session's)."""
         @self.feature(DOCUMENT_TEXT)
         def document_text(params):
             uri = getattr(params, "uri", None) if not isinstance(params, dict) else params.get("uri")
             doc = self.session.document(uri) if isinstance(uri, str) else None
             return None if doc is None else {"text": doc.text, "version": doc.version}
+
+        @self.feature(TABLES)
+        def tables(params):
+            # A plain function: pygls keeps no future of it; its id is among the
+            # client's requests until answered.
+            protocol = self.protocol
+            return {"requestFutures": len(protocol._request_futures),
+                    "resultTypes": len(protocol._result_types),
+                    "clientRequests": len(protocol._client_requests) - 1,
+                    "progressTokens": len(self.work_done_progress.tokens), **self.session.tables()}
 
     def shut_down_cleanly(self) -> bool:
         """Whether `shutdown` came before the end (LSP: exit status 0, else 1)."""

@@ -172,6 +172,17 @@ class Session:
             self._executors = implemented_executors()
         return self._executors
 
+    def tables(self) -> dict[str, int]:
+        """The sizes of the session's tables that hold something per document or per
+        request: back to their size once the documents close and the requests are
+        answered (`cint-ls --test-hooks`, tests/server/test_leaks.py)."""
+        publishing = self.publishing
+        return {"documents": len(self.documents), "cancels": len(self.cancels),
+                "publishing.pending": len(publishing.pending), "publishing.confirming": len(publishing.confirming),
+                "publishing.waiting": len(publishing.waiting), "publishing.published": len(publishing._published),
+                "lensRefresh.layouts": len(self.lens_refresh.layouts),
+                "lensRefresh.timers": len(self.lens_refresh.timers), "worker.jobs": self.worker.pending()}
+
     def next_result_id(self) -> str:
         self._result_ids += 1
         return str(self._result_ids)

@@ -6,6 +6,7 @@ found stay fixed. The long runs are `python benchmarks/fuzz_lsp.py --steps N --s
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,29 @@ def test_change_whose_text_is_not_a_string_is_dropped(text):
         assert answer["result"] == {"text": "void f() {}\n", "version": 1}
     finally:
         server.kill()
+
+
+def test_request_cancelled_at_shutdown_is_no_failure():
+    # Issue 28, finding 10: `shutdown` answers every request still in flight
+    # RequestCancelled (docs/server.md), whatever its kind; the fuzzer took that answer
+    # for a failure when the kind allows no error (a hover, wrong params). Here such a
+    # request is a run of an endless loop expected to answer a result: in flight at
+    # shutdown, it is cancelled, and that is right.
+    fuzzer = fuzz_lsp.Fuzzer(seed=7)
+    fuzzer.start()
+    try:
+        uri = "file:///fuzz/spin-before.ci"
+        fuzzer._notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "cint", "version": 1,
+                                                                 "text": fuzz_lsp.LOOP}})
+        run = fuzzer._request("workspace/executeCommand", {"command": "cint.run", "arguments": [uri]}, allowed=())
+        fuzzer._step_shutdown()  # the shutdown step's own run, shutdown, exit, a fresh server
+        assert run not in fuzzer.expected and fuzzer.stats.cancelled == 2 and fuzzer.stats.restarts == 1
+        # Before a shutdown, RequestCancelled to a request that allows no error is a failure.
+        fuzzer.expected["early"] = fuzz_lsp.Expected("textDocument/hover", time.monotonic(), frozenset())
+        with fuzzer.server._changed:
+            fuzzer.server.responses["early"] = {"jsonrpc": "2.0", "id": "early",
+                                                "error": {"code": fuzz_lsp.CANCELLED, "message": "cancelled"}}
+        with pytest.raises(fuzz_lsp.Failure, match="textDocument/hover early answered"):
+            fuzzer._collect()
+    finally:
+        fuzzer.stop()
