@@ -3,7 +3,7 @@ by scripts/bundle_server.py) is taken out of the .vsix itself, the extension's s
 discovery (src/server.ts, compiled to out/server.js) runs in node with no `cint-ls` on
 PATH, only a `python3` that has no cint-ls installed, and the server it chooses gives the
 C5010 diagnostic and the step-22 hover over LSP: the CI-sized version of the code-server
-end-to-end test (which also installs the .vsix, but takes minutes: README).
+end-to-end test (which also installs the .vsix, but takes minutes: docs/testing.md).
 
 `CINT_VSIX` names the .vsix (CI packages it before pytest); without it the test is skipped
 (and fails when `CI` is set)."""
@@ -50,7 +50,7 @@ def extension(tmp_path_factory) -> Path:
     if not vsix:
         if os.environ.get("CI"):
             pytest.fail("CI packages the .vsix before pytest and sets CINT_VSIX")
-        pytest.skip("set CINT_VSIX to a .vsix built with bundled/libs (README: VS Code)")
+        pytest.skip("set CINT_VSIX to a .vsix built with bundled/libs (docs/editors.md, \"Build and tests\")")
     out = tmp_path_factory.mktemp("vsix")
     with zipfile.ZipFile(vsix) as archive:
         names = archive.namelist()
