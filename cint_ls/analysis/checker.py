@@ -52,6 +52,8 @@ def quiet_in_regions(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 class Checker(KernelRules, ExpressionChecker):
     def __init__(self, syntax: SyntaxResult, cache: AnalysisCache | None = None) -> None:
         self.result = CheckedModule(syntax.module, syntax.source, list(syntax.diagnostics))
+        # Where the syntax errors are: a body with one is read from tree-sitter's guess.
+        self.syntax_errors = [d.span.start_byte for d in syntax.diagnostics if d.code.startswith("C1")]
         self.cache = cache
         self.fingerprint = b""
         self.records: dict[int, ItemRecord] = {}  # this version's units, for the cache
@@ -263,7 +265,10 @@ class Checker(KernelRules, ExpressionChecker):
         for param, symbol in zip(node.params, info.params):
             self.declare(symbol, param.name)
         self.block(node.body, new_scope=False)
-        if info.return_type not in (VOID, ERROR) and self.may_complete(node.body.statements):
+        # Not where a syntax error is in the body: its paths are the parser's guess (a
+        # missing `}` moves the final `return` into an `else`), not the program's.
+        guessed = any(node.body.span.start_byte <= at <= node.body.span.end_byte for at in self.syntax_errors)
+        if info.return_type not in (VOID, ERROR) and not guessed and self.may_complete(node.body.statements):
             self.error("C3009", f"`{node.name.text}` must return a {info.return_type.name} value on every path; "
                        "add a `return`", node.body.span)
         self.function, self.owner = None, None

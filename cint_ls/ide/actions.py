@@ -1,6 +1,8 @@
 """Quick fixes for the diagnostics under a range (the editor's light bulb).
 
-Each fix is an edit of the document's text. A fix is offered only when it works: the
+Each fix is an edit of the document's text. A fix is offered only when it is certain
+(while the text does not parse, only a syntax error's fix is: the analysis reads
+tree-sitter's guess at the text) and when it works: the
 edited text is analysed again (`Document.analyse_text`, as a rename is) and must have
 fewer errors than before, none of them new. Every fix is for an error, so the program it
 edits did not compile: no fix changes the outputs, fuel or fault record of a program
@@ -13,7 +15,7 @@ program that runs): rewriting `-x` as `0 - x` would change the operation a fault
 | C1002 | insert the missing `;`, `)`, `]` or `}` where it belongs |
 | C1004 | the keyword a misspelt word was meant to be (`kernal` → `kernel`) |
 | C1005 | `==` for the `=` in a condition |
-| C2001 | the name the message suggests ("did you mean `x`?") |
+| C2001 | the name the message suggests ("did you mean `x`?"), for a name used once and not assigned |
 | C3003 | convert the value with `as T` (an assignment, a declaration, an argument) |
 | C5005 | declare the in parameter a store writes `inout` |
 | C5014 | declare the out array parameter the body reads `inout` |
@@ -51,8 +53,18 @@ def code_actions(doc, start: int, end: int, targets: Sequence[str] = DEFAULT_TAR
     """The quick fixes of the diagnostics that touch the byte range [start, end]."""
     start, end = min(start, end), max(start, end)
     out: list[CodeAction] = []
-    for d in diagnostics(doc, targets):
+    found = diagnostics(doc, targets)
+    # A text that does not parse is analysed from tree-sitter's guess at it: a name or a
+    # type the guess lost is no mistake of the program's, and a fix of it would change
+    # what the program means (`I64  = 0;` loses `sw`; "did you mean `w`?" would write
+    # to `w`). Only the syntax errors' own fixes are offered then.
+    parses = not doc.syntax.tree.root_node.has_error
+    for d in found:
         if d.severity != Severity.ERROR or d.span.start_byte > end or d.span.end_byte < start:
+            continue
+        if not parses and not d.code.startswith("C1"):
+            continue
+        if d.code == "C2001" and not _one_slip(doc, d, found):
             continue
         for title, changes, preferred in _fixes(doc, d):
             if _works(doc, changes):
@@ -112,6 +124,19 @@ def _fixes(doc, d: Diagnostic):
         yield from _conversion(doc, d)
     elif d.code in ("C5005", "C5014"):
         yield from _mode(doc, d)
+
+
+def _one_slip(doc, d: Diagnostic, found: list[Diagnostic]) -> bool:
+    """Whether an unknown name reads as a misspelling of the name suggested: it occurs
+    once, and not as the target of an assignment. An unknown name used twice, or
+    assigned, is more likely a declaration that lost its type (`sw = 0;` for
+    `I64 sw = 0;`): renaming it to `w` would check clean and write to another variable."""
+    data = doc.source.data
+    name = data[d.span.start_byte:d.span.end_byte]
+    if sum(1 for e in found if e.code == "C2001" and data[e.span.start_byte:e.span.end_byte] == name) > 1:
+        return False
+    node, parent = _node_at(doc, d.span)
+    return not (isinstance(parent, ast.Assign) and parent.target is node)
 
 
 def _node_at(doc, span) -> tuple[ast.Node | None, ast.Node | None]:

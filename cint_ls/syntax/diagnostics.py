@@ -13,7 +13,7 @@ from enum import IntEnum
 
 import tree_sitter
 
-from .recovery import recover, to_original
+from .recovery import certain, recover, to_original
 from .source import SourceText, Span
 
 
@@ -152,8 +152,10 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
         start, end = to_original(node.start_byte, rounds), to_original(node.end_byte, rounds)
         if node.is_missing:
             # A `}` whose place the layout does not tell gets no fix: at the end of the
-            # file, tree-sitter's guess, it would move the statements after it.
-            data = {} if node.is_named or node.type == "}" else {"missing": node.type}
+            # file, tree-sitter's guess, it would move the statements after it. Nor does a
+            # `;`, `)` or `]` whose place is not certain (recovery.certain).
+            sure = not node.is_named and node.type != "}" and (node.type not in (";", ")", "]") or certain(text, node))
+            data = {"missing": node.type} if sure else {}
             message = _missing_message(repaired, node)
             found.append(Diagnostic("C1002", Severity.ERROR, message, source.span(start, start), data=data))
         else:

@@ -10,7 +10,8 @@ layout instead, and so does this module:
   the first following statement whose indentation is at or left of the owner's (unless
   that line starts with the `}` itself). The position is *certain* only when the whole
   file reads one way: every `}` sits at its opener's indentation, the count of missing
-  braces is the count of unclosed blocks, indentation does not mix tabs and spaces.
+  braces is the count of unclosed blocks, indentation does not mix tabs and spaces and
+  every line's is a multiple of the smallest.
   Otherwise no position is given (and the editor offers no fix).
 - a `;`: at the end of the line of the error, or of the line before it, when the next
   line starts a new statement at the same or a lesser indentation.
@@ -132,6 +133,10 @@ def braces(data: bytes) -> list[Repair] | None:
     every = {c for t in toks for c in indent(t.line)}
     if len(every) > 1:
         return None  # tabs and spaces: no width to compare
+    widths = {len(indent(t.line)) for t in toks}
+    unit = min((w for w in widths if w), default=1)
+    if any(w % unit for w in widths):
+        return None  # a line off the levels (`     else {` where a `}` was): which level it means is a guess
     stack: list[tuple[bytes, int]] = []  # (the owner line's indentation, the `{`'s offset)
     found: list[tuple[int, bytes, int]] = []  # (the token the block ends before, indentation, opener)
     logical = b""
@@ -194,6 +199,70 @@ def semicolon(data: bytes, error: tree_sitter.Node) -> list[Repair]:
             continue  # the next line is more indented: a continuation
         out.append(Repair(on[-1].end, ";", ";"))
     return out
+
+
+def certain(data: bytes, node: tree_sitter.Node) -> bool:
+    """Whether the `;`, `)` or `]` that tree-sitter says is MISSING at `node` can go only
+    there, so that inserting it gives back the program that was meant. Tree-sitter puts
+    it where its parse can go on, which may be inside a line whose real mistake is
+    another (`I64 x  a[i];` gets `I64 x;  a[i];`, a discarded value that checks clean)."""
+    if node.type == ";":
+        return _ends_statement(data, node.start_byte)
+    if node.type in (")", "]"):
+        return _only_place(data, node)
+    return False
+
+
+def _ends_statement(data: bytes, at: int) -> bool:
+    """A `;` at `at` ends its line (or comes just before a `}` on it), and the next line
+    starts a new statement, not more indented than this one (not a continuation)."""
+    toks = _code_tokens(data)
+    before = [t for t in toks if t.end <= at]
+    after = [t for t in toks if t.start >= at]
+    if not before or before[-1].text in _CONTINUES:
+        return False
+    if not after:
+        return True
+    if after[0].line == before[-1].line:
+        return after[0].text == b"}"  # `{ x = 1 }`
+    first = next(t for t in toks if t.line == before[-1].line)
+    return (bool(_STATEMENT_START.match(after[0].text))
+            and len(_indent_of(data, after[0].start)) <= len(_indent_of(data, first.start)))
+
+
+MAX_PLACES = 24  # earlier places tried for a missing `)` or `]`; more: not certain
+
+
+def _only_place(data: bytes, node: tree_sitter.Node) -> bool:
+    """No earlier place for the closer after its opener parses as well: `a[i * k;` could
+    be `a[i] * k;` as well as `a[i * k];`, so neither is offered."""
+    opener = {")": "(", "]": "["}[node.type]
+    open_at = []
+    for child in node.parent.children if node.parent is not None else ():
+        if child.start_byte >= node.start_byte:
+            break
+        if child.type == opener:
+            open_at.append(child.end_byte)
+        elif child.type == node.type and open_at:
+            open_at.pop()
+    if not open_at:
+        return False
+    item = node
+    while item.parent is not None and item.parent.parent is not None:
+        item = item.parent  # the top-level item: the others do not change its parse
+    start, end = item.start_byte, item.end_byte
+    places = [open_at[-1]] + [t.end for t in _code_tokens(data) if open_at[-1] <= t.start and t.end < node.start_byte]
+    places = [p for p in places if p != node.start_byte]
+    if len(places) > MAX_PLACES:
+        return False
+    closer = node.type.encode()
+
+    def errors_with(at: int) -> int:
+        text = data[start:at] + closer + data[at:end]
+        return len(error_nodes(_parser().parse(text)))
+
+    meant = errors_with(node.start_byte)
+    return all(errors_with(p) > meant for p in places)
 
 
 # The keywords a statement or an item starts with, for "did you mean `kernel`?".

@@ -48,8 +48,9 @@ def test_insert_semicolon():
 
 
 def test_insert_parenthesis():
-    fixed, _ = fix("I64 f(I64 a) {\n    return (a + 1;\n}\n", "C1002", "Insert `)`")
-    assert "return (a + 1);" in fixed
+    text = "I64 g(I64 a, I64 b) {\n    return a + b;\n}\nI64 f(I64 a) {\n    return g(a, 1;\n}\n"
+    fixed, _ = fix(text, "C1002", "Insert `)`")
+    assert "return g(a, 1);" in fixed
 
 
 @pytest.mark.parametrize("text, expected", [

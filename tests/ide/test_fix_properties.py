@@ -1,0 +1,233 @@
+"""Quick fixes never change what a program means (issue 32): for well-formed, formatted
+programs that print something, delete one token (every token in turn: a `;`, a `}`, a
+`)`, an `=`, a keyword, a name, a literal, a whole string) and check every quick fix
+offered for the mistake:
+
+- the fixed text checks clean (no error diagnostic), and run on cpu-sir-interp prints
+  what the original printed, with the same fault (if any) and the same fuel: the fix
+  gives back the program that was meant, or one that means the same;
+- the fix touches only the lines around the mistake: every edit lies between the line
+  of the code token before the deleted one and the line of the code token after it (a
+  `}` goes where its block ends, which for a deleted `}` is there too);
+- its diagnostic is there too (the mistake is reported where it is, not where the
+  parser gave up).
+
+A `;` or `}` that ended its line is one diagnostic with the fix that gives the original
+program back (its tokens: the line a `}` was deleted from may stay as a blank line).
+
+And of every deletion: one that the checker calls clean is a program that builds and
+runs (the checker does not miss a mistake that the build meets); one that leaves a
+syntax error gets at least one error diagnostic.
+
+The deletions are enumerated, not sampled, so a failure names its program, line and
+token and reproduces without a seed. Where the place of a fix is not certain, the right
+answer is no fix at all (syntax/recovery.py), which these properties accept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from cint_ls import ide
+from cint_ls.exec.run import RunRequest, run
+from cint_ls.syntax.parser import _parser
+from ide_support import CONFORMANCE, doc_of
+
+FUEL = 1_000_000  # each program here needs a few hundred; a fix that loops stops here
+HERE = Path(__file__).resolve().parent
+# Programs that check clean, print something and run in milliseconds on cpu-sir-interp:
+# a program of the everyday statements (fix_programs/habits.ci: if/else, while, for,
+# switch, break, continue, return, assert, a reduction, a dispatch) and examples of the
+# spec (kernels, views, fixed point, wrapping and saturating operators).
+PROGRAMS = [HERE / "fix_programs" / "habits.ci"] + [
+    CONFORMANCE / name for name in ("scale.ci", "acc.ci", "ops_kernel.ci", "heat_e1.ci", "shape_rt.ci", "mix.ci")]
+
+
+@dataclass(frozen=True)
+class Token:
+    start: int
+    end: int
+    text: str
+    line: int  # 0-based
+
+
+def code_tokens(data: bytes) -> list[Token]:
+    """The program's tokens as the grammar reads them (a string literal is one token;
+    comments are not code)."""
+    out: list[Token] = []
+    stack = [_parser().parse(data).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "string" or node.child_count == 0:
+            if node.type != "comment" and node.end_byte > node.start_byte:
+                out.append(Token(node.start_byte, node.end_byte, node.text.decode(), node.start_point[0]))
+            continue
+        stack.extend(reversed(node.children))
+    return out
+
+
+def outcome(text: str) -> tuple:
+    """What running the program shows: its output, its fault (without source positions,
+    which a fix may shift by a line) and its fuel."""
+    result = run(RunRequest("/tmp/fix.ci", text, "cpu-sir-interp", fuel=FUEL, isolate=False)).result
+    if result is None:
+        return ("did not run",)
+    fault = result.fault
+    shown = None if fault is None else (fault.code, fault.operation, fault.operands, fault.exact, fault.limit,
+                                        fault.address, tuple(frame.function for frame in fault.stack))
+    return result.output, shown, result.fuel_consumed
+
+
+def apply(data: bytes, changes) -> str:
+    pieces, last = [], 0
+    for change in sorted(changes, key=lambda c: c.span.start_byte):
+        pieces += [data[last:change.span.start_byte], change.new_text.encode()]
+        last = change.span.end_byte
+    pieces.append(data[last:])
+    return b"".join(pieces).decode()
+
+
+def errors(doc) -> list:
+    return [d for d in ide.diagnostics(doc) if d.severity == 1]
+
+
+@dataclass
+class Tally:
+    mistakes: int = 0
+    fixes: int = 0
+
+
+def violations(text: str, name: str, tally: Tally) -> list[str]:
+    """Delete each token of `text` in turn; what breaks the properties above."""
+    data = text.encode()
+    expected = outcome(text)
+    assert expected[0] or expected[1], f"{name} must print something or fault"
+    tokens = code_tokens(data)
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        mutated = data[:token.start] + data[token.end:]
+        # The lines a fix of this mistake may touch (0-based, inclusive).
+        first = tokens[i - 1].line if i > 0 else 0
+        last = tokens[i + 1].line if i + 1 < len(tokens) else token.line
+        where = f"{name}:{token.line + 1}: deleting `{token.text}` gives {mutated.decode().splitlines()[token.line]!r}"
+        tally.mistakes += 1
+        doc = doc_of(mutated.decode())
+        found = errors(doc)
+        if not found:
+            if _parser().parse(mutated).root_node.has_error:
+                out.append(f"{where}: a syntax error and no diagnostic")
+            elif outcome(mutated.decode()) == ("did not run",):
+                out.append(f"{where}: checks clean but does not build")
+            continue
+        actions = ide.code_actions(doc, 0, len(mutated))
+        if token.text in (";", "}") and i + 1 < len(tokens) and tokens[i + 1].line != token.line:
+            # A `;` or `}` that ended its line: the layout says where it goes (issue 32, "a
+            # missing `;` or `}` anywhere is reported where it is missing, once, with a fix").
+            meant = [t.text for t in tokens]  # the same tokens; the emptied line may stay blank
+            if len(found) != 1 or not any([t.text for t in code_tokens(apply(mutated, a.changes).encode())] == meant
+                                          for a in actions):
+                out.append(f"{where}: {[(d.code, d.span.line, d.message) for d in found]}, "
+                           f"fixes {[a.title for a in actions]}; wanted one diagnostic and the fix that gives it back")
+        for action in actions:
+            tally.fixes += 1
+            what = f"{where}: the fix {action.title!r} of {action.diagnostic.code} {action.diagnostic.message!r}"
+            lines = {line - 1 for change in action.changes for line in (change.span.line, change.span.end_line)}
+            if action.diagnostic.code.startswith("C1"):  # a syntax error is reported where it is
+                lines.add(action.diagnostic.span.line - 1)
+            fixed = apply(mutated, action.changes)
+            left = errors(doc_of(fixed))
+            if not all(first <= line <= last for line in lines):
+                out.append(f"{what} is on line(s) {sorted(n + 1 for n in lines)}, not {first + 1}..{last + 1}")
+            elif left:
+                out.append(f"{what} leaves {[(d.code, d.span.line, d.message) for d in left]}")
+            elif outcome(fixed) != expected:
+                out.append(f"{what} changes what the program does: {fixed.splitlines()[token.line]!r}")
+    return out
+
+
+@pytest.mark.slow
+def test_quick_fixes_never_change_meaning():
+    tally, found = Tally(), []
+    for path in PROGRAMS:
+        found += violations(path.read_text(), path.name, tally)
+    assert not found, f"{len(found)} of {tally.fixes} fixes or {tally.mistakes} mistakes:\n" + "\n".join(found)
+    assert tally.mistakes >= 500  # the issue's floor
+    print(f"{tally.mistakes} mistakes, {tally.fixes} fixes checked")
+
+
+# What the property found (2026-12-02), each a fix that changed what a program means or
+# did not fix it. Each fix is now not offered where its place or story is not certain.
+
+def fixes(text: str) -> list[str]:
+    doc = doc_of(text)
+    return [a.title for a in ide.code_actions(doc, 0, len(doc.source.data))]
+
+
+@pytest.mark.parametrize("line", [
+    "I64 x  a[0];",  # `=` deleted: `I64 x;  a[0];` checks clean (a discarded value) and x is 0
+    "(x == 2) {",  # `if` deleted: `(x == 2); {` runs the block whatever x is
+])
+def test_no_semicolon_fix_inside_a_line(line):
+    text = f"void go() {{\n    I64[1] a = [7];\n    I64 x = 2;\n    {line}\n        \"{{x}}\\n\";\n    }}\n}}\ngo();\n"
+    if not line.startswith("("):
+        text = text.replace("\n        \"{x}\\n\";\n    }", "\n    \"{x}\\n\";")
+    doc = doc_of(text)
+    assert errors(doc) and "Insert `;`" not in fixes(text)
+
+
+def test_no_semicolon_fix_before_a_continuation_line():
+    # `+` deleted at the start of a continuation line: `;` after the first line would
+    # leave the second as a discarded value (heat_e1.ci, line 12).
+    text = ("void go() {\n    I32 a = 1;\n    I64 s = (a as I64) + (a as I64)\n        (a as I64) - 4;\n"
+            "    \"{s}\\n\";\n}\ngo();\n")
+    assert errors(doc_of(text)) and fixes(text) == []
+
+
+def test_no_bracket_fix_where_an_earlier_place_parses():
+    # `a[i * k;` is `a[i] * k;` as much as `a[i * k];`: tree-sitter's choice indexed out of
+    # bounds (scale.ci, line 2).
+    text = ("kernel scale[n](in I64[n] a, I64 k, out I64[n] b) over [i: n] {\n    b[i] = a[i * k;\n}\n"
+            "void go() {\n    I64[2] a = [1, 2];\n    I64[2] b;\n    scale(a, 3, b);\n    \"{b[1]}\\n\";\n}\ngo();\n")
+    assert errors(doc_of(text)) and fixes(text) == []
+    # `g(a, 1;` has one place for its `)`: offered.
+    assert fixes("I64 g(I64 a, I64 b) {\n    return a + b;\n}\nI64 f(I64 a) {\n    return g(a, 1;\n}\n") == \
+        ["Insert `)`"]
+
+
+SW = "void go() {\n    I64 w = 5;\n    {decl} = 0;\n    sw = sw + 1;\n    \"{{w}} {{sw}}\\n\";\n}}\ngo();\n"
+
+
+def test_no_rename_fix_while_the_text_does_not_parse():
+    # `I64  = 0;` (the name deleted): "unknown name `sw`; did you mean `w`?" on the uses
+    # would write to `w` (ops_kernel.ci, line 10).
+    text = SW.replace("{decl}", "I64 ").replace("{{", "{").replace("}}", "}")
+    assert errors(doc_of(text)) and fixes(text) == []
+
+
+def test_no_rename_fix_for_a_declaration_that_lost_its_type():
+    # `sw = 0;` (`I64` deleted): "Change to `w`" would assign 0 to another variable (and
+    # leave the other uses of `sw` unknown; ops_kernel.ci, line 10).
+    text = SW.replace("{decl}", "sw").replace("{{", "{").replace("}}", "}")
+    assert any(d.code == "C2001" and "did you mean `w`" in d.message for d in errors(doc_of(text)))
+    assert fixes(text) == []
+    # A name misspelt once and read, not assigned, still gets its fix.
+    assert fixes("void go() {\n    I64 total = 1;\n    I64 x = totl;\n}\n") == ["Change to `total`"]
+
+
+def test_no_brace_fix_for_a_line_off_the_indentation_levels():
+    # `    } else if` with the `}` deleted leaves `     else if`: 5 spaces, no level of
+    # the file's; the `}` went after the `else` block (habits.ci, line 12).
+    text = (HERE / "fix_programs" / "habits.ci").read_text().replace("    } else if", "     else if")
+    assert errors(doc_of(text)) and "Insert `}`" not in fixes(text)
+
+
+def test_missing_brace_before_the_last_return_is_one_diagnostic():
+    # The `}` of an `else if` block deleted: the parse moves `return v;` into it, and
+    # "must return a value on every path" was a second diagnostic caused by the first.
+    text = (HERE / "fix_programs" / "habits.ci").read_text().replace("        return high;\n    }\n",
+                                                                    "        return high;\n")
+    (d,) = errors(doc_of(text))
+    assert d.code == "C1002" and fixes(text) == ["Insert `}`"]
