@@ -33,6 +33,7 @@ the run would be; it is killed with the others, and when the spare is turned off
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import json
 import os
@@ -66,6 +67,9 @@ class Request:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     output_limit: int | None = None  # bytes of output sent back (exec.run.cap_output)
     function: str | None = None  # the entry: this exported function (exec.run.with_entry)
+    # The run's time limit, set by run_isolated: what the child waits on (a cluster) gives
+    # up within it and says what it waited for (stages.remaining).
+    time_limit: float | None = None
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -372,6 +376,7 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
     either). Raises IsolatedRunError. The child (and anything it started) is killed on
     every way out that does not wait for its result."""
     clock = _Clock(time_limit, compile_limit if time_limit is not None else None)
+    request = dataclasses.replace(request, time_limit=time_limit)
     saved = _guard_signals()
     pipe = None
     try:
@@ -508,6 +513,7 @@ def child_main() -> int:
     from ..syntax.report import diagnostic_line
     from .executors import ExecutorUnavailable, preload
     from .run import NoSuchEntry, cap_output, run_built
+    from .stages import limit
 
     spare = SPARE_ARG in sys.argv[1:]
     if spare:
@@ -518,6 +524,7 @@ def child_main() -> int:
     _send_stages()
     reached(COMPILING)
     request = json.loads(sys.stdin.read())
+    limit(request.get("time_limit"))
     if spare:
         _name_process(RUNNING_NAME)
     built = build(request["text"], request["path"])

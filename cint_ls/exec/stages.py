@@ -13,6 +13,7 @@ report RUNNING themselves once compiled; for the others `run.run_built` reports 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 COMPILING = "compiling"
@@ -21,6 +22,25 @@ DESCRIBING = "describing the fault"
 STAGES = (COMPILING, RUNNING, DESCRIBING)
 
 _listener: Callable[[str], object] | None = None
+_time_limit: float | None = None  # the run's limit on running (an isolated run's child: isolated.py)
+_running_since: float | None = None
+
+
+def limit(seconds: float | None) -> None:
+    """The run's time limit (seconds of running), so that what the run waits on in this
+    process (a cluster: c17/cluster.py) gives up, and says so, before the parent stops it."""
+    global _time_limit
+    _time_limit = seconds
+
+
+def remaining() -> float | None:
+    """Seconds of the time limit left (from the first RUNNING reached; all of it before),
+    or None without a limit."""
+    if _time_limit is None:
+        return None
+    if _running_since is None:
+        return _time_limit
+    return max(0.0, _time_limit - (time.monotonic() - _running_since))
 
 
 def listen(listener: Callable[[str], object] | None) -> None:
@@ -31,5 +51,8 @@ def listen(listener: Callable[[str], object] | None) -> None:
 
 def reached(stage: str) -> None:
     assert stage in STAGES, stage
+    global _running_since
+    if stage == RUNNING and _running_since is None:
+        _running_since = time.monotonic()
     if _listener is not None:
         _listener(stage)

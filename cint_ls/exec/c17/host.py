@@ -171,6 +171,9 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     selection = current_selection()  # pictures of arrays for the trace (exec/trace.py, pictures.py)
     pictures = None if selection is None else Pictures(program, selection)
     tiles = None
+    # The time limit of an isolated run counts from here (exec/stages.py): reaching the
+    # cluster too, whose waits end within it (cluster.py).
+    reached(RUNNING)
     if options.get("cluster") is not None:  # cluster.py: the work-items of large dispatches as tiles on Dask
         from . import cluster
 
@@ -178,7 +181,6 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
         tiles = cluster.TileRunner(cluster.open_cluster(spec), str(library))
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
     try:
-        reached(RUNNING)  # the time limit of an isolated run counts from here (exec/stages.py)
         result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
                                          stack_size=int(options.get("stack_size", STACK_SIZE)),
                                          threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
