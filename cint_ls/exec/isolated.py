@@ -50,11 +50,18 @@ from .stages import COMPILING, RUNNING, STAGES, listen, reached
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
 COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
+# Seconds a spare has to say it took its request: one that does not (stopped by SIGSTOP
+# or a debugger, stuck) is killed and the run starts a fresh child (issue 28).
+SPARE_ANSWER = 1.0
 
 
 class IsolatedRunError(Exception):
     """The run did not produce a result: time limit, crash, executor unavailable.
     The message is one line that names the cause."""
+
+
+class _SpareSilent(Exception):
+    """The spare did not take its request within SPARE_ANSWER."""
 
 
 @dataclass
@@ -108,6 +115,7 @@ SPARE_ARG = "--spare"  # a child started ahead of its request (keep_spare)
 SPARE_NAME, RUNNING_NAME = b"cint-spare", b"cint-run"
 PARENT_ENV = "CINT_ISOLATED_PARENT"  # the pid of the run's parent, for the child's watcher
 STAGE_ENV = "CINT_STAGE_FD"  # the child's end of the stage pipe
+TAKEN = "taken"  # the child's line on the stage pipe once it has read its request (not a stage)
 _PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15  # <linux/prctl.h>
 _WATCH_INTERVAL = 0.2  # seconds between the child's looks at its parent
 
@@ -218,6 +226,7 @@ class _StagePipe:
         self.read_fd, self.write_fd = os.pipe()
         os.set_blocking(self.read_fd, False)
         self.pending = b""
+        self.taken = False  # the child has read its request (TAKEN)
 
     def started(self) -> None:
         self._close("write_fd")  # the child holds its own copy
@@ -232,7 +241,9 @@ class _StagePipe:
                 break
             self.pending += chunk
         *lines, self.pending = self.pending.split(b"\n")
-        return [s for s in (line.decode("utf-8", "replace") for line in lines) if s in STAGES]
+        texts = [line.decode("utf-8", "replace") for line in lines]
+        self.taken = self.taken or TAKEN in texts
+        return [s for s in texts if s in STAGES]
 
     def close(self) -> None:
         self._close("read_fd")
@@ -308,7 +319,10 @@ def _drop(spare: _Spare) -> None:
     spare.pipe.close()
     for stream in (spare.child.stdin, spare.child.stdout, spare.child.stderr):
         if stream is not None:
-            stream.close()
+            try:
+                stream.close()
+            except OSError:  # the request half written to a child now dead
+                pass
 
 
 def _take_spare(memory_limit: int) -> tuple[subprocess.Popen, _StagePipe] | None:
@@ -380,10 +394,22 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
     saved = _guard_signals()
     pipe = None
     try:
-        child, pipe = _take_spare(request.memory_limit) or _started(request.memory_limit)
+        taken = _take_spare(request.memory_limit)
+        child, pipe = taken or _started(request.memory_limit)
         _live.add(child)
         try:
-            out, err = _communicate(child, request, clock, cancel, pipe, stage)
+            try:
+                out, err = _communicate(child, request, clock, cancel, pipe, stage,
+                                        answer_by=time.monotonic() + SPARE_ANSWER if taken else None)
+            except _SpareSilent:
+                # A stopped or stuck spare: killed (SIGKILL reaches a stopped process) and
+                # reaped, and the run goes on in a fresh child.
+                _live.discard(child)
+                _drop(_Spare(child, pipe, ()))
+                pipe = None
+                child, pipe = _started(request.memory_limit)
+                _live.add(child)
+                out, err = _communicate(child, request, clock, cancel, pipe, stage)
         except BaseException:
             _kill(child)
             raise
@@ -415,9 +441,10 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
 
 
 def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cancel, pipe: _StagePipe,
-                 stage) -> tuple[bytes, bytes]:
+                 stage, answer_by: float | None = None) -> tuple[bytes, bytes]:
     """Send the request, wait for the child's end within the limits, passing on the
-    stages it reaches; the output and error bytes."""
+    stages it reaches; the output and error bytes. With `answer_by` (a spare), raises
+    _SpareSilent when the child has not said it took the request by then."""
     pending: bytes | None = request.to_json().encode()
 
     def stages() -> None:
@@ -434,6 +461,8 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
         except subprocess.TimeoutExpired:
             pending = None
             stages()
+            if answer_by is not None and not pipe.taken and time.monotonic() > answer_by:
+                raise _SpareSilent from None
             clock.check()
             if cancel is not None and cancel():
                 raise IsolatedRunError("the run was cancelled") from None
@@ -503,7 +532,13 @@ def _send_stages() -> None:
         except OSError:  # the parent stopped listening: it is killing this process
             pass
 
+    global _send_line
+    _send_line = send
     listen(send)
+
+
+def _send_line(text: str) -> None:
+    """A line to the parent on the stage pipe (replaced by _send_stages; none by hand)."""
 
 
 def child_main() -> int:
@@ -524,6 +559,7 @@ def child_main() -> int:
     _send_stages()
     reached(COMPILING)
     request = json.loads(sys.stdin.read())
+    _send_line(TAKEN)  # the parent waits SPARE_ANSWER for this from a spare
     limit(request.get("time_limit"))
     if spare:
         _name_process(RUNNING_NAME)
