@@ -26,6 +26,22 @@ _time_limit: float | None = None  # the run's limit on running (an isolated run'
 _running_since: float | None = None
 
 
+_output_stream: tuple[int, int | None] | None = None
+
+
+def stream_output(fd: int, keep: int | None) -> None:
+    """Send the program's output to `fd` as it is printed (an isolated run's child: its
+    parent keeps it when the run is cut short), keeping at most `keep` bytes of it in
+    this process (None: all)."""
+    global _output_stream
+    _output_stream = (fd, keep)
+
+
+def output_stream() -> tuple[int, int | None] | None:
+    """(fd, keep) of `stream_output`, or None."""
+    return _output_stream
+
+
 def limit(seconds: float | None) -> None:
     """The run's time limit (seconds of running), so that what the run waits on in this
     process (a cluster: c17/cluster.py) gives up, and says so, before the parent stops it."""
