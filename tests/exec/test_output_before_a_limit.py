@@ -85,3 +85,17 @@ def test_a_flood_through_cint_run_keeps_the_first_mib_and_the_last_lines(tmp_pat
     out, err = capsys.readouterr()
     assert err.startswith("cint: error: ") and err.count("\n") == 1
     _check_flood(out, err[len("cint: error: "):-1])
+
+
+@pytest.mark.slow
+@pytest.mark.needs_cc
+def test_output_before_a_memory_limit_is_kept():
+    """`cint run`'s runs keep all of cpu-c17's output in the child (no output limit): a
+    flood ends at the memory limit, with the first 1 MiB and the last lines kept."""
+    from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
+
+    with pytest.raises(IsolatedRunError) as raised:
+        run_isolated(Request("cpu-c17", "flood.ci", FLOOD, memory_limit=768 << 20), time_limit=60)
+    message = str(raised.value)
+    assert message.startswith("the cpu-c17 run exceeded its memory limit; of the "), message
+    assert raised.value.output.startswith("line 0\nline 1\n") and "bytes cut ...]\n" in raised.value.output

@@ -235,8 +235,10 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
             status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)
-        more = int(lib.cint_ctx_output_more(ctx))
-        output = ffi.buffer(data, length[0])[:].decode("utf-8", "ignore" if more else "replace")
+        kept, more = length[0], int(lib.cint_ctx_output_more(ctx))
+        if stream is not None and stream[1] and kept > stream[1]:  # the last bytes past those kept
+            kept, more = stream[1], more + kept - stream[1]
+        output = ffi.buffer(data, kept)[:].decode("utf-8", "ignore" if more else "replace")
         if status == CINT_RESOURCE:
             message = ffi.string(lib.cint_ctx_message(ctx)).decode("utf-8", "replace")
             if "memory limit" in message:
@@ -259,10 +261,10 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                 b = pointer[0][k]
                 boundaries.append(Boundary(int(b.dispatch), int(b.output_length), int(b.fuel), int(b.digest)))
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
-        boundaries.append(Boundary(None, length[0] + more, consumed, None))
+        boundaries.append(Boundary(None, kept + more, consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
         if more:  # past the bytes kept (stream[1]): as exec.run.cap_output says it
-            result.notes.append(f"output truncated after {stream[1]} bytes (the program printed {length[0] + more})")
+            result.notes.append(f"output truncated after {stream[1]} bytes (the program printed {kept + more})")
         if report:
             result.dispatch_log = _records(ffi, lib, ctx)
             note = None if pictures is None else pictures.attach(result.dispatch_log)

@@ -361,8 +361,9 @@ struct cint_ctx {
     /* The output streamed as it is printed (text.c, cint_ctx_stream_output: an isolated
      * run's child sends it to its parent, which keeps it when the run is cut short):
      * `out_fd` (0: none), the bytes of `out` sent so far, and the lock (a pthread mutex)
-     * that cint_print and cint_ctx_flush_output take.  With `out_keep` > 0 at most that
-     * many bytes are kept in `out`; the rest, `out_more` bytes, only go to the stream. */
+     * that cint_print and cint_ctx_flush_output take.  With `out_keep` > 0 `out` keeps
+     * that many bytes and up to 64 KiB more; past them, `out_more` bytes went to the
+     * stream only. */
     int out_fd;
     size_t out_sent, out_keep, out_more;
     void *out_lock;

@@ -48,9 +48,9 @@ static void flush_locked(cint_ctx *ctx) {
     ctx->out_sent = ctx->out_len;
 }
 
-/* Send the output to `fd` as it is printed (cint_ctx_flush_output sends what waits;
- * past `keep` bytes kept, 0: no limit, each print goes straight to `fd`).  Before the
- * run; 0, or 1 without memory for the lock. */
+/* Send the output to `fd` as it is printed (cint_ctx_flush_output sends what waits);
+ * past `keep` bytes (0: no limit) what is printed is sent and dropped by SPILL_BYTES.
+ * Before the run; 0, or 1 without memory for the lock. */
 int cint_ctx_stream_output(cint_ctx *ctx, int fd, uint64_t keep) {
     pthread_mutex_t *lock = malloc(sizeof *lock);
     if (lock == NULL) return 1;
@@ -70,8 +70,11 @@ void cint_ctx_flush_output(cint_ctx *ctx) {
     pthread_mutex_unlock(ctx->out_lock);
 }
 
-/* The bytes printed past `keep`: sent, not kept. */
+/* The bytes printed past `keep` that were sent and dropped (cint_ctx_output may still
+ * hold up to SPILL_BYTES past `keep`: the host keeps `keep`). */
 uint64_t cint_ctx_output_more(const cint_ctx *ctx) { return ctx->out_more; }
+
+#define SPILL_BYTES 65536 /* bytes past `keep` gathered before they are sent and dropped */
 
 void cint_print(cint_ctx *ctx, const char *text, size_t length) {
     if (ctx->out_lock == NULL) {
@@ -79,14 +82,14 @@ void cint_print(cint_ctx *ctx, const char *text, size_t length) {
         return;
     }
     pthread_mutex_lock(ctx->out_lock);
-    size_t kept = length;
-    if (ctx->out_keep > 0) kept = ctx->out_len >= ctx->out_keep ? 0 : ctx->out_keep - ctx->out_len;
-    if (kept > length) kept = length;
-    if (kept > 0) append(ctx, text, kept);
-    if (kept < length) { /* past the bytes kept: the stream has it, in order */
+    append(ctx, text, length);
+    if (ctx->out_keep > 0 && ctx->out_len >= ctx->out_keep + SPILL_BYTES) {
+        /* Past the bytes kept: sent, then dropped, so a flood takes no memory.  Only
+         * here, on the thread that prints (and dispatch.c reads out_len on). */
         flush_locked(ctx);
-        send_all(ctx, text + kept, length - kept);
-        ctx->out_more += length - kept;
+        ctx->out_more += ctx->out_len - ctx->out_keep;
+        ctx->out_len = ctx->out_sent = ctx->out_keep;
+        ctx->out[ctx->out_len] = '\0';
     }
     pthread_mutex_unlock(ctx->out_lock);
 }
