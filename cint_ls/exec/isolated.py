@@ -54,8 +54,10 @@ from .stages import COMPILING, RUNNING, STAGES, listen, reached
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
 COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
 # Seconds a spare has to say it took its request: one that does not (stopped by SIGSTOP
-# or a debugger, stuck) is killed and the run starts a fresh child (issue 28).
-SPARE_ANSWER = 1.0
+# or a debugger, stuck) is killed and the run starts a fresh child (issue 28). A spare
+# still importing when it was taken (it has not said `compiling`) has SPARE_START; one
+# that Linux shows stopped or traced is killed at once.
+SPARE_ANSWER, SPARE_START = 1.0, 5.0
 
 
 class IsolatedRunError(Exception):
@@ -66,7 +68,17 @@ class IsolatedRunError(Exception):
 
 
 class _SpareSilent(Exception):
-    """The spare did not take its request within SPARE_ANSWER."""
+    """The spare did not take its request in time (SPARE_ANSWER), or is stopped."""
+
+
+def _stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP, SIGTSTP) or held by a debugger (Linux's
+    /proc; False where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"T", b"t")
+    except (OSError, IndexError):
+        return False
 
 
 @dataclass
@@ -240,6 +252,7 @@ class _StagePipe:
         self.output_read, self.output_write = os.pipe()
         self.pending = b""
         self.taken = False  # the child has read its request (TAKEN)
+        self.ready = False  # the child has imported what it needs and waits (COMPILING)
 
     def started(self) -> None:
         self._close("write_fd")  # the child holds its own copy
@@ -262,6 +275,7 @@ class _StagePipe:
         *lines, self.pending = self.pending.split(b"\n")
         texts = [line.decode("utf-8", "replace") for line in lines]
         self.taken = self.taken or TAKEN in texts
+        self.ready = self.ready or COMPILING in texts
         return [s for s in texts if s in STAGES]
 
     def close(self) -> None:
@@ -503,7 +517,7 @@ def _run_isolated(request: Request, time_limit: float | None, cancel, stage, com
         try:
             try:
                 out, err = _communicate(child, request, clock, cancel, pipe, stage,
-                                        answer_by=time.monotonic() + SPARE_ANSWER if taken else None)
+                                        answer_from=time.monotonic() if taken else None)
             except _SpareSilent:
                 # A stopped or stuck spare: killed (SIGKILL reaches a stopped process) and
                 # reaped, and the run goes on in a fresh child.
@@ -545,10 +559,11 @@ def _run_isolated(request: Request, time_limit: float | None, cancel, stage, com
 
 
 def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cancel, pipe: _StagePipe,
-                 stage, answer_by: float | None = None) -> tuple[bytes, bytes]:
+                 stage, answer_from: float | None = None) -> tuple[bytes, bytes]:
     """Send the request, wait for the child's end within the limits, passing on the
-    stages it reaches; the output and error bytes. With `answer_by` (a spare), raises
-    _SpareSilent when the child has not said it took the request by then."""
+    stages it reaches; the output and error bytes. With `answer_from` (a spare taken
+    then), raises _SpareSilent when the child is stopped, or has not said it took the
+    request within SPARE_ANSWER (SPARE_START while it was still starting)."""
     pending: bytes | None = request.to_json().encode()
 
     def stages() -> None:
@@ -565,8 +580,10 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
         except subprocess.TimeoutExpired:
             pending = None
             stages()
-            if answer_by is not None and not pipe.taken and time.monotonic() > answer_by:
-                raise _SpareSilent from None
+            if answer_from is not None and not pipe.taken:
+                waited = time.monotonic() - answer_from
+                if _stopped(child.pid) or waited > (SPARE_ANSWER if pipe.ready else SPARE_START):
+                    raise _SpareSilent from None
             clock.check()
             if cancel is not None and cancel():
                 raise IsolatedRunError("the run was cancelled") from None
