@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from .faults import FaultRecord
 from .runtime import RunResult
-from .stages import COMPILING, RUNNING, STAGES, listen, reached
+from .stages import COMPILING, RUNNING, STAGES, WAITING, listen, reached
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
 COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
@@ -253,6 +253,7 @@ class _StagePipe:
         self.pending = b""
         self.taken = False  # the child has read its request (TAKEN)
         self.ready = False  # the child has imported what it needs and waits (COMPILING)
+        self.waiting = ""  # what the child said it waits on (stages.waiting), "": nothing
 
     def started(self) -> None:
         self._close("write_fd")  # the child holds its own copy
@@ -276,6 +277,9 @@ class _StagePipe:
         texts = [line.decode("utf-8", "replace") for line in lines]
         self.taken = self.taken or TAKEN in texts
         self.ready = self.ready or COMPILING in texts
+        for text in texts:
+            if text.startswith(WAITING):
+                self.waiting = text[len(WAITING):]
         return [s for s in texts if s in STAGES]
 
     def close(self) -> None:
@@ -408,10 +412,11 @@ class _Clock:
         self.tick()
         self.running = stage == RUNNING
 
-    def check(self) -> None:
+    def check(self, waiting: str = "") -> None:
         self.tick()
         if self.time_limit is not None and self.used[True] > self.time_limit:
-            raise IsolatedRunError(f"the run took longer than {self.time_limit:g} s and was stopped")
+            raise IsolatedRunError(f"the run took longer than {self.time_limit:g} s and was stopped"
+                                   + (f" while waiting for {waiting}" if waiting else ""))
         if self.compile_limit is not None and self.used[False] > self.compile_limit:
             raise IsolatedRunError(f"compiling took longer than {self.compile_limit:g} s and was stopped")
 
@@ -467,7 +472,8 @@ class _Kept:
         if self.total <= len(self.head) + len(self.tail) and len(self.tail) <= TAIL_BYTES:
             data = head + bytes(self.tail)
             lines = data.count(b"\n") + (not data.endswith(b"\n"))
-            return data.decode("utf-8", "replace"), f"the {lines} lines it printed before are kept"
+            what = "line" if lines == 1 else "lines"
+            return data.decode("utf-8", "replace"), f"the {lines} {what} it printed before are kept"
         tail = bytes(self.tail[-TAIL_BYTES:])
         if len(self.tail) > TAIL_BYTES and b"\n" in tail[:-1]:
             tail = tail[tail.find(b"\n") + 1:]  # whole lines
@@ -584,7 +590,7 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
                 waited = time.monotonic() - answer_from
                 if _stopped(child.pid) or waited > (SPARE_ANSWER if pipe.ready else SPARE_START):
                     raise _SpareSilent from None
-            clock.check()
+            clock.check(pipe.waiting)
             if cancel is not None and cancel():
                 raise IsolatedRunError("the run was cancelled") from None
         else:

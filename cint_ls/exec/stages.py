@@ -65,6 +65,16 @@ def listen(listener: Callable[[str], object] | None) -> None:
     _listener = listener
 
 
+WAITING = "waiting for "  # the start of a line that says what the run waits on (not a stage)
+
+
+def waiting(what: str | None) -> None:
+    """What the run waits on from now (a cluster's scheduler, its tiles), None: nothing:
+    a run stopped at its time limit meanwhile says so (isolated.py)."""
+    if _listener is not None:
+        _listener(WAITING + (what or ""))
+
+
 def reached(stage: str) -> None:
     assert stage in STAGES, stage
     global _running_since

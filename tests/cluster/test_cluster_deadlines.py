@@ -72,13 +72,21 @@ def no_workers():
 
 
 def _cli(tmp_path: Path, address: str, limit: float | None) -> tuple[subprocess.CompletedProcess, float]:
+    """`cint run --cluster ADDRESS`, and the seconds it took beyond those of the same run
+    without a cluster (the CLI's and the child's start, the cached build), measured
+    just before: the time the cluster added, which the limits bound."""
     path = tmp_path / "p.ci"
     path.write_text(PROGRAM)
+    started = time.monotonic()
+    plain = subprocess.run([CINT, "run", "--executor", "cpu-c17", str(path)], capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert plain.stdout == "before the cluster\n", plain.stderr
+    baseline = time.monotonic() - started
     started = time.monotonic()
     done = subprocess.run([CINT, "run", "--cluster", address, str(path),
                            *(["--time-limit", str(limit)] if limit is not None else [])],
                           capture_output=True, text=True, timeout=120, check=False)
-    return done, time.monotonic() - started
+    return done, time.monotonic() - started - baseline
 
 
 def _one_line(done: subprocess.CompletedProcess) -> str:
@@ -123,3 +131,43 @@ def test_cluster_scheduler_without_workers_ends_within_the_time_limit(warm, no_w
     assert f"the Dask scheduler at {no_workers} has no workers: none joined within" in line, line
     assert "--time-limit" in line, line
     assert seconds < LIMIT + 2, (seconds, line)
+
+
+ENDLESS = """kernel spin[n](in I64[n] a, out I64[n] r) over [i: n] {
+    I64 acc = a[i];
+    for j in 0..9000000000000000000 {
+        acc = acc +% j;
+    }
+    r[i] = acc;
+}
+
+void go() {
+    I64[64] a;
+    I64[64] r;
+    spin(a, r);
+}
+
+"before the dispatch\\n";
+go();
+"""
+
+
+@pytest.mark.slow
+def test_cluster_tiles_that_never_come_back_end_at_the_time_limit_and_say_so(tmp_path):
+    """A worker that runs a tile for good: the run is stopped at its time limit, keeps
+    what it printed, and says it was waiting for the tiles."""
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=None)
+    try:
+        address = cluster.scheduler_address
+        run_isolated(Request("cpu-c17", "warm.ci", ENDLESS.replace("go();", "")), time_limit=60)  # built
+        started = time.monotonic()
+        outcome = run(RunRequest("p.ci", ENDLESS, "cpu-c17", time_limit=LIMIT, isolate=True,
+                                 options={"cpu-c17": {"cluster": address, "cluster_min": 2, "threads": 1}}))
+        seconds = time.monotonic() - started
+    finally:
+        cluster.close()
+    assert outcome.result is None and outcome.cut_output == "before the dispatch\n"
+    assert outcome.error.startswith(f"the run took longer than {LIMIT:g} s and was stopped while waiting for the "
+                                    f"tiles of dispatch 0 on the Dask cluster at {address}"), outcome.error
+    assert seconds < LIMIT + 2 + 1, seconds  # + the child's start

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..executors import ExecutorUnavailable
-from ..stages import remaining
+from ..stages import remaining, waiting
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
 TILES_PER_WORKER = 2
@@ -134,6 +134,7 @@ def open_cluster(spec: str) -> Cluster:
         # tls://: the certificates are Dask's own settings (distributed.comm.tls.ca-file,
         # .client.cert, .client.key: $DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ... or a
         # Dask configuration file), which Client() reads when no security is given
+        waiting(f"the Dask scheduler at {value} to answer")
         client = _connect(distributed, value, seconds, why)
     except Exception as error:  # noqa: BLE001 - OSError, TimeoutError, TLS errors: one line
         hint = ""
@@ -144,11 +145,14 @@ def open_cluster(spec: str) -> Cluster:
         raise ClusterError(f"cannot reach the Dask scheduler at {value}: {_line(error)}{hint}") from None
     seconds, why = _deadline(CONNECT_TIMEOUT)
     try:
+        waiting(f"a worker of the Dask scheduler at {value}")
         client.wait_for_workers(1, timeout=seconds)
     except Exception:  # noqa: BLE001 - TimeoutError, or the scheduler went away: one line
         _close_quietly(client)
         raise ClusterError(f"the Dask scheduler at {value} has no workers: none joined within {seconds:.3g} s{why}"
                            ) from None
+    finally:
+        waiting(None)
     return Cluster(spec, client)
 
 
@@ -290,9 +294,12 @@ class TileRunner:
         if number is not None:
             self.rows[int(number)] = row
         try:
+            waiting(f"the tiles of dispatch {number} on the Dask cluster at {self.cluster.address}")
             self._remote(ffi, lib, job, ffi.buffer(plan, plan_bytes)[:], int(ntiles), int(size), row)
         except BaseException as error:  # noqa: BLE001 - the tiles not back run on the host
             self.errors.append(_line(error))
+        finally:
+            waiting(None)
         return 0
 
     def _remote(self, ffi, lib, job, plan: bytes, ntiles: int, size: int, row: dict) -> None:
@@ -318,9 +325,9 @@ class TileRunner:
         # canonical fault: they are not waited for (the fold stops before them).
         bound = None
         pending = set(range(ntiles))
-        # Within the run's time limit: past it the tiles not back run here, and the parent
-        # stops the run (the time limit's message) unless they are quick.
-        completed = as_completed(list(futures), **_timeout())
+        # No deadline of its own: the run's time limit stops the run, with a message that
+        # names this wait (stages.waiting, in `remote`); tiles a worker lost Dask runs again.
+        completed = as_completed(list(futures))
         try:
             for future in completed:
                 j = futures[future]
