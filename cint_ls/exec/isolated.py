@@ -722,7 +722,7 @@ class _OutputStream:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.lock = threading.Lock()
-        self.pending: list[bytes] = []
+        self.pending: list[str] = []
         self.size = 0
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="cint-output", daemon=True)
@@ -736,15 +736,15 @@ class _OutputStream:
             return None
 
     def write(self, text: str) -> None:
-        data = text.encode("utf-8", "surrogatepass")
         with self.lock:
-            self.pending.append(data)
-            self.size += len(data)
+            self.pending.append(text)
+            self.size += len(text)  # characters: at least the bytes' count / 4
             if self.size >= self.FLUSH_BYTES:
                 self._send()
 
     def _send(self) -> None:
-        data, self.pending, self.size = b"".join(self.pending), [], 0
+        text, self.pending, self.size = "".join(self.pending), [], 0
+        data = text.encode("utf-8", "surrogatepass")
         view = memoryview(data)
         while view and self.fd >= 0:
             try:
