@@ -3,7 +3,10 @@ crash of user code (or of native code) is an error message, not a dead server.
 
 The parent sends one JSON request on the child's stdin and reads one JSON result
 from the child's stdout; the program's output travels inside the result, and the
-child's stderr is kept for crash messages. The parent enforces a time limit (the child
+child's stderr is kept for crash messages. The output also goes to the parent as it is
+printed, on a pipe of its own ($CINT_OUTPUT_FD), of which the parent keeps the first
+OUTPUT_KEEP bytes and the last lines (`_Kept`): a run cut short (time or memory limit,
+crash, cancel) keeps what it printed before (IsolatedRunError.output). The parent enforces a time limit (the child
 is killed) and the child a memory limit (RLIMIT_AS).
 
 The child also writes the stages it reaches (`stages.py`: compiling, running, describing
@@ -33,6 +36,7 @@ the run would be; it is killed with the others, and when the spare is turned off
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import functools
 import json
 import os
@@ -45,15 +49,36 @@ from dataclasses import dataclass
 
 from .faults import FaultRecord
 from .runtime import RunResult
-from .stages import COMPILING, RUNNING, STAGES, listen, reached
+from .stages import COMPILING, RUNNING, STAGES, WAITING, listen, reached
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
 COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
+# Seconds a spare has to say it took its request: one that does not (stopped by SIGSTOP
+# or a debugger, stuck) is killed and the run starts a fresh child (issue 28). A spare
+# still importing when it was taken (it has not said `compiling`) has SPARE_START; one
+# that Linux shows stopped or traced is killed at once.
+SPARE_ANSWER, SPARE_START = 1.0, 5.0
 
 
 class IsolatedRunError(Exception):
     """The run did not produce a result: time limit, crash, executor unavailable.
     The message is one line that names the cause."""
+
+    output: str | None = None  # what the program printed before the run was cut short
+
+
+class _SpareSilent(Exception):
+    """The spare did not take its request in time (SPARE_ANSWER), or is stopped."""
+
+
+def _stopped(pid: int) -> bool:
+    """Whether the process is stopped (SIGSTOP, SIGTSTP) or held by a debugger (Linux's
+    /proc; False where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] in (b"T", b"t")
+    except (OSError, IndexError):
+        return False
 
 
 @dataclass
@@ -66,6 +91,9 @@ class Request:
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     output_limit: int | None = None  # bytes of output sent back (exec.run.cap_output)
     function: str | None = None  # the entry: this exported function (exec.run.with_entry)
+    # The run's time limit, set by run_isolated: what the child waits on (a cluster) gives
+    # up within it and says what it waited for (stages.remaining).
+    time_limit: float | None = None
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -104,6 +132,13 @@ SPARE_ARG = "--spare"  # a child started ahead of its request (keep_spare)
 SPARE_NAME, RUNNING_NAME = b"cint-spare", b"cint-run"
 PARENT_ENV = "CINT_ISOLATED_PARENT"  # the pid of the run's parent, for the child's watcher
 STAGE_ENV = "CINT_STAGE_FD"  # the child's end of the stage pipe
+OUTPUT_ENV = "CINT_OUTPUT_FD"  # the child's end of the output pipe (the program's output as it is printed)
+# What the parent keeps of the output a run printed before it was cut short (time or
+# memory limit, a crash, a cancel): the first OUTPUT_KEEP bytes (or the request's
+# output_limit) and the last TAIL_LINES lines of the last TAIL_BYTES bytes.
+OUTPUT_KEEP = 1 << 20
+TAIL_BYTES, TAIL_LINES = 64 << 10, 100
+TAKEN = "taken"  # the child's line on the stage pipe once it has read its request (not a stage)
 _PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15  # <linux/prctl.h>
 _WATCH_INTERVAL = 0.2  # seconds between the child's looks at its parent
 
@@ -192,7 +227,7 @@ def _restore_signals(saved: dict) -> None:
             pass
 
 
-def _start_child(memory_limit: int, stage_fd: int, spare: bool = False) -> subprocess.Popen:
+def _start_child(memory_limit: int, stage_fd: int, output_fd: int, spare: bool = False) -> subprocess.Popen:
     parent = os.getpid()
     return subprocess.Popen(
         # -P: the child imports the installed package, never a source tree in the cwd.
@@ -200,8 +235,8 @@ def _start_child(memory_limit: int, stage_fd: int, spare: bool = False) -> subpr
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        pass_fds=(stage_fd,),
-        env={**os.environ, PARENT_ENV: str(parent), STAGE_ENV: str(stage_fd)},
+        pass_fds=(stage_fd, output_fd),
+        env={**os.environ, PARENT_ENV: str(parent), STAGE_ENV: str(stage_fd), OUTPUT_ENV: str(output_fd)},
         # Between fork and exec: only calls looked up before the fork (no imports, no locks).
         preexec_fn=_limit_memory(memory_limit, parent),  # noqa: PLW1509
     )
@@ -213,10 +248,21 @@ class _StagePipe:
     def __init__(self) -> None:
         self.read_fd, self.write_fd = os.pipe()
         os.set_blocking(self.read_fd, False)
+        # The program's output as it is printed: read by a _Kept's thread during the run.
+        self.output_read, self.output_write = os.pipe()
         self.pending = b""
+        self.taken = False  # the child has read its request (TAKEN)
+        self.ready = False  # the child has imported what it needs and waits (COMPILING)
+        self.waiting = ""  # what the child said it waits on (stages.waiting), "": nothing
 
     def started(self) -> None:
         self._close("write_fd")  # the child holds its own copy
+        self._close("output_write")
+
+    def take_output(self) -> int:
+        """The read end of the output pipe, for a _Kept, which closes it at its end."""
+        fd, self.output_read = self.output_read, -1
+        return fd
 
     def poll(self) -> list[str]:
         while True:
@@ -228,11 +274,19 @@ class _StagePipe:
                 break
             self.pending += chunk
         *lines, self.pending = self.pending.split(b"\n")
-        return [s for s in (line.decode("utf-8", "replace") for line in lines) if s in STAGES]
+        texts = [line.decode("utf-8", "replace") for line in lines]
+        self.taken = self.taken or TAKEN in texts
+        self.ready = self.ready or COMPILING in texts
+        for text in texts:
+            if text.startswith(WAITING):
+                self.waiting = text[len(WAITING):]
+        return [s for s in texts if s in STAGES]
 
     def close(self) -> None:
         self._close("read_fd")
         self._close("write_fd")
+        self._close("output_read")
+        self._close("output_write")
 
     def _close(self, name: str) -> None:
         """Close one end once: the number of a closed descriptor is soon another's (the
@@ -250,7 +304,7 @@ class _StagePipe:
 def _started(memory_limit: int, spare: bool = False) -> tuple[subprocess.Popen, _StagePipe]:
     pipe = _StagePipe()
     try:
-        child = _start_child(memory_limit, pipe.write_fd, spare)
+        child = _start_child(memory_limit, pipe.write_fd, pipe.output_write, spare)
     except BaseException:
         pipe.close()
         raise
@@ -304,7 +358,10 @@ def _drop(spare: _Spare) -> None:
     spare.pipe.close()
     for stream in (spare.child.stdin, spare.child.stdout, spare.child.stderr):
         if stream is not None:
-            stream.close()
+            try:
+                stream.close()
+            except OSError:  # the request half written to a child now dead
+                pass
 
 
 def _take_spare(memory_limit: int) -> tuple[subprocess.Popen, _StagePipe] | None:
@@ -355,12 +412,77 @@ class _Clock:
         self.tick()
         self.running = stage == RUNNING
 
-    def check(self) -> None:
+    def check(self, waiting: str = "") -> None:
         self.tick()
         if self.time_limit is not None and self.used[True] > self.time_limit:
-            raise IsolatedRunError(f"the run took longer than {self.time_limit:g} s and was stopped")
+            raise IsolatedRunError(f"the run took longer than {self.time_limit:g} s and was stopped"
+                                   + (f" while waiting for {waiting}" if waiting else ""))
         if self.compile_limit is not None and self.used[False] > self.compile_limit:
             raise IsolatedRunError(f"compiling took longer than {self.compile_limit:g} s and was stopped")
+
+
+class _Kept:
+    """The parent's copy of the output a run prints, read as it comes (a thread): the
+    first `head` bytes and the last TAIL_BYTES, so that a run cut short keeps what it
+    printed, in bounded memory whatever it prints."""
+
+    def __init__(self, fd: int, head: int) -> None:
+        self.fd, self.limit = fd, head
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.thread = threading.Thread(target=self._read, name="cint-run-output", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            self._read_all()
+        finally:
+            os.close(self.fd)  # this thread's own: no other closes it (a reused number)
+
+    def _read_all(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except InterruptedError:
+                continue
+            except OSError:
+                return
+            if not chunk:  # every write end closed: the child (and all it started) ended
+                return
+            self.total += len(chunk)
+            room = self.limit - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self.tail += chunk
+                if len(self.tail) > 2 * TAIL_BYTES:
+                    del self.tail[:-TAIL_BYTES]
+
+    def finish(self, wait: float) -> None:
+        """Wait up to `wait` s for the rest (the child has ended, or was killed)."""
+        self.thread.join(wait)
+
+    def text(self) -> tuple[str, str]:
+        """The output kept, and what the message adds about it ("": nothing printed)."""
+        if not self.total:
+            return "", ""
+        head = bytes(self.head)
+        if self.total <= len(self.head) + len(self.tail) and len(self.tail) <= TAIL_BYTES:
+            data = head + bytes(self.tail)
+            lines = data.count(b"\n") + (not data.endswith(b"\n"))
+            what = "line" if lines == 1 else "lines"
+            return data.decode("utf-8", "replace"), f"the {lines} {what} it printed before are kept"
+        tail = bytes(self.tail[-TAIL_BYTES:])
+        if len(self.tail) > TAIL_BYTES and b"\n" in tail[:-1]:
+            tail = tail[tail.find(b"\n") + 1:]  # whole lines
+        tail = b"".join(tail.splitlines(keepends=True)[-TAIL_LINES:])
+        cut = self.total - len(head) - len(tail)
+        text = (head.decode("utf-8", "ignore") + f"\n[... {cut} bytes cut ...]\n"
+                + tail.decode("utf-8", "ignore"))
+        return text, (f"of the {self.total} bytes it printed before, the first {len(head)} and the last "
+                      f"{len(tail.splitlines())} lines are kept")
 
 
 def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None, stage=None,
@@ -369,16 +491,49 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
     True) to stop the run early; `stage`, if given, is called with each stage the child
     reaches (from this thread). `time_limit` counts running only, `compile_limit`
     everything else (None: no limit; without a time limit there is no compile limit
-    either). Raises IsolatedRunError. The child (and anything it started) is killed on
-    every way out that does not wait for its result."""
+    either). Raises IsolatedRunError, whose `output` is what the program printed before
+    the run was cut short (the first bytes and the last lines: _Kept), and whose message
+    then says so. The child (and anything it started) is killed on every way out that
+    does not wait for its result."""
+    kept: list[_Kept] = []
+    try:
+        return _run_isolated(request, time_limit, cancel, stage, compile_limit, kept)
+    except IsolatedRunError as error:
+        if kept:
+            kept[-1].finish(1.0)
+            text, what = kept[-1].text()
+            if text:
+                error.output = text
+                error.args = (f"{error}; {what}",)
+        raise
+
+
+def _run_isolated(request: Request, time_limit: float | None, cancel, stage, compile_limit: float | None,
+                  kept: list[_Kept]) -> RunResult:
     clock = _Clock(time_limit, compile_limit if time_limit is not None else None)
+    request = dataclasses.replace(request, time_limit=time_limit)
+    head = request.output_limit if request.output_limit is not None else OUTPUT_KEEP
     saved = _guard_signals()
     pipe = None
     try:
-        child, pipe = _take_spare(request.memory_limit) or _started(request.memory_limit)
+        taken = _take_spare(request.memory_limit)
+        child, pipe = taken or _started(request.memory_limit)
+        kept.append(_Kept(pipe.take_output(), head))
         _live.add(child)
         try:
-            out, err = _communicate(child, request, clock, cancel, pipe, stage)
+            try:
+                out, err = _communicate(child, request, clock, cancel, pipe, stage,
+                                        answer_from=time.monotonic() if taken else None)
+            except _SpareSilent:
+                # A stopped or stuck spare: killed (SIGKILL reaches a stopped process) and
+                # reaped, and the run goes on in a fresh child.
+                _live.discard(child)
+                _drop(_Spare(child, pipe, ()))
+                pipe = None
+                child, pipe = _started(request.memory_limit)
+                kept.append(_Kept(pipe.take_output(), head))
+                _live.add(child)
+                out, err = _communicate(child, request, clock, cancel, pipe, stage)
         except BaseException:
             _kill(child)
             raise
@@ -410,9 +565,11 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
 
 
 def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cancel, pipe: _StagePipe,
-                 stage) -> tuple[bytes, bytes]:
+                 stage, answer_from: float | None = None) -> tuple[bytes, bytes]:
     """Send the request, wait for the child's end within the limits, passing on the
-    stages it reaches; the output and error bytes."""
+    stages it reaches; the output and error bytes. With `answer_from` (a spare taken
+    then), raises _SpareSilent when the child is stopped, or has not said it took the
+    request within SPARE_ANSWER (SPARE_START while it was still starting)."""
     pending: bytes | None = request.to_json().encode()
 
     def stages() -> None:
@@ -429,7 +586,11 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
         except subprocess.TimeoutExpired:
             pending = None
             stages()
-            clock.check()
+            if answer_from is not None and not pipe.taken:
+                waited = time.monotonic() - answer_from
+                if _stopped(child.pid) or waited > (SPARE_ANSWER if pipe.ready else SPARE_START):
+                    raise _SpareSilent from None
+            clock.check(pipe.waiting)
             if cancel is not None and cancel():
                 raise IsolatedRunError("the run was cancelled") from None
         else:
@@ -498,7 +659,13 @@ def _send_stages() -> None:
         except OSError:  # the parent stopped listening: it is killing this process
             pass
 
+    global _send_line
+    _send_line = send
     listen(send)
+
+
+def _send_line(text: str) -> None:
+    """A line to the parent on the stage pipe (replaced by _send_stages; none by hand)."""
 
 
 def child_main() -> int:
@@ -508,6 +675,7 @@ def child_main() -> int:
     from ..syntax.report import diagnostic_line
     from .executors import ExecutorUnavailable, preload
     from .run import NoSuchEntry, cap_output, run_built
+    from .stages import limit, stream_output
 
     spare = SPARE_ARG in sys.argv[1:]
     if spare:
@@ -518,21 +686,84 @@ def child_main() -> int:
     _send_stages()
     reached(COMPILING)
     request = json.loads(sys.stdin.read())
+    _send_line(TAKEN)  # the parent waits SPARE_ANSWER for this from a spare
+    limit(request.get("time_limit"))
     if spare:
         _name_process(RUNNING_NAME)
+    output = _OutputStream.from_environment()
+    if output is not None:  # cpu-c17 sends its own (c17/host.py); the others through write
+        stream_output(output.fd, request.get("output_limit"))
     built = build(request["text"], request["path"])
     if built.program is None:
         reply = {"error": diagnostic_line(built.checked.errors[0])}
     else:
         try:
             result = run_built(built, request["executor"], request.get("fuel"), request.get("options") or {},
-                               function=request.get("function"))
+                               function=request.get("function"),
+                               write=None if output is None else output.write)
             reply = result_to_json(cap_output(result, request.get("output_limit")))
         except (ExecutorUnavailable, NoSuchEntry) as error:
             reply = {"error": str(error)}
+        finally:
+            if output is not None:
+                output.close()
     sys.stdout.write(json.dumps(reply))
     sys.stdout.flush()
     return 0
+
+
+class _OutputStream:
+    """The child's end of the output pipe: what the program prints (an executor's
+    `write`) goes to the parent every FLUSH_INTERVAL from a thread of its own, and at
+    once past FLUSH_BYTES, so that the parent has it when it stops the run."""
+
+    FLUSH_INTERVAL, FLUSH_BYTES = 0.02, 1 << 16
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.lock = threading.Lock()
+        self.pending: list[str] = []
+        self.size = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="cint-output", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def from_environment(cls) -> _OutputStream | None:
+        try:
+            return cls(int(os.environ.pop(OUTPUT_ENV, "")))
+        except ValueError:  # started by hand
+            return None
+
+    def write(self, text: str) -> None:
+        with self.lock:
+            self.pending.append(text)
+            self.size += len(text)  # characters: at least the bytes' count / 4
+            if self.size >= self.FLUSH_BYTES:
+                self._send()
+
+    def _send(self) -> None:
+        text, self.pending, self.size = "".join(self.pending), [], 0
+        data = text.encode("utf-8", "surrogatepass")
+        view = memoryview(data)
+        while view and self.fd >= 0:
+            try:
+                view = view[os.write(self.fd, view):]
+            except InterruptedError:
+                continue
+            except OSError:  # the parent stopped reading: it is stopping the run
+                self.fd = -1
+
+    def _loop(self) -> None:
+        while not self.done.wait(self.FLUSH_INTERVAL):
+            with self.lock:
+                self._send()
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join()
+        with self.lock:
+            self._send()
 
 
 def _name_process(name: bytes) -> None:

@@ -96,6 +96,9 @@ class RunOutcome:
     checked: RunOutcome | None = None  # the run on `check`'s executor
     comparison: Comparison | None = None
     auto: Decision | None = None  # what `auto` chose and why; None for an executor asked by name
+    # A run cut short (time or memory limit, a crash, a cancel): what the program printed
+    # before, its first bytes and last lines (isolated.py, _Kept); `error` says it was cut.
+    cut_output: str | None = None
 
     @property
     def reason(self) -> str | None:
@@ -309,7 +312,11 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
             with selected_arrays(options) as plain:
                 outcome.result = cap_output(executor.run(with_entry(built, request.function), request.fuel, write,
                                                          plain), request.output_limit)
-    except (IsolatedRunError, ExecutorUnavailable) as error:
+    except IsolatedRunError as error:
+        outcome.error, outcome.cut_output = str(error), error.output
+        if write is not None and error.output:
+            write(error.output)
+    except ExecutorUnavailable as error:
         outcome.error = str(error)
     outcome.seconds = time.monotonic() - started
     return outcome

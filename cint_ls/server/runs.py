@@ -72,7 +72,9 @@ def run_result_json(outcome: RunOutcome, uri: str, version: int | None) -> dict:
         "uri": uri,
         "version": version,
         "executor": outcome.executor,
-        "output": None if result is None else result.output,
+        # a run cut short by a limit: the output printed before it (its first 1 MiB and last
+        # lines), and `error` says it was cut
+        "output": outcome.cut_output if result is None else result.output,
         "fault": None if result is None or result.fault is None else result.fault.to_json(),
         "fuelConsumed": None if result is None else result.fuel_consumed,
         "fuel": outcome.fuel_budget,

@@ -141,3 +141,39 @@ def test_a_waiting_spare_is_named_cint_spare_and_the_run_it_takes_cint_run(spare
         run_isolated(Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=20,
                      cancel=cancel)
     assert seen[-1] == "cint-run", seen
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/stat"), reason="reads processes from /proc")
+@pytest.mark.parametrize("seen", ["stopped", "silent"])
+def test_a_stopped_spare_is_killed_and_the_run_ends_within_its_time_limit(spare, seen, monkeypatch):
+    """Issue 28, finding 4: a spare stopped by SIGSTOP (a debugger, a suspended process)
+    held the next run for the 120 s compile limit, which it then named. One that Linux
+    shows stopped is killed at once; one that is merely silent ("silent": /proc's state
+    not read) gets SPARE_ANSWER to take its request. Either is killed and reaped, and
+    the run goes on in a fresh child, within its time limit + 2 s."""
+    import os
+    import signal
+    import time
+
+    if seen == "silent":
+        monkeypatch.setattr(spare, "_stopped", lambda pid: False)
+    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    stopped = spare._spare.child
+    if seen == "silent":  # stopped once it waits for its request (a spare still importing has SPARE_START)
+        deadline = time.monotonic() + 60
+        while not spare._spare.pipe.ready and time.monotonic() < deadline:
+            spare._spare.pipe.poll()
+            time.sleep(0.02)
+    os.kill(stopped.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        result = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT), time_limit=2)
+        seconds = time.monotonic() - started
+    finally:
+        if stopped.returncode is None:
+            os.kill(stopped.pid, signal.SIGKILL)
+            stopped.wait()
+    assert result.output == "x\n"
+    assert seconds < 2 + 2, seconds
+    assert stopped.returncode == -signal.SIGKILL and not _alive(stopped.pid)  # killed and reaped
+    assert spare._spare is not None and spare._spare.child.pid != stopped.pid

@@ -31,11 +31,16 @@ import time
 from dataclasses import dataclass, field
 
 from ..executors import ExecutorUnavailable
+from ..stages import remaining, waiting
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
 TILES_PER_WORKER = 2
 MAX_LOCAL_WORKERS = 64
-CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler
+CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler, and for its first worker
+# Seconds before the run's time limit at which a wait on the cluster gives up: its one
+# line then reaches the parent before the parent stops the run (exec/isolated.py).
+LIMIT_MARGIN = 1.0
+TIME_LIMIT_SETTING = "the run's time limit bounds it: --time-limit, cint.run.timeLimit in the editors"
 
 WORKER_CDEF = """
 typedef struct cint_program cint_program;
@@ -75,6 +80,18 @@ def _dask():
     return distributed
 
 
+def _deadline(cap: float | None) -> tuple[float | None, str]:
+    """Seconds a wait on the cluster may take (`cap`; None: no cap of its own), or less
+    when the run's time limit (exec/stages.py) leaves less; and, then, the words that
+    name that setting, for the message."""
+    left = remaining()
+    if left is not None:
+        left = max(0.1, left - LIMIT_MARGIN)
+        if cap is None or left < cap:
+            return left, f" ({TIME_LIMIT_SETTING})"
+    return cap, ""
+
+
 @dataclass
 class Cluster:
     """A connected client, and the LocalCluster it owns for `local:N`."""
@@ -112,11 +129,13 @@ def open_cluster(spec: str) -> Cluster:
         except Exception as error:  # noqa: BLE001 - any failure to start is one line
             raise ClusterError(f"cannot start a local Dask cluster of {value} workers: {_line(error)}") from None
         return Cluster(spec, distributed.Client(local), local)
+    seconds, why = _deadline(CONNECT_TIMEOUT)
     try:
         # tls://: the certificates are Dask's own settings (distributed.comm.tls.ca-file,
         # .client.cert, .client.key: $DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ... or a
         # Dask configuration file), which Client() reads when no security is given
-        client = distributed.Client(value, timeout=CONNECT_TIMEOUT)
+        waiting(f"the Dask scheduler at {value} to answer")
+        client = _connect(distributed, value, seconds, why)
     except Exception as error:  # noqa: BLE001 - OSError, TimeoutError, TLS errors: one line
         hint = ""
         if str(value).startswith("tls://"):
@@ -124,7 +143,49 @@ def open_cluster(spec: str) -> Cluster:
                     "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT, DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY; "
                     "docs/cluster.md)")
         raise ClusterError(f"cannot reach the Dask scheduler at {value}: {_line(error)}{hint}") from None
+    seconds, why = _deadline(CONNECT_TIMEOUT)
+    try:
+        waiting(f"a worker of the Dask scheduler at {value}")
+        client.wait_for_workers(1, timeout=seconds)
+    except Exception:  # noqa: BLE001 - TimeoutError, or the scheduler went away: one line
+        _close_quietly(client)
+        raise ClusterError(f"the Dask scheduler at {value} has no workers: none joined within {seconds:.3g} s{why}"
+                           ) from None
+    finally:
+        waiting(None)
     return Cluster(spec, client)
+
+
+def _connect(distributed, address: str, seconds: float, why: str):
+    """Dask's Client for `address` within `seconds`. Client(timeout=...) bounds the TCP
+    connection, not the handshake: a listener that accepts and never answers held it
+    for good (issue 28). So it is made on a thread of its own, which is left behind
+    (daemon, as is Dask's loop) when it does not finish in time."""
+    import threading
+
+    box: list = []
+
+    def connect() -> None:
+        try:
+            box.append(distributed.Client(address, timeout=seconds))
+        except BaseException as error:  # noqa: BLE001 - carried to the caller
+            box.append(error)
+
+    thread = threading.Thread(target=connect, name="cint-cluster-connect", daemon=True)
+    thread.start()
+    thread.join(seconds + 0.05)
+    if not box:
+        raise TimeoutError(f"no answer within {seconds:.3g} s{why}")
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]
+
+
+def _close_quietly(client) -> None:
+    try:
+        client.close(timeout=1)
+    except Exception:  # noqa: BLE001 - closing what failed: nothing more to say
+        pass
 
 
 def _line(error: BaseException) -> str:
@@ -184,6 +245,12 @@ def run_tile(key: str, library: bytes, plan: bytes, first: int, end: int) -> tup
 
 # ---- the host's side
 
+def _timeout() -> dict:
+    """Dask's `timeout` argument for a wait within the run's time limit ({}: none)."""
+    seconds, _ = _deadline(None)
+    return {} if seconds is None else {"timeout": seconds}
+
+
 CHUNK_DONE, CHUNK_FAULT = 1, 2
 
 
@@ -214,7 +281,7 @@ class TileRunner:
             data = handle.read()
         self._key = hashlib.sha256(data).hexdigest()
         workers = self.cluster.worker_count()
-        self._library = self.cluster.client.scatter(data, broadcast=True, hash=False)
+        self._library = self.cluster.client.scatter(data, broadcast=True, hash=False, **_timeout())
         self.bytes_moved += len(data) * max(1, workers)
         return len(data) * max(1, workers)
 
@@ -227,9 +294,12 @@ class TileRunner:
         if number is not None:
             self.rows[int(number)] = row
         try:
+            waiting(f"the tiles of dispatch {number} on the Dask cluster at {self.cluster.address}")
             self._remote(ffi, lib, job, ffi.buffer(plan, plan_bytes)[:], int(ntiles), int(size), row)
         except BaseException as error:  # noqa: BLE001 - the tiles not back run on the host
             self.errors.append(_line(error))
+        finally:
+            waiting(None)
         return 0
 
     def _remote(self, ffi, lib, job, plan: bytes, ntiles: int, size: int, row: dict) -> None:
@@ -242,7 +312,7 @@ class TileRunner:
         self.tiles += ntiles
         workers = max(1, self.cluster.worker_count())
         # Every worker gets the plan (a replica survives a worker's death; Dask re-runs its tiles).
-        plan_future = client.scatter(plan, broadcast=True, hash=False)
+        plan_future = client.scatter(plan, broadcast=True, hash=False, **_timeout())
         self.bytes_moved += len(plan) * workers
         row["bytes_sent"] += len(plan) * workers
         futures = {}
@@ -255,6 +325,8 @@ class TileRunner:
         # canonical fault: they are not waited for (the fold stops before them).
         bound = None
         pending = set(range(ntiles))
+        # No deadline of its own: the run's time limit stops the run, with a message that
+        # names this wait (stages.waiting, in `remote`); tiles a worker lost Dask runs again.
         completed = as_completed(list(futures))
         try:
             for future in completed:

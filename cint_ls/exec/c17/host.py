@@ -22,13 +22,14 @@ from ...ir import nodes as ir
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
-from ..stages import RUNNING, reached
+from ..stages import RUNNING, output_stream, reached
 from ..trace import current_selection
 from .build import RT_DIR, build_library
 from .emit import EmitError, emit_program
 from .pictures import Pictures
 
 EXECUTOR = "cpu-c17"
+FLUSH_INTERVAL = 0.02  # seconds between sends of the output streamed to an isolated run's parent
 STACK_SIZE = 512 << 20  # bytes: MAX_CALL_DEPTH (100,000) nested calls of frames up to 5 KiB (rt/stack.c)
 MAX_BUDGET = (1 << 63) - 1
 MAX_THREADS = 1024
@@ -41,7 +42,8 @@ typedef struct cint_ctx cint_ctx;
 typedef struct cint_program cint_program;
 @TYPES cint_rt.h: cint_boundary@
 @FUNCTIONS cint_rt.h: cint_ctx_new cint_ctx_free cint_ctx_run cint_ctx_fuel_consumed cint_ctx_output
-    cint_ctx_message cint_ctx_dispatches cint_ctx_boundaries cint_fault_json cint_free@
+    cint_ctx_message cint_ctx_dispatches cint_ctx_boundaries cint_fault_json cint_free
+    cint_ctx_stream_output cint_ctx_flush_output cint_ctx_output_more@
 const cint_program *cint_program_info(void);
 @TYPES cint_rt.h: cint_storage cint_view cint_arg cint_dispatch_record@
 @FUNCTIONS cint_rt.h: cint_ctx_describe cint_ctx_set_threads cint_ctx_threads_used
@@ -171,6 +173,9 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     selection = current_selection()  # pictures of arrays for the trace (exec/trace.py, pictures.py)
     pictures = None if selection is None else Pictures(program, selection)
     tiles = None
+    # The time limit of an isolated run counts from here (exec/stages.py): reaching the
+    # cluster too, whose waits end within it (cluster.py).
+    reached(RUNNING)
     if options.get("cluster") is not None:  # cluster.py: the work-items of large dispatches as tiles on Dask
         from . import cluster
 
@@ -178,11 +183,11 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
         tiles = cluster.TileRunner(cluster.open_cluster(spec), str(library))
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
     try:
-        reached(RUNNING)  # the time limit of an isolated run counts from here (exec/stages.py)
         result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
                                          stack_size=int(options.get("stack_size", STACK_SIZE)),
                                          threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
-                                         report=bool(options.get("report")), tiles=tiles, pictures=pictures)
+                                         report=bool(options.get("report")), tiles=tiles, pictures=pictures,
+                                         stream=output_stream())
     finally:
         if tiles is not None:
             tiles.cluster.close()
@@ -193,7 +198,7 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
             result.notes.append(note)
     if options.get("trace"):
         result.trace = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in boundaries]
-    if write is not None and result.output:
+    if write is not None and result.output and output_stream() is None:  # streamed: already sent
         write(result.output)
     return result
 
@@ -201,7 +206,8 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
 def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: int = STACK_SIZE,
                 threads: int = 1, parallel_min: int = PARALLEL_MIN,
                 chunk_min: int = CHUNK_MIN, report: bool = False, tiles=None,
-                pictures: Pictures | None = None) -> tuple[RunResult, list[Boundary]]:
+                pictures: Pictures | None = None,
+                stream: tuple[int, int | None] | None = None) -> tuple[RunResult, list[Boundary]]:
     ffi, lib = _load(path)
     budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
@@ -223,10 +229,16 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
         if pictures is not None:  # kept alive until the run ends
             pictures.listen(ffi, lib, ctx)
-        status = _run_in_thread(lib, ctx, stack_size)
+        if stream is not None and lib.cint_ctx_stream_output(ctx, stream[0], stream[1] or 0) != 0:
+            raise MemoryError("the cpu-c17 run exceeded its memory limit")
+        with _Flusher(lib, ctx, stream is not None):
+            status = _run_in_thread(lib, ctx, stack_size)
         length = ffi.new("size_t *")
         data = lib.cint_ctx_output(ctx, length)
-        output = ffi.buffer(data, length[0])[:].decode("utf-8", "replace")
+        kept, more = length[0], int(lib.cint_ctx_output_more(ctx))
+        if stream is not None and stream[1] and kept > stream[1]:  # the last bytes past those kept
+            kept, more = stream[1], more + kept - stream[1]
+        output = ffi.buffer(data, kept)[:].decode("utf-8", "ignore" if more else "replace")
         if status == CINT_RESOURCE:
             message = ffi.string(lib.cint_ctx_message(ctx)).decode("utf-8", "replace")
             if "memory limit" in message:
@@ -249,8 +261,10 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                 b = pointer[0][k]
                 boundaries.append(Boundary(int(b.dispatch), int(b.output_length), int(b.fuel), int(b.digest)))
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
-        boundaries.append(Boundary(None, length[0], consumed, None))
+        boundaries.append(Boundary(None, kept + more, consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
+        if more:  # past the bytes kept (stream[1]): as exec.run.cap_output says it
+            result.notes.append(f"output truncated after {stream[1]} bytes (the program printed {kept + more})")
         if report:
             result.dispatch_log = _records(ffi, lib, ctx)
             note = None if pictures is None else pictures.attach(result.dispatch_log)
@@ -263,6 +277,33 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         return result, boundaries
     finally:
         lib.cint_ctx_free(ctx)
+
+
+class _Flusher:
+    """While the entry runs, what it printed goes to the stream every FLUSH_INTERVAL
+    (rt/text.c, cint_ctx_flush_output), and the rest at its end: the parent of an
+    isolated run has the output up to the moment it stops the run."""
+
+    def __init__(self, lib, ctx, on: bool) -> None:
+        self.lib, self.ctx, self.on = lib, ctx, on
+        self.done = threading.Event()
+        self.thread = None
+
+    def __enter__(self) -> _Flusher:
+        if self.on:
+            self.thread = threading.Thread(target=self._loop, name="cpu-c17-output", daemon=True)
+            self.thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self.done.wait(FLUSH_INTERVAL):
+            self.lib.cint_ctx_flush_output(self.ctx)
+
+    def __exit__(self, *exc) -> None:
+        if self.thread is not None:
+            self.done.set()
+            self.thread.join()
+            self.lib.cint_ctx_flush_output(self.ctx)
 
 
 def _records(ffi, lib, ctx) -> list[dict]:

@@ -358,6 +358,15 @@ struct cint_ctx {
      * arrays (cint_ls/exec/c17/pictures.py).  NULL: none, and no cost. */
     void (*observer)(void *user, const char *kernel, int64_t number, int32_t nparams, const cint_arg *args);
     void *observer_user;
+    /* The output streamed as it is printed (text.c, cint_ctx_stream_output: an isolated
+     * run's child sends it to its parent, which keeps it when the run is cut short):
+     * `out_fd` (0: none), the bytes of `out` sent so far, and the lock (a pthread mutex)
+     * that cint_print and cint_ctx_flush_output take.  With `out_keep` > 0 `out` keeps
+     * that many bytes and up to 64 KiB more; past them, `out_more` bytes went to the
+     * stream only. */
+    int out_fd;
+    size_t out_sent, out_keep, out_more;
+    void *out_lock;
 };
 
 #define CINT_MAX_CALL_DEPTH 100000 /* nested calls; the call beyond: host.stack (exec/faults.py) */
@@ -539,6 +548,9 @@ void cint_ctx_set_host(cint_ctx *ctx, const cint_host *host);
 int cint_ctx_run(cint_ctx *ctx, const cint_program *program);
 uint64_t cint_ctx_fuel_consumed(const cint_ctx *ctx);
 const char *cint_ctx_output(const cint_ctx *ctx, size_t *length);
+int cint_ctx_stream_output(cint_ctx *ctx, int fd, uint64_t keep);
+void cint_ctx_flush_output(cint_ctx *ctx);
+uint64_t cint_ctx_output_more(const cint_ctx *ctx);
 const char *cint_ctx_message(const cint_ctx *ctx);
 int64_t cint_ctx_dispatches(const cint_ctx *ctx);
 size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries);

@@ -383,7 +383,7 @@ static void trace_boundary(cint_ctx *ctx, const cint_kernel *k, const cint_arg *
     }
     cint_boundary *b = &ctx->boundaries[ctx->nboundaries++];
     b->dispatch = number;
-    b->output_length = ctx->out_len;
+    b->output_length = ctx->out_len + ctx->out_more; /* with the bytes past those kept (text.c) */
     b->fuel = cint_ctx_fuel_consumed(ctx);
     b->digest = h;
 }

@@ -4,6 +4,7 @@
  * cint_ls/exec/c17/host.py and describe.py call through cffi. */
 #include "cint_rt.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,6 +40,10 @@ void cint_ctx_free(cint_ctx *ctx) {
     cint_pool_free(ctx->pool);
     for (int i = 0; i < 4; i++) free(ctx->spare[i]);
     free(ctx->out);
+    if (ctx->out_lock != NULL) {
+        pthread_mutex_destroy(ctx->out_lock);
+        free(ctx->out_lock);
+    }
     free(ctx->fault.frames);
     free(ctx->boundaries);
     free(ctx->records);

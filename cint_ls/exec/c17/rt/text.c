@@ -3,10 +3,13 @@
  * one fractional digit. */
 #include "cint_rt.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
-void cint_print(cint_ctx *ctx, const char *text, size_t length) {
+static void append(cint_ctx *ctx, const char *text, size_t length) {
     if (ctx->out_len + length + 1 > ctx->out_cap) {
         size_t cap = ctx->out_cap == 0 ? 4096 : ctx->out_cap;
         while (ctx->out_len + length + 1 > cap) cap *= 2;
@@ -21,6 +24,74 @@ void cint_print(cint_ctx *ctx, const char *text, size_t length) {
     memcpy(ctx->out + ctx->out_len, text, length);
     ctx->out_len += length;
     ctx->out[ctx->out_len] = '\0';
+}
+
+/* ---- the output as it is printed (an isolated run's child: cint_ls/exec/isolated.py) */
+
+static void send_all(cint_ctx *ctx, const char *data, size_t length) {
+    while (length > 0 && ctx->out_fd > 0) {
+        ssize_t n = write(ctx->out_fd, data, length);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            ctx->out_fd = 0; /* the reader went away: the run goes on without the stream */
+            return;
+        }
+        data += n;
+        length -= (size_t)n;
+    }
+}
+
+/* The kept bytes not yet sent, under the lock. */
+static void flush_locked(cint_ctx *ctx) {
+    if (ctx->out_sent > ctx->out_len) ctx->out_sent = ctx->out_len; /* a fault's re-run dropped some */
+    send_all(ctx, ctx->out + ctx->out_sent, ctx->out_len - ctx->out_sent);
+    ctx->out_sent = ctx->out_len;
+}
+
+/* Send the output to `fd` as it is printed (cint_ctx_flush_output sends what waits);
+ * past `keep` bytes (0: no limit) what is printed is sent and dropped by SPILL_BYTES.
+ * Before the run; 0, or 1 without memory for the lock. */
+int cint_ctx_stream_output(cint_ctx *ctx, int fd, uint64_t keep) {
+    pthread_mutex_t *lock = malloc(sizeof *lock);
+    if (lock == NULL) return 1;
+    pthread_mutex_init(lock, NULL);
+    ctx->out_lock = lock;
+    ctx->out_fd = fd;
+    ctx->out_keep = (size_t)keep;
+    return 0;
+}
+
+/* Send what was printed and not yet sent (from a thread of the host's, while the entry
+ * runs, and at its end). */
+void cint_ctx_flush_output(cint_ctx *ctx) {
+    if (ctx->out_lock == NULL) return;
+    pthread_mutex_lock(ctx->out_lock);
+    flush_locked(ctx);
+    pthread_mutex_unlock(ctx->out_lock);
+}
+
+/* The bytes printed past `keep` that were sent and dropped (cint_ctx_output may still
+ * hold up to SPILL_BYTES past `keep`: the host keeps `keep`). */
+uint64_t cint_ctx_output_more(const cint_ctx *ctx) { return ctx->out_more; }
+
+#define SPILL_BYTES 65536 /* bytes past `keep` gathered before they are sent and dropped */
+
+void cint_print(cint_ctx *ctx, const char *text, size_t length) {
+    if (ctx->out_lock == NULL) {
+        append(ctx, text, length);
+        return;
+    }
+    pthread_mutex_lock(ctx->out_lock);
+    append(ctx, text, length);
+    if (ctx->out_keep > 0 && ctx->out_len >= ctx->out_keep + SPILL_BYTES) {
+        /* Past the bytes kept: sent, then dropped, so a flood takes no memory.  Only
+         * here, on the thread that prints (and dispatch.c reads out_len on). */
+        flush_locked(ctx);
+        ctx->out_more += ctx->out_len - ctx->out_keep;
+        ctx->out_len = ctx->out_sent = ctx->out_keep;
+        ctx->out[ctx->out_len] = '\0';
+    }
+    pthread_mutex_unlock(ctx->out_lock);
 }
 
 void cint_print_i64(cint_ctx *ctx, int64_t v) {
