@@ -33,7 +33,8 @@ def explain(doc, diagnostic: Diagnostic) -> Explanation | None:
     message = data.get("detail") or diagnostic.message
     related = list(diagnostic.related)
     related += [r for r in data.get("see", ()) if isinstance(r, Related)]
-    if diagnostic.code == REFUSAL_CODE and isinstance(data.get("kernel"), str):
+    if diagnostic.code == REFUSAL_CODE and isinstance(data.get("kernel"), str) and not data.get("mark"):
+        # (a hint-level mark at one construct: its kernel's warning has the sites)
         related += _dispatch_sites(doc, data["kernel"])
     elif diagnostic.code == "C3003":
         related += _declarations(doc, diagnostic)
