@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import uuid
 from pathlib import PurePath
@@ -214,6 +215,7 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
             client.progress_end(token, lsp.WorkDoneProgressEnd(message="cancelled" if cancelled() else "done"))
 
     for outcome in outcomes:
+        _name_the_time_limit(outcome, settings.time_limit)
         _report_run(session, uri, version, outcome, notify=not compare_them)
     # The fault of the run (for a comparison, the reference's) becomes a diagnostic
     # while the document is the one that ran.
@@ -241,6 +243,18 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
     }
     client.notify(COMPARE_RESULT, result)
     return result
+
+
+def _name_the_time_limit(outcome: RunOutcome, limit: float | None) -> None:
+    """A run the time limit stopped says which setting that is (issue 32: "took longer
+    than 10 s and was stopped" left the user to guess): the editor's words only; the
+    run's own error is the CLI's. Matched by the limit's number, so a compile limit's
+    message is left as it is."""
+    error = outcome.error
+    if error is None or limit is None or "cint.run.timeLimit" in error:
+        return
+    if re.search(rf"\blonger than {re.escape(f'{limit:g}')} s\b", error):
+        outcome.error = f"{error} (the setting cint.run.timeLimit; raise it to let runs go on longer)"
 
 
 def _report_run(session: Session, uri: str, version: int, outcome: RunOutcome, notify: bool) -> None:
