@@ -1,9 +1,10 @@
-"""What a diagnostic shows in an editor beyond `cint check`'s line: the specific reason
+"""What a diagnostic shows in an editor beyond `cint run`'s line: the specific reason
 as the message, and the other half of the conflict as related places.
 
-`cint check` keeps the catalogue's wording (conformance prints C5010 as "parameter mode,
+`cint run` keeps the catalogue's wording (conformance prints C5010 as "parameter mode,
 alias, or ABI rule", SPEC-02P.1 6.5): the analysis leaves the reason in
-`data["detail"]` and both places in `data["see"]`, which only the editor shows. What the
+`data["detail"]` and both places in `data["see"]`, which the editor and `cint check`
+show. What the
 analysis does not record is found here in the document: a refused kernel's dispatch
 sites, and the declarations behind a type mismatch (C3003).
 """
