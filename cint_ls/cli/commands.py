@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from ..exec.executors import EXECUTOR_NAMES, ExecutorUnavailable
 from ..exec.report import render, render_run_report
@@ -14,6 +15,7 @@ from ..exec.run import run as run_request
 from ..ir.build import Build, build
 from ..ir.printer import format_program
 from ..syntax import Diagnostic, SourceText, parse_source
+from ..syntax.diagnostics import Related
 from ..syntax.report import display_path, render_diagnostic
 from . import trace as trace_cli
 from .inputs import InputError, read_source
@@ -51,6 +53,20 @@ def parse(args: argparse.Namespace) -> int:
     return 1 if result.diagnostics else 0
 
 
+def with_reason(diagnostic: Diagnostic) -> Diagnostic:
+    """The diagnostic as `cint check` prints it: the specific reason the analysis keeps in
+    `data["detail"]` as the message, and the places in `data["see"]` as notes, as the
+    editors show it (C5010: "the same view is passed for `u` (in) and `v` (out); ...",
+    not its category "parameter mode, alias, or ABI rule"). `cint run` keeps the
+    catalogue's line: the conformance outputs fix it (SPEC-02P.1 6.5, example 1)."""
+    data = diagnostic.data or {}
+    detail = data.get("detail")
+    if not isinstance(detail, str) or not detail:
+        return diagnostic
+    see = tuple(r for r in data.get("see", ()) if isinstance(r, Related))
+    return replace(diagnostic, message=detail, related=diagnostic.related + see)
+
+
 def check(args: argparse.Namespace) -> int:
     """Print every diagnostic, warnings included; exit 2 when there is an error. With
     `--executor gpu-cuda`, also every construct gpu-cuda refuses (as warnings) and then
@@ -59,11 +75,12 @@ def check(args: argparse.Namespace) -> int:
     built = build(source.text, source.path)
     checked = built.checked
     if getattr(args, "executor", None) != "gpu-cuda":
-        print_diagnostics(source, checked.diagnostics)
+        print_diagnostics(source, [with_reason(d) for d in checked.diagnostics])
         return 2 if checked.has_errors else 0
     from ..ide.diagnostics import capability_diagnostics
 
-    found = sorted(checked.diagnostics + capability_diagnostics(checked), key=lambda d: (d.span.start_byte, d.code))
+    found = sorted([with_reason(d) for d in checked.diagnostics] + capability_diagnostics(checked),
+                   key=lambda d: (d.span.start_byte, d.code))
     print_diagnostics(source, found)
     refused = refusal(built, "gpu-cuda")  # the first refused construct: the build error
     if refused is not None:

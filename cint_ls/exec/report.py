@@ -53,6 +53,7 @@ from .faults import (
     TypedValue,
     ViewDescriptor,
 )
+from .words import counted
 
 
 def _typed(value: TypedValue | None) -> str:
@@ -329,7 +330,7 @@ def render_run_report(data: dict) -> str:
     ended = data["outcome"] if data.get("error") is None else f"no result ({data['error']})"
     head = f"report: {data['executor']} on {data['device']}, {ended} in {_duration(data['seconds'])}"
     if data.get("fuel") is not None:
-        head += f", fuel {data['fuel']}, {data['dispatch_count']} dispatches"
+        head += f", fuel {data['fuel']}, {counted(data['dispatch_count'], 'dispatch')}"
     lines.append(head)
     rows = data.get("dispatches") or []
     if rows:

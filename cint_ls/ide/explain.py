@@ -1,9 +1,10 @@
-"""What a diagnostic shows in an editor beyond `cint check`'s line: the specific reason
+"""What a diagnostic shows in an editor beyond `cint run`'s line: the specific reason
 as the message, and the other half of the conflict as related places.
 
-`cint check` keeps the catalogue's wording (conformance prints C5010 as "parameter mode,
+`cint run` keeps the catalogue's wording (conformance prints C5010 as "parameter mode,
 alias, or ABI rule", SPEC-02P.1 6.5): the analysis leaves the reason in
-`data["detail"]` and both places in `data["see"]`, which only the editor shows. What the
+`data["detail"]` and both places in `data["see"]`, which the editor and `cint check`
+show. What the
 analysis does not record is found here in the document: a refused kernel's dispatch
 sites, and the declarations behind a type mismatch (C3003).
 """
@@ -33,7 +34,8 @@ def explain(doc, diagnostic: Diagnostic) -> Explanation | None:
     message = data.get("detail") or diagnostic.message
     related = list(diagnostic.related)
     related += [r for r in data.get("see", ()) if isinstance(r, Related)]
-    if diagnostic.code == REFUSAL_CODE and isinstance(data.get("kernel"), str):
+    if diagnostic.code == REFUSAL_CODE and isinstance(data.get("kernel"), str) and not data.get("mark"):
+        # (a hint-level mark at one construct: its kernel's warning has the sites)
         related += _dispatch_sites(doc, data["kernel"])
     elif diagnostic.code == "C3003":
         related += _declarations(doc, diagnostic)

@@ -173,6 +173,13 @@ def _what(op: Operation) -> str:
     return f"operator {op.label}"
 
 
+# Uniform and varying (SPEC-02P.1 8.2), in words.
+UNIFORM_VALUE = "uniform: every work-item computes the same value"
+VARYING_VALUE = "varying: each work-item computes its own value (it depends on an over variable)"
+UNIFORM_NAME = "uniform: the same value for every work-item"
+VARYING_NAME = "varying: each work-item has its own value (it depends on an over variable)"
+
+
 def _uniform_text(u: Uniformity, op: Operation) -> str:
     node = op.node
     if op.kind == "store":
@@ -182,7 +189,8 @@ def _uniform_text(u: Uniformity, op: Operation) -> str:
     if op.kind == "reduce":
         contribution = node.args[-1] if node.args else None  # type: ignore[attr-defined]
         return "varying contribution" if u.varying(contribution) else "uniform contribution"
-    return "varying (8.2)" if u.varying(node) else "uniform (8.2)"
+    # SPEC-02P.1 8.2's terms, said in words (a clause number means nothing in a hover)
+    return (VARYING_VALUE if u.varying(node) else UNIFORM_VALUE)
 
 
 # ------------------------------------------------------------------ kernels and dispatches
@@ -322,7 +330,8 @@ def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
                 if j != k and not (other.mode in ("out", "inout") and j < k):
                     pairs.append(f"(`{s.name}`, `{other.name}`)")
         if pairs:
-            lines.append("7. alias test (6.3) of the pairs " + ", ".join(pairs) + " (bind.alias)")
+            lines.append("7. alias test of the pairs " + ", ".join(pairs)
+                         + ": no output shares an element with another argument (bind.alias)")
     n = declaration_text.work_items(checked, info)
     values = [_evaluate(checked, b.extent, sizes) for b in node.space]
     if values and all(v is not None for v in values):
@@ -380,15 +389,15 @@ def symbol_markdown(doc, symbol: Symbol, kernel: KernelInfo | None) -> str:
                 lines.append(f"- ranges over 0 ≤ {symbol.name} < {extent}")
         u = Uniformity(checked, owner_kernel)
         if symbol.kind in (SymbolKind.SIZE,) or (symbol.kind is SymbolKind.PARAM and symbol.mode == "in"):
-            lines.append("- uniform (8.2): the same for every work-item")
+            lines.append(f"- {UNIFORM_NAME}")
         elif symbol.kind is SymbolKind.OVER:
-            lines.append("- varying (8.2): each work-item has its own")
+            lines.append(f"- {VARYING_NAME}")
         elif symbol.kind is SymbolKind.PARAM and isinstance(t, ArrayType):
             lines.append(f"- {symbol.mode} array: each work-item writes its owned block")
         elif symbol.kind is SymbolKind.PARAM:
             lines.append("- scalar out: the target of a reduce statement")
         else:
-            lines.append("- varying (8.2)" if u.symbol_varying(symbol) else "- uniform (8.2)")
+            lines.append(f"- {VARYING_NAME}" if u.symbol_varying(symbol) else f"- {UNIFORM_NAME}")
     return "\n".join(lines)
 
 

@@ -7,7 +7,13 @@ give it arguments.
 
 Commands: `cint.run` with arguments (uri, executor) for the entry, and (uri, executor,
 function name) above an exported function; `cint.compareExecutors` with (uri,) or
-(uri, function name). A title names the executor as `exec.run.executor_label` does:
+(uri, function name).
+
+A program gpu-cuda refuses (SPEC-02P.1 10.5: any construct of any kernel outside its
+profile) gets no `▶ Run on gpu-cuda`, which would only answer E_UNSUPPORTED: its lens
+says what is refused, "gpu-cuda refuses: `neg` (unary minus), ...", and its command
+`cint.showRefusal` (uri,) goes to the first refused construct (the server shows it
+with window/showDocument). A title names the executor as `exec.run.executor_label` does:
 `gpu-cuda (simulated)` on a machine where gpu-cuda runs on its simulated device.
 """
 
@@ -17,17 +23,24 @@ from collections.abc import Sequence
 
 from ..exec.run import AUTO, executor_label
 from ..syntax import ast
+from .diagnostics import GPU, module_refusals, refusal_summary
 from .find import total
 from .results import CodeLens
 
 RUN = "cint.run"
 COMPARE = "cint.compareExecutors"
+SHOW_REFUSAL = "cint.showRefusal"
+LENS_LISTED = 3  # capabilities a refusal lens names
 
 
-def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple) -> list[CodeLens]:
+def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple, refused: str) -> list[CodeLens]:
     # The plain Run: the executor `auto` chooses (exec/auto.py), as `cint run` without flags.
     out = [CodeLens(span, "▶ Run", RUN, (uri, AUTO) + extra)]
-    out += [CodeLens(span, f"▶ Run on {label}", RUN, (uri, name) + extra) for name, label in executors]
+    for name, label in executors:
+        if name == GPU and refused:
+            out.append(CodeLens(span, f"{GPU} refuses: {refused}", SHOW_REFUSAL, (uri,)))
+        else:
+            out.append(CodeLens(span, f"▶ Run on {label}", RUN, (uri, name) + extra))
     out.append(CodeLens(span, "Compare executors", COMPARE, (uri,) + extra))
     return out
 
@@ -61,6 +74,10 @@ def _code_lenses(doc, executors: tuple[tuple[str, str], ...]) -> list[CodeLens]:
     for item in module.items:
         if isinstance(item, ast.FunctionDef) and item.name.text in runnable:
             anchors.append((item.span.start_byte, item.span, (item.name.text,)))
+    refused = ""
+    if anchors and any(name == GPU for name, _ in executors):
+        refusals = module_refusals(doc)
+        refused = refusal_summary(refusals, LENS_LISTED) if refusals else ""
     for _, span, extra in sorted(anchors, key=lambda a: a[0]):
-        out += _lenses(span.freeze(), doc.uri, executors, extra)
+        out += _lenses(span.freeze(), doc.uri, executors, extra, refused)
     return out

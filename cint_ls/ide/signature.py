@@ -51,7 +51,7 @@ def signature_help(doc, offset: int) -> SignatureHelp | None:
     if name in checked.kernels:
         info = checked.kernels[name]
         params = declaration_text.kernel_params(checked, info)
-        doc_text = (f"dispatch over `{declaration_text.over_text(checked, info)}`; fuel: "
+        doc_text = (f"one work-item for each point of `{declaration_text.over_text(checked, info)}`; fuel: "
                     f"{declaration_text.fuel_text(checked, info)}")
         return _help(name, params, active, doc_text)
     if name in checked.functions:

@@ -23,12 +23,12 @@ SOURCE = "cint"
 MAX_FRAMES = 32  # related entries of a fault diagnostic, at most
 
 
-def _local_catalogue() -> str | None:
+def _local_catalogue() -> Path | None:
     here = Path(__file__).resolve()
     for path in (here.parents[2] / "docs" / "diagnostics.md",  # a checkout (editable install)
                  here.parent / "docs" / "diagnostics.md"):  # the copy a wheel carries (setup.py)
         if path.is_file():
-            return path.as_uri()
+            return path
     return None
 
 
@@ -36,9 +36,31 @@ def _local_catalogue() -> str | None:
 # docs/diagnostics.md, whose rows carry anchors (`<a id="c5010">`). The project has no
 # published documentation address yet (the repository URL in pyproject is a
 # placeholder), so this is the catalogue on this machine: the checkout's, or the copy
-# the wheel carries. Set it here, once, when the docs have a published address.
-CATALOGUE_URL: str | None = _local_catalogue()
+# the wheel carries. A file opens in the editor as text, where an `#c5010` fragment
+# means nothing (VS Code opened it at line 1): the link names the row's line instead,
+# `#L14`, which VS Code and code-server select (their opener reads `L<line>` fragments).
+# Set CATALOGUE_URL to the published address, once there is one: its links are anchors.
+CATALOGUE: Path | None = _local_catalogue()
+CATALOGUE_URL: str | None = CATALOGUE.as_uri() if CATALOGUE is not None else None
 _CATALOGUED = re.compile(r"C[0-9]{4}")
+_ANCHOR = re.compile(r'<a id="(c[0-9]{4})"></a>')
+_catalogue_lines: dict[str, int] | None = None
+
+
+def catalogue_line(code: str) -> int | None:
+    """The 1-based line of `code`'s row in the local catalogue (None: no row)."""
+    global _catalogue_lines
+    if _catalogue_lines is None:
+        lines: dict[str, int] = {}
+        try:
+            text = CATALOGUE.read_text(encoding="utf-8") if CATALOGUE is not None else ""
+        except OSError:
+            text = ""
+        for number, line in enumerate(text.splitlines(), 1):
+            for anchor in _ANCHOR.findall(line):
+                lines.setdefault(anchor, number)
+        _catalogue_lines = lines
+    return _catalogue_lines.get(code.lower())
 
 
 # ---- positions
@@ -88,9 +110,14 @@ def _json_data(diagnostic: Diagnostic) -> dict | None:
 
 
 def code_description(code: str) -> lsp.CodeDescription | None:
+    """The link of a catalogued code: its row's line in the local catalogue (a file an
+    editor opens as text), or its anchor at a published address."""
     if CATALOGUE_URL is None or not _CATALOGUED.fullmatch(code):
         return None
-    return lsp.CodeDescription(href=f"{CATALOGUE_URL}#{code.lower()}")
+    if not CATALOGUE_URL.startswith("file:"):
+        return lsp.CodeDescription(href=f"{CATALOGUE_URL}#{code.lower()}")
+    line = catalogue_line(code)
+    return lsp.CodeDescription(href=f"{CATALOGUE_URL}#L{line}" if line is not None else CATALOGUE_URL)
 
 
 def lsp_diagnostic(doc: Document, diagnostic: Diagnostic) -> lsp.Diagnostic:

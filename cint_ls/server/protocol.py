@@ -580,6 +580,10 @@ class CintLanguageServer(LanguageServer):
     def refresh_inlay_hints(self) -> None:
         self.workspace_inlay_hint_refresh(None)
 
+    async def show_document(self, uri: str, selection: lsp.Range, timeout: float) -> lsp.ShowDocumentResult:
+        return await asyncio.wait_for(self.window_show_document_async(
+            lsp.ShowDocumentParams(uri=uri, take_focus=True, selection=selection)), timeout)
+
     def refresh_semantic_tokens(self) -> None:
         self.workspace_semantic_tokens_refresh(None)
 

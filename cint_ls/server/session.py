@@ -61,6 +61,10 @@ class Client(Protocol):
 
     def refresh_inlay_hints(self) -> None: ...
 
+    async def show_document(self, uri: str, selection: lsp.Range, timeout: float) -> lsp.ShowDocumentResult:
+        """`window/showDocument` with `selection` selected, taking the focus."""
+        ...
+
     def refresh_semantic_tokens(self) -> None: ...
 
     def workspace_code_lens_refresh(self, params: None) -> Any:

@@ -115,3 +115,19 @@ def test_a_failed_write_leaves_the_output_as_it_was(tmp_path):
     assert done.stderr.startswith(f"cint: error: -o {page}: ") and done.stderr.count("\n") == 1, done.stderr
     assert page.read_text() == "the page of yesterday"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.html", "t.jsonl"]
+
+
+def test_check_prints_the_c5010_reason_like_the_editors(capsys, monkeypatch):
+    """Issue 32: `cint check` printed C5010's category ("parameter mode, alias, or ABI
+    rule") where the editors give the reason; `cint run` keeps the spec's line (6.5)."""
+    monkeypatch.chdir(CONFORMANCE)
+    assert main(["check", "same_c5010.ci"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == ("error[C5010]: the same view is passed for `u` (in) and `v` (out); an output "
+                                   "shares no element with another argument")
+    assert "   = note: passed for `u` (in) (same_c5010.ci:7:11)" in err.splitlines()
+    assert "parameter mode, alias, or ABI rule" not in err
+    assert main(["check", "--executor", "gpu-cuda", "same_c5010.ci"]) == 2
+    assert capsys.readouterr().err.startswith("error[C5010]: the same view is passed for `u` (in)")
+    assert main(["run", "same_c5010.ci"]) == 2
+    assert capsys.readouterr().err == (CONFORMANCE / "same_c5010.out").read_text()

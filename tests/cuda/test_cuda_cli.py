@@ -214,3 +214,16 @@ def test_the_cli_offers_every_order_of_the_simulated_device(capsys, monkeypatch)
     for name in ("interleaved", "adversarial"):
         assert cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "--order", name, "--seed", "3",
                    "heat_e1.ci") == reference
+
+
+def test_one_launch_is_not_1_launches(capsys, tmp_path):
+    """Issue 32: a run of one dispatch said "1 launches for 1 dispatches" (the notes) and
+    "1 dispatches" (the report)."""
+    path = tmp_path / "once.ci"
+    path.write_text("kernel twice[n](in I64[n] a, out I64[n] b) over [i: n] {\n    b[i] = a[i] * 2;\n}\n\n"
+                    "void go() { I64[3] a = [1, 2, 3]; I64[3] b; twice(a, b); \"{b[2]}\\n\"; }\ngo();\n")
+    code, out, err = cli(capsys, "run", "--executor", "gpu-cuda", "--device", "sim", "--block-size", "32",
+                         "--verbose", "--report", str(path))
+    assert code == 0 and out == "6\n"
+    assert "note: block size 32; 1 launch for 1 dispatch" in err.splitlines()
+    assert any(line.endswith(", 1 dispatch") for line in err.splitlines() if line.startswith("report: gpu-cuda"))

@@ -30,6 +30,18 @@ def test_neovim_plugin_layout():
     assert "ci = 'cint'" in (REPO / "editors" / "neovim" / "ftdetect" / "cint.lua").read_text()
 
 
+def test_neovim_docs_say_how_to_really_install_and_set_no_fuel():
+    """Issue 32: `:help cint` said `pip install cint-ls`, which no index has, and the
+    example config set `fuel = 100000`, which stops longer programs with E_FUEL."""
+    texts = {path: (REPO / path).read_text() for path in (
+        "editors/neovim/doc/cint.txt", "editors/neovim/lua/cint/health.lua", "editors/neovim/lua/cint/init.lua",
+        "editors/neovim/lsp/cint_ls.lua", "docs/editors.md")}
+    for path, text in texts.items():
+        assert "pip install cint-ls" not in text, path
+        assert "fuel = 100000 }" not in text and "fuel = 100000," not in text, path
+    assert "python3 -m pip install /path/to/cint-ls" in texts["editors/neovim/doc/cint.txt"]
+
+
 def manifest() -> dict:
     return json.loads((VSCODE / "package.json").read_text())
 

@@ -139,14 +139,35 @@ def test_same_c5010_at_7_14():
     assert found[0].message == "parameter mode, alias, or ABI rule"
 
 
-def test_refusal_diagnostics_are_warnings_while_another_target_runs_the_kernel():
+def test_ops_kernel_with_default_settings_shows_one_warning_per_refused_kernel():
+    """Issue 32: a kernel that runs on cpu-c17 got a warning per refused construct (11 in
+    ops_kernel.ci). While another target runs it: one warning on the kernel's name that
+    lists what is refused, each construct as related information, a hint at each."""
     found = [d for d in diagnostics(conformance("ops_kernel.ci")) if d.executor == "gpu-cuda"]
-    assert len(found) == 11
-    assert all(d.severity == Severity.WARNING and d.code == "C9100" for d in found)
-    first = [d for d in found if d.data.get("first")]
-    assert len(first) == 1 and first[0].capability == "neg" and (first[0].span.line, first[0].span.column) == (3, 13)
-    assert first[0].message.startswith("gpu-cuda refuses `neg`: unary minus")
-    assert "first" in first[0].message
+    warnings = [d for d in found if d.severity == Severity.WARNING]
+    assert len(warnings) == 1
+    (warning,) = warnings
+    assert warning.code == "C9100" and (warning.span.line, warning.span.column) == (1, 8)  # `ops`
+    assert warning.message.startswith("gpu-cuda refuses kernel `ops`: `neg` (unary minus), `bits` (&, |, ^ or ~)")
+    assert "11 constructs; cpu-c17 runs it" in warning.message
+    assert warning.data["first"] and "fails first at 3:13" in warning.message
+    assert [(r.span.line, r.span.column) for r in warning.related] == [
+        (3, 13), (4, 16), (4, 26), (4, 21), (5, 13), (6, 15), (7, 15), (8, 16), (9, 15), (11, 5), (15, 5)]
+    assert warning.related[0].message == "gpu-cuda refuses `neg`: unary minus"
+    hints = [d for d in found if d.severity == Severity.HINT]
+    assert [(d.span.line, d.span.column) for d in hints] == sorted((r.span.line, r.span.column) for r in warning.related)
+    assert all(d.code == "C9100" and d.data["mark"] and not d.data["first"] for d in hints)
+    assert len(found) == 12
+
+
+def test_each_refused_kernel_gets_its_own_warning():
+    doc = doc_of("kernel k[n](in I64[n] a, out I64[n] b) over [i: n] { b[i] = -a[i]; }\n"
+                 "kernel fine[n](in I64[n] a, out I64[n] b) over [i: n] { b[i] = a[i] + 1; }\n"
+                 "kernel q[n](in I64[n] a, out I64[n] b) over [i: n] { b[i] = a[i] / 2; }\n")
+    warnings = [d for d in diagnostics(doc) if d.severity == Severity.WARNING]
+    assert [(d.data["kernel"], d.span.line, d.span.column, d.data["first"]) for d in warnings] == \
+        [("k", 1, 8, True), ("q", 3, 8, False)]
+    assert warnings[1].message == "gpu-cuda refuses kernel `q`: `div` (division `/`) (1 construct; cpu-c17 runs it)"
 
 
 def test_refusals_are_errors_when_gpu_cuda_is_the_only_target():
@@ -162,5 +183,5 @@ def test_no_refusal_diagnostics_without_gpu_target():
 def test_diagnostics_are_sorted_and_include_the_analysis():
     doc = doc_of("void f() { I64 x = y; }\nkernel k[n](in I64[n] a, out I64[n] b) over [i: n] { b[i] = -a[i]; }\n")
     found = diagnostics(doc)
-    assert [d.code for d in found] == ["C2001", "C9100"]
+    assert [d.code for d in found] == ["C2001", "C9100", "C9100"]  # the kernel's warning, the mark at `-`
     assert [d.span.start_byte for d in found] == sorted(d.span.start_byte for d in found)

@@ -43,7 +43,10 @@ def test_refusal_points_at_the_dispatch_site():
     first = next(d for d in ide.diagnostics(doc) if d.code == "C9100")
     e = ide.explain(doc, first)
     assert e.message == first.message
-    assert places(doc, e) == [(22, 5, "ops", "`ops` is dispatched here: a gpu-cuda run stops at this dispatch")]
+    assert places(doc, e)[0] == (3, 13, "-", "gpu-cuda refuses `neg`: unary minus")  # the constructs first
+    assert places(doc, e)[-1] == (22, 5, "ops", "`ops` is dispatched here: a gpu-cuda run stops at this dispatch")
+    mark = next(d for d in ide.diagnostics(doc) if d.code == "C9100" and d.data.get("mark"))
+    assert places(doc, ide.explain(doc, mark)) == []  # a mark at one construct: the warning has the sites
 
 
 def test_type_mismatch_points_at_the_declarations():

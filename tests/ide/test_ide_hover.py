@@ -160,6 +160,21 @@ def test_function_and_entry_operations():
     assert "outside any kernel" in md and "`add.checked.i64`" in md
 
 
+def test_hovers_say_uniform_and_varying_in_words(heat):
+    """Issue 32: hovers said "varying (8.2)", a clause number a reader cannot use."""
+    md = hover(heat, offset(heat, 8, 9)).markdown  # c, a varying local
+    assert "- varying: each work-item has its own value" in md
+    md = hover(heat, offset(heat, 3, 9)).markdown  # kn, an in scalar
+    assert "- uniform: the same value for every work-item" in md
+    seen = set()
+    for at in range(0, len(heat.source.data), 3):
+        found = hover(heat, at)
+        if found is not None:
+            seen.add(found.markdown)
+    assert len(seen) > 20
+    assert [md for md in seen if re.search(r"\((?:[0-9]+\.)+[0-9]+\)", md)] == []  # no bare "(8.2)", "(6.3)"
+
+
 def test_names(heat):
     assert "(size symbol) `h`" in hover(heat, offset(heat, 1, 16)).markdown
     md = hover(heat, offset(heat, 8, 9)).markdown  # c

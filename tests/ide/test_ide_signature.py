@@ -15,6 +15,14 @@ def test_dispatch():
     assert "over [y: h, x: w]" in found.documentation
 
 
+def test_dispatch_signature_does_not_say_over_over():
+    """Issue 32: the documentation read "dispatch over `over [y: h, x: w]`"."""
+    doc = conformance("heat_e1.ci")
+    found = signature_help(doc, find_offset(doc, 25, "b, total"))
+    assert "over over" not in found.documentation.replace("`", "")
+    assert found.documentation.startswith("one work-item for each point of `over [y: h, x: w]`; fuel: ")
+
+
 def test_builtin_and_half_typed():
     doc = doc_of("void f(I64 a) {\n    I64 q = div_round(a, 3, \n")
     found = signature_help(doc, len(doc.source.data) - 1)

@@ -35,14 +35,16 @@ async def test_c5010_says_why_and_points_at_both_arguments(client):
                          "with another argument")
     assert places(d) == [((7, 11), "passed for `u` (in)"), ((7, 14), "the same view passed for `v` (out)")]
     assert all(r.location.uri == uri for r in d.related_information)
-    assert d.code_description.href.endswith("/docs/diagnostics.md#c5010")
+    assert re.search(r"/docs/diagnostics\.md#L[0-9]+$", d.code_description.href)
 
 
 async def test_refusal_points_at_the_dispatch_site(client):
     found = await open_document(client, uri_of("explain_ops"), conformance("ops_kernel"))
     first = next(d for d in found if d.code == "C9100")
-    assert (first.range.start.line, first.range.start.character) == (2, 12)
-    assert places(first) == [((22, 5), "`ops` is dispatched here: a gpu-cuda run stops at this dispatch")]
+    assert (first.range.start.line, first.range.start.character) == (0, 7)  # the kernel's name
+    # each refused construct, then where the kernel is dispatched
+    assert places(first)[0] == ((3, 13), "gpu-cuda refuses `neg`: unary minus")
+    assert places(first)[-1] == ((22, 5), "`ops` is dispatched here: a gpu-cuda run stops at this dispatch")
 
 
 async def test_type_mismatch_points_at_the_declaration(client):
@@ -55,12 +57,23 @@ async def test_type_mismatch_points_at_the_declaration(client):
 async def test_the_link_is_the_codes_anchor_in_the_catalogue(client):
     (d,) = await open_document(client, uri_of("explain_c2001"), "void go() {\n    I64 x = y;\n}\n")
     href = d.code_description.href
-    path, anchor = href.split("#")
+    path, fragment = href.split("#")
     linked = Path(url2pathname(urlparse(path).path))
     # The checkout's catalogue (an editable install), or the copy the wheel carries.
     assert linked == CATALOGUE or linked.parts[-4:] == ("cint_ls", "server", "docs", "diagnostics.md")
     assert linked.read_text() == CATALOGUE.read_text()
-    assert f'<a id="{anchor}"></a>C2001' in linked.read_text()
+    assert f'<a id="c2001"></a>C2001' in linked.read_text()
+
+
+async def test_code_link_opens_the_catalogue_at_its_entry():
+    """An editor opens the local catalogue as text, where `#c2001` is no place (VS Code
+    opened it at line 1): the link's `L<line>` fragment is the line of the code's row."""
+    lines = CATALOGUE.read_text().splitlines()
+    for code in ("C1001", "C2001", "C5010", "C9100"):
+        href = convert.code_description(code).href
+        fragment = href.rsplit("#", 1)[1]
+        assert re.fullmatch(r"L[0-9]+", fragment), href
+        assert f'<a id="{code.lower()}"></a>{code}' in lines[int(fragment[1:]) - 1]
 
 
 async def test_every_code_of_the_analysis_has_an_anchor():
@@ -76,4 +89,4 @@ async def test_every_code_of_the_analysis_has_an_anchor():
 
 async def test_a_fault_code_has_no_link():
     assert convert.code_description("E_OVERFLOW") is None
-    assert convert.code_description("C5010").href == f"{convert.CATALOGUE_URL}#c5010"
+    assert convert.code_description("C5010").href.startswith(f"{convert.CATALOGUE_URL}#L")

@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from cint_ls.exec.cuda import probe
 from cint_ls.server.runs import implemented_executors
-from lsp_support import doc_id, open_document, server_fixture, uri_of
+from lsp_support import CONFORMANCE, doc_id, open_document, server_fixture, uri_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -217,3 +217,33 @@ async def test_the_c17_threads_setting_is_parsed():
         assert kept.c17_threads == 3
         assert warnings == [f"cint.c17.threads: expected a whole number of threads from 1 to 1024 or null, "
                             f"got {bad!r}"]
+
+
+@pytest.mark.skipif("gpu-cuda" not in implemented_executors(), reason="gpu-cuda is not installed")
+async def test_gpu_cuda_lens_on_a_refused_program_shows_the_refusal(client):
+    """Issue 32: the Run on gpu-cuda lens of ops_kernel.ci only answered E_UNSUPPORTED.
+    Its lens says what gpu-cuda refuses, and clicked, shows the first refused construct."""
+    uri = uri_of("lens_refused")
+    await open_document(client, uri, (CONFORMANCE / "ops_kernel.ci").read_text())
+    lenses = await lenses_of(client, uri)
+    assert not [lens for lens in lenses if list(lens.command.arguments[1:2]) == ["gpu-cuda"]]
+    (refused,) = [lens for lens in lenses if lens.command.command == "cint.showRefusal"]
+    assert refused.command.title == ("gpu-cuda refuses: `neg` (unary minus), `bits` (&, |, ^ or ~), "
+                                     "`builtin` (the built-in `max`), 6 more")
+    assert list(refused.command.arguments) == [uri]
+    assert any(lens.command.command == "cint.run" and list(lens.command.arguments[1:2]) in (["cpu-c17"], ["cpu-sir-interp"])
+               for lens in lenses)  # the CPU still runs it
+    shown = len(client.shown_documents)
+    answer = await execute(client, refused.command)
+    assert answer["shown"] is True and answer["message"].startswith(
+        "gpu-cuda refuses kernel `ops`: capability `neg` (unary minus) at 3:13, and 10 more")
+    (params,) = client.shown_documents[shown:]
+    assert params.uri == uri and params.take_focus
+    assert (params.selection.start.line, params.selection.start.character) == (2, 12)
+    assert not client.run_results or all(r["uri"] != uri for r in client.run_results)  # nothing ran
+
+
+async def test_show_refusal_of_a_program_gpu_cuda_runs_is_none(client):
+    uri = uri_of("lens_not_refused")
+    await open_document(client, uri, PROGRAM)
+    assert await execute(client, lsp.Command(title="", command="cint.showRefusal", arguments=[uri])) is None

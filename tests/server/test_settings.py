@@ -43,7 +43,8 @@ async def configure(client, settings: dict) -> None:
 
 
 def refusal_severities(diagnostics) -> set:
-    return {d.severity for d in diagnostics if d.code == "C9100"}
+    """The severities of the refusals, the hint-level marks at the constructs left out."""
+    return {d.severity for d in diagnostics if d.code == "C9100" and d.severity != lsp.DiagnosticSeverity.Hint}
 
 
 async def test_targets_decide_the_severity(client):
@@ -63,6 +64,25 @@ async def test_targets_decide_the_severity(client):
     before = published_count(client, OPS)
     await configure(client, {})
     assert refusal_severities(await diagnostics_for(client, OPS, 1, before)) == {lsp.DiagnosticSeverity.Warning}
+
+
+async def test_ops_kernel_with_default_settings_shows_one_warning_per_refused_kernel(client):
+    """Issue 32: gpu-cuda is a default target, and ops_kernel.ci runs on cpu-c17; its 11
+    refused constructs were 11 warnings. Now: one warning on the kernel's name, every
+    construct as related information and a hint-level mark at each."""
+    uri = uri_of("settings_quiet_ops")
+    found = await open_document(client, uri, conformance("ops_kernel"))
+    warnings = [d for d in found if d.severity == lsp.DiagnosticSeverity.Warning]
+    assert len(warnings) == 1
+    (warning,) = warnings
+    assert warning.code == "C9100" and (warning.range.start.line, warning.range.start.character) == (0, 7)
+    assert warning.message.startswith("gpu-cuda refuses kernel `ops`: `neg` (unary minus)")
+    related = [(r.location.range.start.line, r.message) for r in warning.related_information]
+    assert (10, "gpu-cuda refuses `switch`: a switch statement") in related
+    assert len([r for r in related if "refuses" in r[1]]) == 11
+    hints = [d for d in found if d.severity == lsp.DiagnosticSeverity.Hint]
+    assert len(hints) == 11 and all(d.code == "C9100" and d.data["mark"] for d in hints)
+    assert not [d for d in found if d.severity == lsp.DiagnosticSeverity.Error]
 
 
 async def test_inlay_hints_off_and_on(client):

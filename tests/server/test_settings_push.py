@@ -41,7 +41,7 @@ async def test_pushed_settings(client):
     client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
         settings={"cint": {"targets": ["cpu-c17", "gpu-cuda"], "inlayHints": {"stepOrdinals": True}}}))
     found = await diagnostics_for(client, OPS, 1, before)
-    assert {d.severity for d in found if d.code == "C9100"} == {lsp.DiagnosticSeverity.Warning}
+    assert {d.severity for d in found if d.code == "C9100"} == {lsp.DiagnosticSeverity.Warning, lsp.DiagnosticSeverity.Hint}
     await asyncio.sleep(0.1)
     assert await client.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc_id(OPS),
                                                                            range=WHOLE))

@@ -33,6 +33,7 @@ from ...ir import nodes as ir
 from ..executors import Executor, ExecutorUnavailable, register
 from ..runtime import RunResult
 from ..stages import RUNNING, reached
+from ..words import counted
 from .admission import admit, admit_build
 from .device import ORDERS, Device, DeviceError, DeviceUnavailable
 from .host import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, CudaMachine
@@ -170,8 +171,9 @@ def run_on_c_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx: PtxM
     if write is not None and result.output:
         write(result.output)
     result.notes.append(f"gpu-cuda ran on {description}" + (f", not a GPU: {fallback}" if fallback else ""))
-    result.notes.append(f"block size {opts.block_size}; {stats.launches} launches for {stats.dispatches} dispatches"
-                        + (f"; {stats.skipped} launches above a fault not started" if stats.skipped else ""))
+    result.notes.append(f"block size {opts.block_size}; {counted(stats.launches, 'launch')} for "
+                        f"{counted(stats.dispatches, 'dispatch')}"
+                        + (f"; {counted(stats.skipped, 'launch')} above a fault not started" if stats.skipped else ""))
     for qualified, used, limit in stats.clamped:
         result.notes.append(f"kernel {qualified} ran in blocks of {used}, not {opts.block_size}: the device runs at "
                             f"most {limit} threads per block of it (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)")
@@ -205,8 +207,9 @@ def run_on_python_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx:
     result.dispatch_log = machine.dispatcher.log
     stats = machine.runner.stats  # type: ignore[attr-defined]
     result.notes.append(device_note(device, fallback))
-    result.notes.append(f"block size {opts.block_size}; {stats.launches} launches for {stats.dispatches} dispatches"
-                        + (f"; {stats.skipped} launches above a fault not started" if stats.skipped else ""))
+    result.notes.append(f"block size {opts.block_size}; {counted(stats.launches, 'launch')} for "
+                        f"{counted(stats.dispatches, 'dispatch')}"
+                        + (f"; {counted(stats.skipped, 'launch')} above a fault not started" if stats.skipped else ""))
     for qualified, (used, limit) in stats.clamped.items():
         result.notes.append(f"kernel {qualified} ran in blocks of {used}, not {opts.block_size}: the device runs at "
                             f"most {limit} threads per block of it (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 import uuid
 from pathlib import PurePath
@@ -19,7 +20,8 @@ from ...exec.trace import TraceError, checked_lines
 from ...exec.trace_page import NONCE, render_page
 from .. import convert
 from ..runs import compare_executors, run_program, run_result_json
-from ...ide.lenses import entry_functions
+from ...ide.diagnostics import module_refusals
+from ...ide.lenses import SHOW_REFUSAL, entry_functions
 from ..pinned import held, hold, pin
 from ..scheduling import loop_busy
 from ..session import OpenDocument, Session
@@ -31,7 +33,8 @@ logger = logging.getLogger("cint_ls.server")
 RUN_COMMAND = "cint.run"
 COMPARE_COMMAND = "cint.compareExecutors"
 TRACE_PAGE_COMMAND = "cint.tracePage"  # [uri, a run result's trace] -> {"html"}: the trace's page
-COMMANDS = (RUN_COMMAND, COMPARE_COMMAND, TRACE_PAGE_COMMAND)
+SHOW_REFUSAL_COMMAND = SHOW_REFUSAL  # [uri] -> the first construct gpu-cuda refuses, shown (lens)
+COMMANDS = (RUN_COMMAND, COMPARE_COMMAND, TRACE_PAGE_COMMAND, SHOW_REFUSAL_COMMAND)
 RUN_RESULT = "cint/runResult"
 COMPARE_RESULT = "cint/compareResult"
 
@@ -67,6 +70,8 @@ async def execute_command(session: Session, params: lsp.ExecuteCommandParams) ->
         return await _run(session, params, entry, [executor], function, compare_them=False)
     if params.command == TRACE_PAGE_COMMAND:
         return trace_page(args[1] if len(args) > 1 else None, args[2] if len(args) > 2 else None)
+    if params.command == SHOW_REFUSAL_COMMAND:
+        return await show_refusal(session, entry)
     if params.command == COMPARE_COMMAND:
         function = await _function_argument(entry, args, 1, COMPARE_COMMAND)
         return await _run(session, params, entry, session.executors(), function, compare_them=True)
@@ -93,6 +98,36 @@ def trace_page(lines: Any, options: Any = None) -> dict:
         raise JsonRpcInvalidParams(f"{TRACE_PAGE_COMMAND}: {error}") from None
     name = next((line["file"] for line in checked if line["type"] == "run"), None) or "run"
     return {"html": render_page(checked, f"cint trace: {PurePath(name).name}", nonce)}
+
+
+async def show_refusal(session: Session, entry: OpenDocument) -> dict | None:
+    """`cint.showRefusal` [uri] (the gpu-cuda lens of a program gpu-cuda refuses): the
+    first refused construct of the current version, the one a gpu-cuda build reports,
+    selected in the editor with window/showDocument (a client without it gets the place
+    in the answer and a message). None when nothing is refused (any more)."""
+    snapshot = pin(entry.doc)
+    with loop_busy():
+        await hold(snapshot.lock)
+        with held(snapshot.lock):
+            refusals = module_refusals(snapshot)
+            if not refusals:
+                return None
+            first = refusals[0]
+            where = convert.lsp_range(snapshot.source, first.span)
+    message = (f"gpu-cuda refuses kernel `{first.kernel}`: capability `{first.capability}` ({first.what}) at "
+               f"{first.span.line}:{first.span.column}" + (f", and {len(refusals) - 1} more" if len(refusals) > 1 else ""))
+    shown = False
+    if session.supports("window.show_document.support"):
+        try:
+            answer = await session.client.show_document(snapshot.uri, where, timeout=10)
+            shown = bool(getattr(answer, "success", False))
+        except Exception as error:  # noqa: BLE001 - the answer still says where it is
+            logger.info("window/showDocument failed: %s", error)
+    if not shown:
+        session.log(lsp.MessageType.Warning, f"cint: {message}")
+    span = {"start": {"line": where.start.line, "character": where.start.character},
+            "end": {"line": where.end.line, "character": where.end.character}}
+    return {"uri": snapshot.uri, "range": span, "message": message, "shown": shown}
 
 
 async def _function_argument(entry: OpenDocument, args: list, index: int, command: str) -> str | None:
@@ -180,6 +215,7 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
             client.progress_end(token, lsp.WorkDoneProgressEnd(message="cancelled" if cancelled() else "done"))
 
     for outcome in outcomes:
+        _name_the_time_limit(outcome, settings.time_limit)
         _report_run(session, uri, version, outcome, notify=not compare_them)
     # The fault of the run (for a comparison, the reference's) becomes a diagnostic
     # while the document is the one that ran.
@@ -207,6 +243,18 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
     }
     client.notify(COMPARE_RESULT, result)
     return result
+
+
+def _name_the_time_limit(outcome: RunOutcome, limit: float | None) -> None:
+    """A run the time limit stopped says which setting that is (issue 32: "took longer
+    than 10 s and was stopped" left the user to guess): the editor's words only; the
+    run's own error is the CLI's. Matched by the limit's number, so a compile limit's
+    message is left as it is."""
+    error = outcome.error
+    if error is None or limit is None or "cint.run.timeLimit" in error:
+        return
+    if re.search(rf"\blonger than {re.escape(f'{limit:g}')} s\b", error):
+        outcome.error = f"{error} (the setting cint.run.timeLimit; raise it to let runs go on longer)"
 
 
 def _report_run(session: Session, uri: str, version: int, outcome: RunOutcome, notify: bool) -> None:

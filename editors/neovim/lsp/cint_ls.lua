@@ -3,7 +3,7 @@
 -- what `vim.lsp.config('cint_ls', {...})` adds to it, e.g.
 --
 --   vim.lsp.config('cint_ls', { cmd = { 'python3', '-m', 'cint_ls.server' },
---                               settings = { cint = { fuel = 100000 } } })
+--                               settings = { cint = { run = { timeLimit = 30 } } } })
 --   vim.lsp.enable('cint_ls')
 --
 -- `require('cint').setup{}` is optional: it does the same and adds its options

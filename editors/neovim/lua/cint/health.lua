@@ -19,7 +19,7 @@ function M.check()
   local exe = cmd[1] and vim.fn.exepath(cmd[1]) or ''
   if exe == '' then
     health.error(('the server command %s is not found'):format(vim.inspect(cmd)), {
-      'pip install cint-ls (or `pip install .` in the repository)',
+      'python3 -m pip install /path/to/cint-ls (the repository: it is on no package index; :help cint-setup)',
       "or set cmd = { 'python3', '-m', 'cint_ls.server' } in require('cint').setup()",
     })
   else

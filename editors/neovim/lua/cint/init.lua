@@ -2,7 +2,7 @@
 ---
 ---   require('cint').setup({
 ---     cmd = { 'cint-ls' },                 -- how to start the server
----     settings = { cint = { fuel = 100000, inlayHints = { stepOrdinals = true } } },
+---     settings = { cint = { run = { timeLimit = 30 }, inlayHints = { stepOrdinals = true } } },
 ---   })
 ---
 --- See `:help cint` (doc/cint.txt) and docs/editors.md of the repository.
