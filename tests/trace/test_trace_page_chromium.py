@@ -151,8 +151,14 @@ window.addEventListener("load", () => setTimeout(() => {
   const swatches = [...document.querySelectorAll(".swatch")].map(e => ({cls: e.className, box: box(e),
     legend: e.closest("section").id}));
   const ring = document.querySelector(".canonical-mark"), map = document.querySelector(".fault-map canvas");
+  let hover = null;  // the hover at the ring's centre: the work-item under it, at the size the map is shown
+  if (ring && map) {
+    const r = ring.getBoundingClientRect();
+    map.dispatchEvent(new MouseEvent("mousemove", {clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
+    hover = document.getElementById("tip").textContent;
+  }
   document.body.setAttribute("data-probe", JSON.stringify({violations: window.cintViolations, swatches,
-    ring: ring && box(ring), map: map && box(map), scrollWidth: document.documentElement.scrollWidth,
+    ring: ring && box(ring), map: map && box(map), hover, scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth}));
 }, 100));
 </script>
@@ -264,12 +270,13 @@ def test_trace_page_draws_legend_colours_and_ring_under_the_webviews_policy(chro
     for width in (1000, 500):
         probe, pixel = webview_view(chromium, tmp_path, lines, width, 900)
         check_drawn_under_policy(probe, pixel, 1)
+        assert probe["hover"] == "work-item 20 [2, 4]: canonical"
 
 
 def test_trace_page_fits_a_narrow_pane_and_keeps_the_ring_on_its_work_item(chromium, tmp_path):
     """A 64 × 64 fault map is 512 px wide: in a 500 px pane it is scaled down to fit, and
-    the ring stays on the canonical work-item (row 40, column 50); the timeline of three
-    kernels fits as well."""
+    the ring and the hover stay on the canonical work-item (row 40, column 50); the
+    timeline of three kernels fits as well."""
     run_line = {"type": "run", "format": "cint-trace", "version": 1, "role": "run", "file": "wide.ci",
                 "executor": "cpu-sir-interp", "device": "cpu", "chosen": "named", "decision": "", "outcome": "E_OVERFLOW",
                 "error": None, "seconds": 0.01, "fuel": 9000, "dispatch_count": 3, "recorded": 3, "fault": None,
@@ -288,3 +295,4 @@ def test_trace_page_fits_a_narrow_pane_and_keeps_the_ring_on_its_work_item(chrom
     assert mw < 512 and abs(mw - mh) <= 1  # scaled down, still square
     inner = mw - 2  # the canvas's 1 px border
     assert abs(cx - 1 - (50.5 / 64) * inner) <= 1.5 and abs(cy - 1 - (40.5 / 64) * inner) <= 1.5, (cx, cy, mw)
+    assert probe["hover"] == "work-item 2610 [40, 50]: canonical"  # the hover follows the scaling too
