@@ -7,9 +7,12 @@ its figures on hover), a heat map of each recorded 2-D array (viridis, downsampl
 most 512 pixels a side by block means, the exact value of the element under the pointer
 on hover) and a fault map of a faulting dispatch's iteration space (Okabe-Ito colours:
 which work-items ran, which did not, which are unknown, the canonical fault ringed).
+It is drawn whole under an editor webview's policy (a nonce, no 'unsafe-inline'): no
+`style` attribute or inline handler anywhere, styles by the stylesheet's classes or set
+through element.style; and it fits any width (the timeline drawn at the page's width).
 
 What a test or another tool can read from the DOM: `#timeline[data-dispatches]` (bars
-drawn), `.fault-map[data-dispatch][data-canonical-work-item][data-canonical-index]`
+drawn) `[data-width]`, `.fault-map[data-dispatch][data-canonical-work-item][data-canonical-index]`
 with `data-ran`, `data-not-run`, `data-unknown`, `.heat-map[data-shape][data-min]
 [data-max][data-block]`, and `body[data-draw-ms]` (the script's time to draw, from its
 first line) with `body[data-ready-ms]` (performance.now() when drawn: page load
@@ -27,6 +30,20 @@ from .trace import SAFE
 # matplotlib's viridis at eleven stops; the page interpolates 256 colours from them.
 VIRIDIS = ["#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884", "#44bf70", "#7ad151",
            "#bddf26", "#fde725"]
+# Okabe-Ito: the kernels' colours in turn, the faulting dispatch's, and a fault map's states.
+OKABE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+FAULT = "#D55E00"
+STATES = {"ran": "#56B4E9", "not run": "#F2F2F2", "unknown": "#9E9E9E", "canonical": "#D55E00"}
+
+
+def _swatch_classes() -> str:
+    """The legend's colour boxes as classes of the page's one stylesheet: an editor's
+    webview allows only that (by its nonce), never a `style` attribute, so no colour of
+    a box may come from the markup (issue 32, point 5)."""
+    rules = [f".swatch.kernel-{i} {{ background: {c}; }}" for i, c in enumerate(OKABE)]
+    rules.append(f".swatch.fault {{ background: {FAULT}; }}")
+    rules += [f".swatch.state-{name.replace(' ', '-')} {{ background: {c}; }}" for name, c in STATES.items()]
+    return "\n".join(rules) + "\n"
 
 
 def _embedded(lines: list[dict]) -> list[dict]:
@@ -70,9 +87,10 @@ def render_page(lines: list[dict], title: str = "cint trace", nonce: str | None 
         raise ValueError("the nonce must be 16 or more base64url characters")
     mark = "" if nonce is None else f' nonce="{nonce}"'
     return (_HEAD.replace("@POLICY@", policy(nonce)).replace("<style>", f"<style{mark}>")
-            .replace("@TITLE@", html.escape(title))
+            .replace("@SWATCHES@", _swatch_classes()).replace("@TITLE@", html.escape(title))
             + f'<script{mark} id="trace-data" type="application/json">{embedded_json(_embedded(lines))}</script>\n'
-            + f"<script{mark}>\nconst VIRIDIS = " + json.dumps(VIRIDIS) + ";\n" + _SCRIPT
+            + f"<script{mark}>\nconst VIRIDIS = " + json.dumps(VIRIDIS) + ";\nconst OKABE = " + json.dumps(OKABE)
+            + ";\nconst FAULT = " + json.dumps(FAULT) + ";\nconst STATES = " + json.dumps(STATES) + ";\n" + _SCRIPT
             + "</script>\n</body>\n</html>\n")
 
 
@@ -83,18 +101,22 @@ _HEAD = """<!DOCTYPE html>
 <meta http-equiv="Content-Security-Policy" content="@POLICY@">
 <title>@TITLE@</title>
 <style>
-body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #222; background: #fff; }
+body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #222; background: #fff; overflow-wrap: anywhere; }
 h1 { font-size: 18px; margin: 0 0 4px; } h2 { font-size: 15px; margin: 18px 0 6px; }
 .summary { color: #444; margin-bottom: 8px; white-space: pre-wrap; }
-canvas { display: block; border: 1px solid #ccc; image-rendering: pixelated; }
+canvas { display: block; border: 1px solid #ccc; image-rendering: pixelated; max-width: calc(100% - 2px); height: auto; }
+#timeline canvas { image-rendering: auto; }
 #tip { position: fixed; pointer-events: none; background: #111; color: #fff; padding: 6px 8px; border-radius: 4px;
        font: 12px/1.35 ui-monospace, monospace; white-space: pre; display: none; z-index: 10; max-width: 60ch; }
 .legend { display: flex; align-items: center; gap: 10px; margin: 6px 0; flex-wrap: wrap; }
 .swatch { display: inline-block; width: 14px; height: 14px; border: 1px solid #333; vertical-align: middle; margin-right: 4px; }
-.scale { display: flex; align-items: center; gap: 6px; }
+@SWATCHES@.scale { display: flex; align-items: center; gap: 6px; flex-wrap: wrap; }
 figure { margin: 8px 0 16px; } figcaption { margin-bottom: 4px; font-weight: 600; }
+.map { position: relative; display: inline-block; max-width: 100%; vertical-align: top; }
+.canonical-mark { position: absolute; pointer-events: none; border: 3px solid #000; border-radius: 50%;
+                  box-shadow: 0 0 0 2px #fff; box-sizing: border-box; transform: translate(-50%, -50%); }
 .note { color: #8a4b00; }
-select { font: inherit; }
+select { font: inherit; max-width: 100%; }
 </style>
 </head>
 <body>
@@ -106,13 +128,16 @@ _SCRIPT = r"""
 const T0 = performance.now();
 const LINES = JSON.parse(document.getElementById("trace-data").textContent);
 const tip = document.getElementById("tip");
-const OKABE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442", "#000000"];
-const FAULT = "#D55E00";
-const STATES = {"ran": "#56B4E9", "not run": "#F2F2F2", "unknown": "#9E9E9E", "canonical": "#D55E00"};
 
+// An element with attributes. Never a `style` or `on...` attribute: an editor's webview
+// (a policy that allows only what carries its nonce) ignores both, so the page styles by the
+// stylesheet's classes and sets positions and sizes through element.style (CSSOM).
 function el(tag, attrs, text) {
   const e = document.createElement(tag);
-  for (const k in (attrs || {})) e.setAttribute(k, attrs[k]);
+  for (const k in (attrs || {})) {
+    if (k === "style" || /^on/i.test(k)) throw new Error("el: no inline " + k + " (the webview's policy stops it)");
+    e.setAttribute(k, attrs[k]);
+  }
   if (text !== undefined) e.textContent = text;
   return e;
 }
@@ -186,47 +211,63 @@ for (const r of runs) {
   if (end <= 0) end = 1e-9;
   const kernels = [];
   for (const d of dispatches) if (kernels.indexOf(d.kernel) < 0) kernels.push(d.kernel);
-  const colour = k => OKABE[kernels.indexOf(k) % OKABE.length];
-  const labelW = 230, W = Math.max(600, Math.min(1400, window.innerWidth - 40)), laneH = 26, axisH = 22;
-  const H = axisH + laneKeys.length * laneH + 4;
-  const cv = el("canvas", {width: W, height: H});
-  cv.style.width = W + "px"; cv.style.height = H + "px";
+  const colourIndex = k => kernels.indexOf(k) % OKABE.length;
+  // As wide as its section (the window, a half-width editor pane), at least MIN_W (below,
+  // the canvas is scaled down to fit: max-width); redrawn when the width changes.
+  const MIN_W = 300, laneH = 26, axisH = 22, H = axisH + laneKeys.length * laneH + 4;
+  const cv = el("canvas");
   sec.appendChild(cv);
   const ctx = cv.getContext("2d");
-  const plotW = W - labelW - 10, xOf = t => labelW + t / end * plotW;
-  ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, H);
-  ctx.fillStyle = "#222"; ctx.font = "11px sans-serif"; ctx.textBaseline = "middle";
-  for (let i = 0; i <= 5; i++) {
-    const t = end * i / 5, x = xOf(t);
-    ctx.fillStyle = "#ddd"; ctx.fillRect(Math.round(x), axisH - 4, 1, H - axisH + 4);
-    ctx.fillStyle = "#222"; ctx.textAlign = i === 5 ? "right" : (i === 0 ? "left" : "center");
-    ctx.fillText(fmtTime(t), x, 9);
-  }
-  let drawn = 0;
-  laneKeys.forEach((key, li) => {
-    const y = axisH + li * laneH, rows = lanes[key], parts = key.split("\u0000");
-    ctx.fillStyle = "#222"; ctx.textAlign = "left";
-    const threads = rows.reduce((m, d) => Math.max(m, d.threads || 0), 0);
-    const launches = rows.reduce((m, d) => m + (d.launches || 0), 0);
-    const extra = launches ? launches + " launches" : (threads > 1 ? "up to " + threads + " threads" : "1 thread");
-    ctx.fillText((parts[0] === "checked" ? "checked: " : "") + parts[1] + " · " + parts[2] + " · " + extra, 4, y + laneH / 2, labelW - 8);
-    for (const d of rows) {
-      if (d.start === null) continue;
-      const x0 = xOf(d.start), x1 = xOf(d.end === null ? d.start : d.end);
-      ctx.fillStyle = d.fault ? FAULT : colour(d.kernel);
-      ctx.fillRect(x0, y + 4, Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0)), laneH - 8);
-      if (d.fault) { ctx.strokeStyle = "#000"; ctx.lineWidth = 2; ctx.strokeRect(x0 - 1, y + 3, Math.max(3, x1 - x0 + 2), laneH - 6); }
-      drawn++;
+  let W = 0, labelW = 0, plotW = 1, drawn = 0;
+  const xOf = t => labelW + t / end * plotW;
+  function draw() {
+    const width = Math.max(MIN_W, Math.floor(sec.clientWidth) - 2);  // less the canvas's border
+    if (width === W) return;
+    W = width; labelW = Math.min(230, Math.round(W * 0.38)); plotW = W - labelW - 10;
+    const dpr = window.devicePixelRatio || 1;
+    cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr);
+    cv.style.width = W + "px";
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, H);
+    ctx.fillStyle = "#222"; ctx.font = "11px sans-serif"; ctx.textBaseline = "middle";
+    const ticks = Math.max(1, Math.min(5, Math.floor(plotW / 90)));  // labels that do not overlap
+    for (let i = 0; i <= ticks; i++) {
+      const t = end * i / ticks, x = xOf(t);
+      ctx.fillStyle = "#ddd"; ctx.fillRect(Math.round(x), axisH - 4, 1, H - axisH + 4);
+      ctx.fillStyle = "#222"; ctx.textAlign = i === ticks ? "right" : (i === 0 ? "left" : "center");
+      ctx.fillText(fmtTime(t), x, 9);
     }
-  });
-  sec.setAttribute("data-dispatches", String(drawn));
+    drawn = 0;
+    laneKeys.forEach((key, li) => {
+      const y = axisH + li * laneH, rows = lanes[key], parts = key.split("\u0000");
+      ctx.fillStyle = "#222"; ctx.textAlign = "left";
+      const threads = rows.reduce((m, d) => Math.max(m, d.threads || 0), 0);
+      const launches = rows.reduce((m, d) => m + (d.launches || 0), 0);
+      const extra = launches ? launches + " launches" : (threads > 1 ? "up to " + threads + " threads" : "1 thread");
+      ctx.fillText((parts[0] === "checked" ? "checked: " : "") + parts[1] + " · " + parts[2] + " · " + extra, 4, y + laneH / 2, labelW - 8);
+      for (const d of rows) {
+        if (d.start === null) continue;
+        const x0 = xOf(d.start), x1 = xOf(d.end === null ? d.start : d.end);
+        ctx.fillStyle = d.fault ? FAULT : OKABE[colourIndex(d.kernel)];
+        ctx.fillRect(x0, y + 4, Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0)), laneH - 8);
+        if (d.fault) { ctx.strokeStyle = "#000"; ctx.lineWidth = 2; ctx.strokeRect(x0 - 1, y + 3, Math.max(3, x1 - x0 + 2), laneH - 6); }
+        drawn++;
+      }
+    });
+    sec.setAttribute("data-dispatches", String(drawn));
+    sec.setAttribute("data-width", String(W));
+  }
+  draw();
+  if (window.ResizeObserver) new ResizeObserver(() => draw()).observe(sec);
+  else window.addEventListener("resize", draw);
   sec.setAttribute("data-lanes", String(laneKeys.length));
   const legend = el("div", {"class": "legend"});
-  for (const k of kernels) { const s = el("span"); s.appendChild(el("span", {"class": "swatch", style: "background:" + colour(k)})); s.appendChild(document.createTextNode(k)); legend.appendChild(s); }
-  if (dispatches.some(d => d.fault)) { const s = el("span"); s.appendChild(el("span", {"class": "swatch", style: "background:" + FAULT})); s.appendChild(document.createTextNode("faulting dispatch")); legend.appendChild(s); }
+  for (const k of kernels) { const s = el("span"); s.appendChild(el("span", {"class": "swatch kernel-" + colourIndex(k)})); s.appendChild(document.createTextNode(k)); legend.appendChild(s); }
+  if (dispatches.some(d => d.fault)) { const s = el("span"); s.appendChild(el("span", {"class": "swatch fault"})); s.appendChild(document.createTextNode("faulting dispatch")); legend.appendChild(s); }
   sec.appendChild(legend);
   cv.addEventListener("mousemove", ev => {
-    const r = cv.getBoundingClientRect(), mx = ev.clientX - r.left, my = ev.clientY - r.top;
+    const r = cv.getBoundingClientRect(), k = W / r.width;  // drawn W wide, shown r.width wide
+    const mx = (ev.clientX - r.left) * k, my = (ev.clientY - r.top) * k;
     const li = Math.floor((my - axisH) / laneH);
     if (li < 0 || li >= laneKeys.length || mx < labelW) return hideTip();
     const rows = lanes[laneKeys[li]], t = (mx - labelW) / plotW * end, slack = 3 / plotW * end;
@@ -254,16 +295,14 @@ function gridCanvas(rows, cols) {
   const w = Math.max(1, Math.ceil(cols / block)), h = Math.max(1, Math.ceil(rows / block));
   const zoom = Math.max(1, Math.floor(Math.min(MAX / w, MAX / h, 24)));
   const cv = el("canvas", {width: w, height: h});
-  cv.style.width = (w * zoom) + "px"; cv.style.height = (h * zoom) + "px";
+  cv.style.width = (w * zoom) + "px";  // height: auto, and at most the page's width (max-width)
   return {cv: cv, block: block, w: w, h: h, zoom: zoom};
 }
-function cellAt(g, ev, rows, cols) {
-  const r = g.cv.getBoundingClientRect();
-  const px = Math.floor((ev.clientX - r.left) / g.zoom), py = Math.floor((ev.clientY - r.top) / g.zoom);
-  if (px < 0 || py < 0 || px >= g.w || py >= g.h) return null;
-  const x = Math.min(cols - 1, Math.floor(((ev.clientX - r.left) / (g.w * g.zoom)) * cols));
-  const y = Math.min(rows - 1, Math.floor(((ev.clientY - r.top) / (g.h * g.zoom)) * rows));
-  return [y, x];
+function cellAt(g, ev, rows, cols) {  // the element under the pointer, at the size the canvas is shown
+  const r = g.cv.getBoundingClientRect(), b = g.cv.clientLeft;  // its border
+  const fx = (ev.clientX - r.left - b) / (r.width - 2 * b), fy = (ev.clientY - r.top - b) / (r.height - 2 * b);
+  if (!(fx >= 0 && fx < 1 && fy >= 0 && fy < 1)) return null;
+  return [Math.min(rows - 1, Math.floor(fy * rows)), Math.min(cols - 1, Math.floor(fx * cols))];
 }
 
 // ---- heat maps
@@ -353,20 +392,22 @@ function cellAt(g, ev, rows, cols) {
     const rgb = names.map(s => hexRGB(STATES[s]));
     for (let p = 0; p < best.length; p++) { const c = rgb[Math.max(0, best[p])]; px[p * 4] = c[0]; px[p * 4 + 1] = c[1]; px[p * 4 + 2] = c[2]; px[p * 4 + 3] = 255; }
     ctx.putImageData(img, 0, 0);
-    const wrap = el("div", {style: "position:relative;display:inline-block"});
+    const wrap = el("div", {"class": "map"});
     wrap.appendChild(g.cv);
-    // the canonical work-item: a ring over its pixel, drawn in an overlay so it stays visible at any size
+    // the canonical work-item: a ring over its pixel, drawn in an overlay so it stays visible at any size;
+    // placed in fractions of the canvas (inside its 1px border), so it stays on the pixel when the
+    // canvas is scaled down to fit a narrow pane
     const cy = Math.floor(f.work_item / cols), cx = f.work_item % cols;
-    const ring = el("div", {"class": "canonical-mark", "data-work-item": String(f.work_item),
-      style: "position:absolute;pointer-events:none;border:3px solid #000;border-radius:50%;box-shadow:0 0 0 2px #fff;" +
-        "left:" + (((cx / b) | 0) * g.zoom - 3 + 1) + "px;top:" + (((cy / b) | 0) * g.zoom - 3 + 1) + "px;" +
-        "width:" + (g.zoom + 6) + "px;height:" + (g.zoom + 6) + "px;box-sizing:border-box"});
+    const ring = el("div", {"class": "canonical-mark", "data-work-item": String(f.work_item)});
+    const at = (cell, n) => "calc(1px + (100% - 2px) * " + ((((cell / b) | 0) + 0.5) / n) + ")";
+    ring.style.left = at(cx, g.w); ring.style.top = at(cy, g.h);
+    ring.style.width = "calc((100% - 2px) / " + g.w + " + 6px)"; ring.style.height = "calc((100% - 2px) / " + g.h + " + 6px)";
     wrap.appendChild(ring);
     fig.appendChild(wrap);
     const legend = el("div", {"class": "legend"});
     for (const s of names) {
       if (s !== "canonical" && !count[s]) continue;
-      const item = el("span"); item.appendChild(el("span", {"class": "swatch", style: "background:" + STATES[s]}));
+      const item = el("span"); item.appendChild(el("span", {"class": "swatch state-" + s.replace(" ", "-")}));
       item.appendChild(document.createTextNode((s === "canonical" ? "faulted first (canonical, ringed)" : s) + ": " + count[s]));
       legend.appendChild(item);
     }

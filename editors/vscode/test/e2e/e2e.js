@@ -13,6 +13,7 @@
 const fs = require("fs");
 const path = require("path");
 const { chromium } = require("playwright-core");
+const png = require("./png");
 
 const URL = process.env.E2E_URL;
 const ARTIFACTS = process.env.E2E_ARTIFACTS || ".";
@@ -233,6 +234,22 @@ async function cursorPosition(page) {
   const item = page.locator('.statusbar-item[id="status.editor.selection"]');
   await item.waitFor({ state: "visible", timeout: TIMEOUT });
   return squash(await item.innerText());
+}
+
+// ---- the trace page's webview
+
+/** The frame of the trace page in its webview (an iframe within the webview's iframe),
+ * once the page's script has drawn it. */
+async function traceFrame(page) {
+  const deadline = Date.now() + TIMEOUT;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const drawn = await frame.$("body[data-drawn] .canonical-mark").catch(() => null);
+      if (drawn) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error("no trace page drawn in a webview (a fault map with its ring)");
 }
 
 // ---- code lenses
@@ -712,6 +729,68 @@ async function main() {
       await found.waitFor({ state: "visible", timeout: TIMEOUT });
       await shot(page, "12-palette-run");
       return squash(await found.innerText()).slice(0, 120);
+    });
+
+    // Issue 32, point 5: the trace page in its webview, under the webview's policy (a nonce,
+    // no 'unsafe-inline', which drops style attributes): the legends' colour boxes have
+    // their colours and the canonical work-item its ring, read from the pixels of the
+    // workbench's screenshot; and the page fits the half-width pane (no sideways scrolling).
+    await check(page, "the trace page's legend colours and ring in its webview", { short: true }, async () => {
+      await openFile(page, "heat_e1.ci");
+      await toEnd(page);
+      await clearNotifications(page);
+      await lens(page, "Run on cpu-sir-interp").click();
+      const found = toast(page, "E_OVERFLOW");
+      await found.waitFor({ state: "visible", timeout: TIMEOUT });
+      await found.locator(".monaco-button", { hasText: "Show trace" }).first().click();
+      const frame = await traceFrame(page);
+      // The run's output panel covers the bottom of the editor groups, the webview's too.
+      await palette(page, "View: Hide Panel");
+      await page.locator(".part.panel").waitFor({ state: "hidden", timeout: TIMEOUT });
+      await page.waitForTimeout(500);  // the webview follows the editor group's new size
+      const info = await frame.evaluate(() => ({
+        policy: [...document.querySelectorAll('meta[http-equiv="Content-Security-Policy"]')].map((m) => m.content),
+        swatches: [...document.querySelectorAll(".swatch")].map((e) => `${e.closest("section").id} ${e.className}`),
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth: window.innerWidth,
+      }));
+      const problems = [];
+      if (!(info.policy.length === 1 && /style-src 'nonce-/.test(info.policy[0]) && !/unsafe-inline/.test(info.policy[0]))) {
+        problems.push(`the webview's policy: ${JSON.stringify(info.policy)}`);
+      }
+      if (info.scrollWidth > info.innerWidth) problems.push(`the page scrolls sideways: ${info.scrollWidth} px in ${info.innerWidth}`);
+      // heat_e1's legends in the page's order (docs/trace.md): the timeline's one kernel and
+      // its faulting dispatch; the fault map's ran, not run and canonical work-items.
+      const wanted = ["#0072B2", "#D55E00", "#56B4E9", "#F2F2F2", "#D55E00"];
+      if (info.swatches.length !== wanted.length) problems.push(`the legends' boxes: ${JSON.stringify(info.swatches)}`);
+      const ring = await frame.$(".canonical-mark");
+      await ring.scrollIntoViewIfNeeded();
+      const boxes = [];
+      for (const handle of await frame.$$(".swatch")) boxes.push(await handle.boundingBox());
+      const r = await ring.boundingBox();
+      await shot(page, "13-trace-webview");
+      const picture = png.decode(await page.screenshot());
+      wanted.forEach((colour, i) => {
+        const b = boxes[i];
+        const got = b ? png.rgbAt(picture, b.x + b.width / 2, b.y + b.height / 2) : null;
+        if (!b || !(b.width >= 10 && b.height >= 10) || !png.near(got, png.hexRgb(colour))) {
+          problems.push(`legend box ${i} (${info.swatches[i]}): ${JSON.stringify(got)} at ${JSON.stringify(b)}, wanted ${colour}`);
+        }
+      });
+      // The ring: black on its edge, the canonical work-item's vermillion inside.
+      const black = [0, 0, 0];
+      if (!(r && r.width >= 7 && r.height >= 7)) {
+        problems.push(`no ring: ${JSON.stringify(r)}`);
+      } else {
+        const top = png.rgbAt(picture, r.x + r.width / 2, r.y + 1), left = png.rgbAt(picture, r.x + 1, r.y + r.height / 2);
+        const inside = png.rgbAt(picture, r.x + r.width / 2, r.y + r.height / 2);
+        if (!(png.near(top, black, 40) && png.near(left, black, 40) && png.near(inside, png.hexRgb("#D55E00")))) {
+          problems.push(`the ring: top ${JSON.stringify(top)}, left ${JSON.stringify(left)}, inside ${JSON.stringify(inside)} at ${JSON.stringify(r)}`);
+        }
+      }
+      expect(problems.length === 0, problems.join("; "));
+      return `${info.swatches.length} legend boxes in their colours, the ring at ${Math.round(r.x)},${Math.round(r.y)}; ` +
+        `the page ${info.scrollWidth} px wide in a ${info.innerWidth} px pane`;
     });
   } finally {
     fs.writeFileSync(path.join(ARTIFACTS, "browser-console.log"), consoleLines.join("\n"));

@@ -7,10 +7,11 @@
 #
 #   editors/vscode/test/e2e/run.sh [--short] [--vsix FILE]
 #
-#   --short      10 of the checks, about 20 s quicker: the bundled server, C5010 and its
+#   --short      11 of the checks, about 20 s quicker: the bundled server, C5010 and its
 #                related locations, a step hover, the gpu-cuda lens labelled simulated, a lens
 #                after inserting unsaved lines, cancelling an endless run, a quick fix, an
-#                untitled buffer's step hover
+#                untitled buffer's step hover, the trace page's legend colours and ring in
+#                its webview
 #   (default)    the full suite (CI runs it): also TextMate highlighting, the token
 #                inspector's semantic scopes, Run's fault, the run output, a gpu-cuda run,
 #                cint: Cancel run and cint: Run from the palette
