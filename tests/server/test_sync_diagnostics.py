@@ -32,7 +32,7 @@ async def test_capabilities(client):
     assert caps.hover_provider
     assert caps.semantic_tokens_provider.full
     assert "keyword" in caps.semantic_tokens_provider.legend.token_types
-    assert set(caps.execute_command_provider.commands) == {"cint.run", "cint.compareExecutors", "cint.tracePage"}
+    assert set(caps.execute_command_provider.commands) == {"cint.run", "cint.compareExecutors", "cint.tracePage", "cint.showRefusal"}
     for provider in ("inlay_hint_provider", "document_symbol_provider", "definition_provider",
                      "references_provider", "rename_provider", "completion_provider",
                      "signature_help_provider", "folding_range_provider", "document_formatting_provider",
@@ -65,15 +65,17 @@ OPS_REFUSALS = [  # capability, line, column (1-based), in build order
 async def test_ops_kernel_refusals(client):
     found = await open_document(client, uri_of("ops_kernel"), conformance("ops_kernel"))
     refusals = [d for d in found if d.data and d.data.get("executor") == "gpu-cuda"]
-    got = [(d.data["capability"], d.range.start.line + 1, d.range.start.character + 1) for d in refusals]
+    # The default targets are cpu-c17 and gpu-cuda: cpu-c17 runs the kernel, so gpu-cuda's
+    # refusal is one warning on the kernel's name (issue 32), and each refused construct
+    # a hint-level mark, in build order.
+    (warning,) = [d for d in refusals if d.severity == lsp.DiagnosticSeverity.Warning]
+    assert warning.data.get("first") is True and "first" in warning.message
+    marks = [d for d in refusals if d.severity == lsp.DiagnosticSeverity.Hint]
+    got = [(d.data["capability"], d.range.start.line + 1, d.range.start.character + 1) for d in marks]
     assert got == OPS_REFUSALS
-    first = refusals[0]
-    assert first.data.get("first") is True and "first" in first.message
-    assert not any(d.data.get("first") for d in refusals[1:])
-    # The default targets are cpu-c17 and gpu-cuda: cpu-c17 runs the kernel, so a
-    # refusal of gpu-cuda is a warning.
-    assert {d.severity for d in refusals} == {lsp.DiagnosticSeverity.Warning}
-    assert "neg" in first.message
+    assert all(d.data.get("mark") and not d.data.get("first") for d in marks)
+    assert len(refusals) == len(OPS_REFUSALS) + 1
+    assert "neg" in warning.message
 
 
 async def test_incremental_edits_and_versions(client):
