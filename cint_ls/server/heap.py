@@ -12,6 +12,12 @@ objects go by reference counting), so it runs only when the server has been idle
 IDLE_COLLECT seconds, or every FULL_COLLECT_EVERY publications while someone types
 without a pause: it cannot be interrupted, and a keystroke that meets it waits for it.
 
+At start-up the collector is off (`main.main` turns it off before its imports) until the first publication (or
+IDLE_COLLECT seconds, when no document is opened): the imports and a first analysis
+make objects by the hundred thousand and nearly no garbage, and the young collections
+they set off walked them again and again, about 40% of a first analysis at 5,000 lines
+(benchmarks/startup.py, docs/performance.md).
+
 The allocator (glibc only; elsewhere these do nothing). A fresh parse of a provisional
 version (handlers/documents.py) holds a second tree for a moment: 53 MB at 50,000 lines,
 on top of what the heap already keeps. By default glibc gives each thread that allocates
@@ -65,6 +71,12 @@ def trim() -> None:
         _LIBC.malloc_trim(0)
 
 
+def collect_when_idle() -> None:
+    """From the running loop: the collector back on IDLE_COLLECT seconds from now, when
+    no publication did it before (a client that opens no document)."""
+    asyncio.get_running_loop().call_later(IDLE_COLLECT, gc.enable)
+
+
 def settle_heap(session: Session) -> None:
     """After a publication: freeze what the heap holds now and plan the next full
     collection."""
@@ -74,6 +86,7 @@ def settle_heap(session: Session) -> None:
         return
     state = session.publishing
     gc.freeze()
+    gc.enable()  # off since the start until the first publication: what it made is frozen now
     state.count += 1
     if state.idle_collect is not None:
         state.idle_collect.cancel()

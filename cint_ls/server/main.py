@@ -10,6 +10,7 @@ docs/server.md.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 
@@ -37,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
         # pygls logs every message body at INFO: far too much for a 5,000-line file.
         logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
 
+    # No cyclic collection from here until the first publication (heap.py): the
+    # imports and a first analysis make objects by the hundred thousand, next to no
+    # garbage, and each young collection walked them again.
+    gc.disable()
     from .heap import one_arena
     from .protocol import create_server
 

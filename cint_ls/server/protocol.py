@@ -71,6 +71,7 @@ from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
 from .framing import FramingError, StdinReader
+from .heap import collect_when_idle
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
 from .scheduling import watch_input, watch_output
@@ -435,6 +436,7 @@ class CintLanguageServer(LanguageServer):
             self.shutdown()
 
     async def _serve(self) -> None:
+        collect_when_idle()  # the collector is off until the first publication (heap.py)
         while not self._stop_event.is_set():
             body = await self._reader.read_message()
             if body is None:
