@@ -141,6 +141,15 @@ function el(tag, attrs, text) {
   if (text !== undefined) e.textContent = text;
   return e;
 }
+// A count and its noun in agreement, as exec/words.py's counted(): counted(1, "launch") is
+// "1 launch" (issue 32: the page said "1 launches").
+const PLURALS = {launch: "launches", dispatch: "dispatches"};
+function counted(n, noun) {
+  return (n === null ? "-" : n) + " " + (n === 1 ? noun : (PLURALS[noun] || noun + "s"));
+}
+// How the run's executor was chosen (the run report's `chosen`), in words.
+const CHOSEN = {named: "the executor asked for", auto: "chosen by auto"};
+function chosenWords(chosen) { return CHOSEN[chosen] || chosen; }
 function fmtTime(s) {
   if (s === null || s === undefined) return "-";
   if (s >= 1) return s.toFixed(3) + " s";
@@ -184,9 +193,9 @@ const faultMaps = LINES.filter(l => l.type === "fault_map");
 const main = runs[0];
 document.body.appendChild(el("h1", {}, "cint trace" + (main.file ? ": " + main.file : "")));
 for (const r of runs) {
-  let s = (r.role === "checked" ? "checked on " : "") + r.executor + " on " + r.device + " (" + r.chosen + ")" +
+  let s = (r.role === "checked" ? "checked on " : "") + r.executor + " on " + r.device + " (" + chosenWords(r.chosen) + ")" +
     " · outcome " + r.outcome + " · fuel " + (r.fuel === null ? "-" : r.fuel) +
-    " · " + (r.dispatch_count === null ? "-" : r.dispatch_count) + " dispatches (" + (r.recorded === null ? 0 : r.recorded) +
+    " · " + counted(r.dispatch_count, "dispatch") + " (" + (r.recorded === null ? 0 : r.recorded) +
     " recorded) · " + fmtTime(r.seconds);
   if (r.fault) s += "\nfault " + r.fault.code + " " + r.fault.operation + " at " + r.fault.line + ":" + r.fault.column +
     (r.fault.work_item !== null ? " (dispatch " + r.fault.dispatch + ", work-item " + r.fault.work_item + ", step " + r.fault.step + ")" : "");
@@ -215,7 +224,7 @@ for (const r of runs) {
   // As wide as its section (the window, a half-width editor pane), at least MIN_W (below,
   // the canvas is scaled down to fit: max-width); redrawn when the width changes.
   const MIN_W = 300, laneH = 26, axisH = 22, H = axisH + laneKeys.length * laneH + 4;
-  const cv = el("canvas");
+  const cv = el("canvas", {role: "img"});
   sec.appendChild(cv);
   const ctx = cv.getContext("2d");
   let W = 0, labelW = 0, plotW = 1, drawn = 0;
@@ -238,13 +247,16 @@ for (const r of runs) {
       ctx.fillText(fmtTime(t), x, 9);
     }
     drawn = 0;
+    const labels = [];
     laneKeys.forEach((key, li) => {
       const y = axisH + li * laneH, rows = lanes[key], parts = key.split("\u0000");
       ctx.fillStyle = "#222"; ctx.textAlign = "left";
       const threads = rows.reduce((m, d) => Math.max(m, d.threads || 0), 0);
       const launches = rows.reduce((m, d) => m + (d.launches || 0), 0);
-      const extra = launches ? launches + " launches" : (threads > 1 ? "up to " + threads + " threads" : "1 thread");
-      ctx.fillText((parts[0] === "checked" ? "checked: " : "") + parts[1] + " · " + parts[2] + " · " + extra, 4, y + laneH / 2, labelW - 8);
+      const extra = launches ? counted(launches, "launch") : (threads > 1 ? "up to " + threads + " threads" : "1 thread");
+      const label = (parts[0] === "checked" ? "checked: " : "") + parts[1] + " · " + parts[2] + " · " + extra;
+      ctx.fillText(label, 4, y + laneH / 2, labelW - 8);
+      labels.push(label);
       for (const d of rows) {
         if (d.start === null) continue;
         const x0 = xOf(d.start), x1 = xOf(d.end === null ? d.start : d.end);
@@ -254,6 +266,8 @@ for (const r of runs) {
         drawn++;
       }
     });
+    // What the canvas says, for a screen reader (and a test): the lanes' labels.
+    cv.setAttribute("aria-label", "Timeline: " + labels.join("; "));
     sec.setAttribute("data-dispatches", String(drawn));
     sec.setAttribute("data-width", String(W));
   }

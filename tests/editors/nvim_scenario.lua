@@ -149,6 +149,24 @@ local function scenario()
 
   local cint = require('cint')
   cint.setup({ cmd = cmd })
+
+  -- What the command line showed of runs in progress (the plugin's nvim_echo calls), and
+  -- the plugin's `User CintProgress` events.
+  results.progress_echoes, results.progress_events = {}, {}
+  local echo = vim.api.nvim_echo
+  vim.api.nvim_echo = function(chunks, history, opts)
+    local text = table.concat(vim.tbl_map(function(c) return c[1] end, chunks))
+    if text:match('^cint: ') then
+      table.insert(results.progress_echoes, text)
+    end
+    return echo(chunks, history, opts)
+  end
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'CintProgress',
+    callback = function(args)
+      table.insert(results.progress_events, { kind = args.data.kind, text = args.data.text, status = cint.status() })
+    end,
+  })
   results.parser_path = cint.parser_path() or vim.NIL
 
   -- 1. same_c5010.ci: the C5010 diagnostic.
@@ -251,6 +269,69 @@ local function scenario()
     }
     local param = vim.api.nvim_buf_get_lines(heat, 1, 2, false)[1] -- `    in I32[h, w] u,`
     results.param_captures = { ['in'] = captures_at(heat, 1, param:find('in', 1, true) - 1) }
+  end)
+
+  -- The default colour scheme, and again after `:colorscheme default` (which clears every
+  -- group): each token is drawn with the same attributes (screenattr: the cell as drawn)
+  -- with the server's semantic tokens as with tree-sitter alone.
+  section('semantic tokens keep the colours', function()
+    vim.o.lines, vim.o.columns = 50, 120
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    local st = vim.lsp.semantic_tokens
+    local client_id = cint_client(heat).id
+    local void_line = vim.api.nvim_buf_get_lines(heat, 19, 20, false)[1] -- `void step() {`
+    local spots = {
+      { 'I64', 12, line:find('I64', 1, true) - 1 },
+      { 'half_even', 12, line:find('half_even', 1, true) - 1 },
+      { 'div_round', 12, line:find('div_round', 1, true) - 1 },
+      { 'kn', 12, line:find('kn', 1, true) - 1 },
+      { 'void', 19, void_line:find('void', 1, true) - 1 },
+    }
+    local function semantic_groups(row, col)
+      local groups = {}
+      for _, mark in ipairs(vim.inspect_pos(heat, row, col).semantic_tokens) do
+        table.insert(groups, mark.opts.hl_group)
+      end
+      return groups
+    end
+    local function has_tokens()
+      return #semantic_groups(spots[1][2], spots[1][3]) > 0
+    end
+    local function attr(row, col)
+      local pos = vim.fn.screenpos(0, row + 1, col + 1)
+      return pos.row > 0 and vim.fn.screenattr(pos.row, pos.col) or -1
+    end
+    local function enable(on)
+      if st.enable and st.is_enabled then
+        st.enable(on, { bufnr = heat })
+      elseif on then
+        st.start(heat, client_id)
+      else
+        st.stop(heat, client_id)
+      end
+      wait(on and 'semantic tokens' or 'no semantic tokens', TIMEOUT, function()
+        return has_tokens() == on
+      end)
+      vim.cmd('redraw!')
+    end
+    local function measure(scheme)
+      enable(true)
+      local seen = {}
+      for _, spot in ipairs(spots) do
+        seen[spot[1]] = { with = attr(spot[2], spot[3]), groups = semantic_groups(spot[2], spot[3]) }
+      end
+      enable(false)
+      for _, spot in ipairs(spots) do
+        seen[spot[1]].without = attr(spot[2], spot[3])
+      end
+      enable(true)
+      results.semantic_colours = results.semantic_colours or {}
+      results.semantic_colours[scheme] = seen
+    end
+    wait('semantic tokens', TIMEOUT, has_tokens)
+    measure('default')
+    vim.cmd.colorscheme('default')
+    measure('after :colorscheme default')
   end)
 
   section('hover', function()
@@ -379,6 +460,8 @@ local function scenario()
     vim.wait(300) -- it is running, not starting
     local children = run_children(mark)
     results.cancel_children = children
+    results.progress_status_during = cint.status()
+    results.progress_echo_during = results.progress_echoes[#results.progress_echoes] or vim.NIL
     -- How many of those are alive (an exiting process reads an empty cmdline, so they are
     -- followed by pid; a zombie is dead, waiting for the server to reap it).
     local function left()
@@ -406,6 +489,8 @@ local function scenario()
       return cint.last_result ~= nil
     end)
     vim.wait(200) -- the answer to the request, handled after the notification
+    results.progress_status_after = cint.status()
+    results.progress_last_after = cint.last_progress or vim.NIL
     vim.notify = notify
     results.cancel_result_error = cint.last_result.error or vim.NIL
     results.cancel_notes = notes

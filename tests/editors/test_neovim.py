@@ -251,6 +251,22 @@ def test_tree_sitter_highlight_captures(scenario):
     _check(scenario, (param.get("in") or [None])[-1] == "keyword.modifier", f"parameter: {param}")
 
 
+def test_semantic_tokens_keep_the_type_names_colour(scenario):
+    """Issue 32: with the default colour scheme, `I64` lost tree-sitter's `@type.builtin`
+    colour once the server's semantic tokens arrived (`@lsp.type.type` links to `Type`,
+    the plain foreground), as did `void` and `half_even`. Each token is drawn the same with
+    the semantic tokens as without them, also after `:colorscheme default`."""
+    colours = scenario.get("semantic_colours") or {}
+    _check(scenario, set(colours) == {"default", "after :colorscheme default"}, f"measured: {colours}")
+    for scheme, seen in colours.items():
+        for token in ("I64", "void", "half_even", "div_round", "kn"):
+            cell = seen.get(token) or {}
+            _check(scenario, cell.get("groups"), f"no semantic token at {token!r} ({scheme}): {cell}")
+            _check(scenario, cell.get("with", -1) > 0 or token == "kn", f"{token!r} not drawn ({scheme}): {cell}")
+            _check(scenario, cell.get("with") == cell.get("without"),
+                   f"{token!r} drawn differently with semantic tokens ({scheme}): {cell}")
+
+
 def test_lens_found_after_inserting_lines_without_saving(scenario):
     before, after = scenario.get("lens_line_before_insert"), scenario.get("lens_line_after_insert")
     _check(scenario, before is not None and after == before + 2, f"lens lines: {before} -> {after}")
@@ -285,6 +301,38 @@ def test_cint_cancel_stops_an_endless_run(scenario):
     _check(scenario, any(n["message"] == "cint: cancelling 1 run" for n in notes), f"notifications: {notes}")
     _check(scenario, not [n for n in notes if "failed" in n["message"]], f"a cancel reported as a failure: {notes}")
     _check(scenario, scenario.get("cancel_again") == 0, "a second :CintCancel found a run")
+
+
+def test_neovim_shows_run_progress(scenario):
+    """Issue 32: Neovim showed nothing while a run was in progress. The server's
+    `$/progress` for a Run shows in the command line from its start, through its stages, to
+    its end, naming the file and the executor; `require('cint').status()` has the run in
+    flight for a statusline and is empty after it. Runs from :CintRun and from a code lens."""
+    during = scenario.get("progress_status_during") or ""
+    # The endless loop of spin.ci, while it runs (before :CintCancel).
+    _check(scenario, re.fullmatch(r"cint: running spin\.ci on cpu-sir-interp(: [a-z ]+)?…", during),
+           f"status() while spin.ci runs: {during!r}")
+    _check(scenario, scenario.get("progress_echo_during") == during,
+           f"the command line while spin.ci runs: {scenario.get('progress_echo_during')!r}, status {during!r}")
+    _check(scenario, scenario.get("progress_status_after") == "", f"status() after: {scenario.get('progress_status_after')!r}")
+    last = scenario.get("progress_last_after") or ""
+    _check(scenario, re.fullmatch(r"cint: ran spin\.ci on cpu-sir-interp: cancelled \(\d+\.\d s\)", last),
+           f"the last progress shown after :CintCancel: {last!r}")
+    echoes = scenario.get("progress_echoes") or []
+    # :CintRun cpu-sir-interp on heat_e1.ci: begin, then the end (the stages may come too).
+    begin = echoes.index("cint: running heat_e1.ci on cpu-sir-interp…") if \
+        "cint: running heat_e1.ci on cpu-sir-interp…" in echoes else -1
+    _check(scenario, begin >= 0, f"no start of :CintRun's run in the command line: {echoes}")
+    _check(scenario, any(re.fullmatch(r"cint: ran heat_e1\.ci on cpu-sir-interp: done \(\d+\.\d s\)", e)
+                         for e in echoes[begin:]), f"no end of :CintRun's run: {echoes}")
+    # The code lens's run names its file too (the plugin sends it with its own token).
+    lens = scenario["chosen_lens"]["arguments"][1]
+    _check(scenario, f"cint: running heat_e1.ci on {lens}…" in echoes, f"the lens's run ({lens}): {echoes}")
+    events = scenario.get("progress_events") or []
+    kinds = {e["kind"] for e in events}
+    _check(scenario, {"begin", "end"} <= kinds, f"User CintProgress events: {events}")
+    _check(scenario, all(e["status"] == "" for e in events if e["kind"] == "end"),
+           f"status() not empty after a run's end: {events}")
 
 
 def test_c5010_related_locations_and_gf_to_one(scenario):

@@ -296,3 +296,36 @@ def test_trace_page_fits_a_narrow_pane_and_keeps_the_ring_on_its_work_item(chrom
     inner = mw - 2  # the canvas's 1 px border
     assert abs(cx - 1 - (50.5 / 64) * inner) <= 1.5 and abs(cy - 1 - (40.5 / 64) * inner) <= 1.5, (cx, cy, mw)
     assert probe["hover"] == "work-item 2610 [40, 50]: canonical"  # the hover follows the scaling too
+
+
+def _summary_and_lanes(chromium: str, tmp_path: Path, chosen: str, dispatches: list[dict]) -> tuple[str, str]:
+    run_line = {"type": "run", "format": "cint-trace", "version": 1, "role": "run", "file": "t.ci",
+                "executor": "gpu-cuda", "device": "sim", "chosen": chosen, "decision": "", "outcome": "ok",
+                "error": None, "seconds": 0.01, "fuel": 64, "dispatch_count": len(dispatches),
+                "recorded": len(dispatches), "fault": None, "arrays_note": None}
+    page = tmp_path / f"words_{chosen}_{len(dispatches)}.html"
+    page.write_text(render_page([run_line, *dispatches], "cint trace: t.ci"))
+    dom = browse(chromium, page, "--dump-dom")
+    (summary,) = re.findall(r'<div class="summary">([^<]*)</div>', dom)
+    (canvas,) = attributes(dom, r"<canvas[^>]*>")
+    return html.unescape(summary), html.unescape(canvas.get("aria-label", "(no aria-label)"))
+
+
+def _dispatch(number: int, launches: int) -> dict:
+    return {"type": "dispatch", "role": "run", "number": number, "kernel": "t.k", "executor": "gpu-cuda", "device": "sim",
+            "start": number * 0.001, "end": number * 0.001 + 0.001, "seconds": 0.001, "work_items": 64, "space": [8, 8],
+            "threads": None, "launches": launches, "copies": None, "fuel": 64, "fault": None}
+
+
+def test_trace_page_words_how_the_executor_was_chosen_and_counts_agree_with_their_nouns(chromium, tmp_path):
+    """Issue 32, point 7: the summary said `(named)` / `(auto)` and the lane `1 launches`,
+    `1 dispatches`. The page's words, as a browser draws them (the lane labels are on the
+    canvas: its aria-label carries them)."""
+    summary, lanes = _summary_and_lanes(chromium, tmp_path, "named", [_dispatch(0, 1)])
+    assert summary.startswith("gpu-cuda on sim (the executor asked for) · outcome ok")
+    assert " · 1 dispatch (1 recorded) · " in summary
+    assert lanes == "Timeline: gpu-cuda · sim · 1 launch"
+    summary, lanes = _summary_and_lanes(chromium, tmp_path, "auto", [_dispatch(0, 1), _dispatch(1, 2)])
+    assert summary.startswith("gpu-cuda on sim (chosen by auto) · outcome ok")
+    assert " · 2 dispatches (2 recorded) · " in summary
+    assert lanes == "Timeline: gpu-cuda · sim · 3 launches"

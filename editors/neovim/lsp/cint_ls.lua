@@ -21,6 +21,13 @@ return {
     ['cint.setTargets'] = function(...)
       return require('cint').set_targets(...)
     end,
+    -- A code lens's run, sent with a progress token that names the file (see on_attach).
+    ['cint.run'] = function(...)
+      return require('cint').execute_command(...)
+    end,
+    ['cint.compareExecutors'] = function(...)
+      return require('cint').execute_command(...)
+    end,
   },
   handlers = {
     -- A Run's output and fault (code lenses, :CintRun), in the window `cint://output`.
@@ -32,6 +39,8 @@ return {
     end,
   },
   on_attach = function(_, bufnr)
+    -- A run in progress in the command line and require('cint').status(); colours.
+    require('cint').watch_progress()
     -- The Run / Compare code lenses; setup{} also refreshes them as you type.
     if vim.lsp.codelens and vim.lsp.codelens.refresh then
       vim.lsp.codelens.refresh({ bufnr = bufnr })

@@ -4,6 +4,16 @@ if vim.g.loaded_cint then
 end
 vim.g.loaded_cint = true
 
+-- `:colorscheme` clears every highlight group: define cint's semantic token groups again.
+vim.api.nvim_create_autocmd('ColorScheme', {
+  group = vim.api.nvim_create_augroup('cint_colours', { clear = true }),
+  callback = function()
+    if package.loaded['cint'] then
+      require('cint').apply_highlights()
+    end
+  end,
+})
+
 local executors = { 'auto', 'cpu-sir-interp', 'cpu-c17', 'gpu-cuda' }
 
 vim.api.nvim_create_user_command('CintRun', function(args)

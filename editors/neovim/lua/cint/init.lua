@@ -39,6 +39,10 @@ M.defaults = {
   executor = 'auto',
   --- Where a run's output goes: 'split' (a window below, focus stays), 'notify' or 'none'.
   output = 'split',
+  --- How a run in progress shows (the server's `$/progress`): 'echo' (the command line,
+  --- from the start through each stage to the end), 'notify' (vim.notify at the start
+  --- and the end) or 'none'. `require('cint').status()` has it for a statusline anyway.
+  progress = 'echo',
 }
 
 ---@type cint.Config
@@ -143,6 +147,7 @@ function M.register_parser()
   if not parser_state then
     vim.notify('cint: could not load the tree-sitter parser: ' .. tostring(added), vim.log.levels.WARN)
   end
+  M.apply_highlights()
   return parser_state
 end
 
@@ -170,6 +175,42 @@ function M.build_parser()
   end
   M.register_parser()
   return out
+end
+
+-- ---------------------------------------------------------------- colours
+
+--- Semantic token kinds of cint-ls that come from the syntax tree alone
+--- (cint_ls/ide/tokens.py): tree-sitter's captures say more (`@type.builtin` for `I64`,
+--- `@keyword.function`, `@boolean`, ...), so where tree-sitter highlights cint these
+--- groups add nothing of their own and the capture's colour stays. Left to Neovim's
+--- defaults (`@lsp.type.type` links to `Type`), the default colour scheme drew every type
+--- name in the plain foreground once the server's tokens arrived.
+local SYNTACTIC_KINDS = { 'keyword', 'type', 'number', 'string', 'operator', 'comment' }
+
+--- Kinds with a modifier, linked to the group of the tree-sitter capture of the same thing.
+local LINKS = {
+  ['@lsp.typemod.function.defaultLibrary.cint'] = '@function.builtin', -- div_round, sum
+  ['@lsp.typemod.enumMember.defaultLibrary.cint'] = '@constant.builtin', -- half_even
+}
+
+--- Defines the semantic token groups of cint where nothing defined them (a colour scheme or
+--- a user that sets one wins). setup() calls it, the parser's registration, and `ColorScheme`
+--- (plugin/cint.lua), since `:colorscheme` clears every group first.
+function M.apply_highlights()
+  for group, target in pairs(LINKS) do
+    api.nvim_set_hl(0, group, { link = target, default = true })
+  end
+  if M.config.highlight and parser_state then
+    for _, kind in ipairs(SYNTACTIC_KINDS) do
+      local group = ('@lsp.type.%s.cint'):format(kind)
+      -- Defined and empty: no fallback to `@lsp.type.<kind>`, and the capture shows
+      -- through. (`{ default = true }` alone leaves the fallback, so a group that a scheme
+      -- or the user defined is kept by hand.)
+      if next(api.nvim_get_hl(0, { name = group, create = false })) == nil then
+        api.nvim_set_hl(0, group, {})
+      end
+    end
+  end
 end
 
 -- ---------------------------------------------------------------- run results
@@ -280,6 +321,134 @@ function M.on_compare_result(_, result)
   end)
 end
 
+-- ---------------------------------------------------------------- run progress
+
+--- The file of each progress token this plugin sent with a run request.
+M._token_files = {}
+
+--- The runs in progress, by token: { what, verb, message, started, client_id }, in
+--- `run_order` by start.
+local runs, run_order = {}, {}
+
+--- The last progress text shown (begin, a stage, or the end), or nil.
+M.last_progress = nil
+
+--- What a run is, from the server's title (`cint: run on cpu-c17`, `cint: run twice() on
+--- cpu-c17`, `cint: compare executors`) and the file: `heat_e1.ci on cpu-c17`.
+local function run_what(title, message, file)
+  local fn, executor = tostring(title or ''):match('^cint: run(.-) on (%S+)$')
+  if executor then
+    return 'running', ('%s%s on %s'):format(file or 'the program', fn, executor)
+  end
+  local cfn = tostring(title or ''):match('^cint: compare executors(.*)$')
+  if cfn then
+    local on = type(message) == 'string' and message ~= '' and (' on ' .. message) or ''
+    return 'comparing', ('%s%s%s'):format(file or 'the program', cfn, on)
+  end
+  local plain = tostring(title or 'a run'):gsub('^cint: ', '')
+  return 'running', file and ('%s (%s)'):format(plain, file) or plain
+end
+
+local function run_text(run)
+  if run.message then
+    return ('cint: %s %s: %s…'):format(run.verb, run.what, run.message)
+  end
+  return ('cint: %s %s…'):format(run.verb, run.what)
+end
+
+--- For a statusline: the run in progress (`cint: running heat_e1.ci on cpu-c17:
+--- compiling…`, and `(+1)` for each other run), or '' when none is. >lua
+---   vim.o.statusline = "%f %{v:lua.require'cint'.status()}"
+function M.status()
+  local last = runs[run_order[#run_order]]
+  if not last then
+    return ''
+  end
+  local text = run_text(last)
+  return #run_order > 1 and ('%s (+%d)'):format(text, #run_order - 1) or text
+end
+
+local function forget(token)
+  runs[token] = nil
+  for i, t in ipairs(run_order) do
+    if t == token then
+      table.remove(run_order, i)
+      break
+    end
+  end
+end
+
+local function show_progress(text, kind)
+  M.last_progress = text
+  local how = M.config.progress
+  if how == 'echo' then
+    -- One line that fits the command line: a longer one would ask for Enter.
+    local room = math.max(vim.v.echospace, 20)
+    if vim.fn.strdisplaywidth(text) > room then
+      text = vim.fn.strcharpart(text, 0, room - 1) .. '…'
+    end
+    api.nvim_echo({ { text } }, false, {})
+  elseif how == 'notify' and kind ~= 'report' then
+    vim.notify(text)
+  end
+  pcall(vim.cmd.redrawstatus)
+end
+
+--- The `LspProgress` autocommand for cint-ls: a Run's `begin`, each stage's `report`, `end`.
+function M.on_progress(args)
+  local data = args.data or {}
+  local client = data.client_id and vim.lsp.get_client_by_id(data.client_id)
+  local params = data.params
+  if not (client and client.name == SERVER and type(params) == 'table' and type(params.value) == 'table') then
+    return
+  end
+  local token, value = params.token, params.value
+  local text
+  if value.kind == 'begin' then
+    local verb, what = run_what(value.title, value.message, M._token_files[token])
+    runs[token] = { verb = verb, what = what, started = uv.hrtime(), client_id = data.client_id }
+    table.insert(run_order, token)
+    text = run_text(runs[token])
+  elseif value.kind == 'report' and runs[token] then
+    runs[token].message = type(value.message) == 'string' and value.message ~= '' and value.message or nil
+    text = run_text(runs[token])
+  elseif value.kind == 'end' and runs[token] then
+    local run = runs[token]
+    forget(token)
+    local seconds = (uv.hrtime() - run.started) / 1e9
+    local outcome = type(value.message) == 'string' and value.message ~= '' and value.message or 'done'
+    text = ('cint: %s %s: %s (%.1f s)'):format(run.verb == 'comparing' and 'compared' or 'ran', run.what,
+      outcome, seconds)
+  end
+  if text then
+    show_progress(text, value.kind)
+    api.nvim_exec_autocmds('User', { pattern = 'CintProgress', modeline = false,
+      data = { token = token, kind = value.kind, text = text, client_id = data.client_id } })
+  end
+end
+
+--- Runs of a server that stopped are no longer in progress (LspDetach also comes for a
+--- buffer closed while its server goes on: those runs go on too).
+local function on_detach()
+  vim.schedule(function()
+    for _, token in ipairs(vim.list_slice(run_order)) do
+      local client = vim.lsp.get_client_by_id(runs[token].client_id)
+      if not client or client:is_stopped() then
+        forget(token)
+      end
+    end
+    pcall(vim.cmd.redrawstatus)
+  end)
+end
+
+--- Shows cint-ls's run progress (`LspProgress`, Neovim 0.10+). Called by setup() and by
+--- lsp/cint_ls.lua's on_attach; once is enough.
+function M.watch_progress()
+  local group = api.nvim_create_augroup('cint_progress', { clear = true })
+  api.nvim_create_autocmd('LspProgress', { group = group, callback = M.on_progress })
+  api.nvim_create_autocmd('LspDetach', { group = group, callback = on_detach })
+end
+
 -- ---------------------------------------------------------------- the server
 
 local function client_for(bufnr)
@@ -289,6 +458,8 @@ local function client_for(bufnr)
 end
 
 local REQUEST_CANCELLED = -32800 -- the server's answer to $/cancelRequest
+
+local next_token = 0
 
 local function execute(command, bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
@@ -304,12 +475,30 @@ local function execute(command, bufnr)
       vim.notify(('cint: %s failed: %s'):format(command.command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
   end
-  if client.exec_cmd then -- 0.11+
-    client:exec_cmd(command, { bufnr = bufnr }, handler)
-  else -- 0.10
-    client.request('workspace/executeCommand', { command = command.command, arguments = command.arguments },
-      handler, bufnr)
+  -- A progress token of our own (the server uses the request's `workDoneToken`), so that
+  -- the progress of this run can name its file: the server's title names only the executor.
+  next_token = next_token + 1
+  local token = ('cint-nvim-%d-%d'):format(uv.os_getpid(), next_token)
+  local uri = (command.arguments or {})[1]
+  M._token_files[token] = type(uri) == 'string' and vim.fs.basename(vim.uri_to_fname(uri)) or nil
+  local params = { command = command.command, arguments = command.arguments, workDoneToken = token }
+  local function done(err, result, ctx)
+    M._token_files[token] = nil
+    handler(err, result, ctx)
   end
+  if has_011 then
+    client:request('workspace/executeCommand', params, done, bufnr)
+  else
+    client.request('workspace/executeCommand', params, done, bufnr)
+  end
+end
+
+--- The client-side handler of the server's `cint.run` and `cint.compareExecutors` (what a
+--- code lens runs): the same request as |:CintRun|, with the progress token that names the file.
+function M.execute_command(command, ctx)
+  local uri = (command.arguments or {})[1]
+  local bufnr = type(uri) == 'string' and vim.uri_to_bufnr(uri) or (ctx and ctx.bufnr)
+  execute({ command = command.command, arguments = command.arguments }, bufnr)
 end
 
 --- `:CintRun [executor]`: runs the buffer's module (the server runs the text in the editor).
@@ -501,7 +690,8 @@ local function server_config()
     root_markers = M.config.root_markers,
     settings = M.config.settings,
     handlers = { ['cint/runResult'] = M.on_run_result, ['cint/compareResult'] = M.on_compare_result },
-    commands = { ['cint.setTargets'] = M.set_targets },
+    commands = { ['cint.setTargets'] = M.set_targets, ['cint.run'] = M.execute_command,
+                 ['cint.compareExecutors'] = M.execute_command },
     capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), M.capabilities),
   }
 end
@@ -605,6 +795,8 @@ function M.setup(opts)
   parser_cache, parser_state = nil, nil
   ensure_helptags()
   push_settings()
+  M.watch_progress()
+  M.apply_highlights()
 
   vim.filetype.add({ extension = { ci = 'cint' } })
   local group = api.nvim_create_augroup('cint', { clear = true })
