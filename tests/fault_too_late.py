@@ -46,25 +46,28 @@ from cint_ls.exec.executors import get
 from cint_ls.exec.report import render
 from cint_ls.ir.build import build
 from cint_ls.syntax import SourceText
-text, executor, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+text, executor = sys.argv[1], sys.argv[2]
 program = build(text, "late.ci").program
-result = get(executor).run(program, None, None, options)
-report = render(SourceText(text, "late.ci"), result.fault) if result.fault is not None else ""
-print(json.dumps([result.output, report, result.fuel_consumed]))
+for options in json.loads(sys.argv[3]):
+    result = get(executor).run(program, None, None, options)
+    report = render(SourceText(text, "late.ci"), result.fault) if result.fault is not None else ""
+    print(json.dumps([result.output, report, result.fuel_consumed]), flush=True)
 """
 
 
-def outcome_in_child(text: str, executor: str, options: dict, deadline: float = 60.0) -> list:
-    """(output, rendered fault record, fuel) of a run in a child process; a run that
-    outlives `deadline` seconds fails the test."""
+def outcomes_in_child(text: str, executor: str, options: list[dict], deadline: float = 60.0) -> list[list]:
+    """(output, rendered fault record, fuel) of a run with each of `options`, one
+    after the other in a child process; a child that outlives `deadline` seconds fails
+    the test, naming the options that did not finish."""
     try:
         done = subprocess.run([sys.executable, "-c", _CHILD, text, executor, json.dumps(options)],
                               capture_output=True, text=True, timeout=deadline)
-    except subprocess.TimeoutExpired:
-        raise AssertionError(f"{executor} {options} did not finish within {deadline} s: "
-                             "the fault was found too late") from None
+    except subprocess.TimeoutExpired as late:
+        finished = len((late.stdout or b"").splitlines())
+        raise AssertionError(f"{executor} {options[finished] if finished < len(options) else options} did not "
+                             f"finish within {deadline} s: the fault was found too late") from None
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return [json.loads(line) for line in done.stdout.splitlines()]
 
 
 def reference_outcome(text: str) -> list:
