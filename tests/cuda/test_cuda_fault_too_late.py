@@ -54,3 +54,24 @@ void run() { I64[4] a; I64 s = 0; k(a, s); }
 run();
 """, "s.ci").program)
     assert "p_fold" not in straight.text and "membar" not in straight.text and "ld.volatile" in straight.text
+
+
+TWO_FOLDS = """
+kernel k[n](in I64[n] a, in U8[n] u, out I64 s, out U8 t) over [i: n] {
+    reduce s = fold_checked(add, 0, a[i]);
+    if (i == 50) { while (a[i] >= 0) { } }
+    if (u[i] > 0) { reduce t = fold_checked(add, 200, u[i]); }
+}
+void run() { I64[64] a; U8[64] u; u[0] = 50; u[4] = 6; I64 s = 0; U8 t = 0; k(a, u, s, t); "{s} {t}\\n"; }
+run();
+"""
+
+
+@pytest.mark.parametrize("order, seed", [("ascending", 0), ("descending", 0), ("interleaved", 3), ("adversarial", 0)])
+def test_the_second_of_two_folds_overflowing_below_an_endless_loop_finishes(order, seed):
+    # The U8 fold (from 200, on work-items whose u is not 0) overflows at work-item 4; work-item
+    # 50 loops for ever after the I64 fold's reduce and before its own U8 reduce.
+    expected = reference_outcome(TWO_FOLDS)
+    assert "work-item 4" in expected[1]
+    options = [_options(order, seed, settings, "c") for settings in SETTINGS]
+    assert outcomes_in_child(TWO_FOLDS, "gpu-cuda", options) == [expected] * len(options)

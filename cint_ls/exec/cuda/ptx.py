@@ -505,22 +505,29 @@ class KernelEmitter:
         self.emit(f"setp.eq.u64 {p}, {budget}, 0;")
         self.emit(f"@{p} bra {end};")
         self.emit(f"sub.u64 {budget}, {budget}, 1;")
-        marks = {}
-        for r in self.watched:
-            address, marks[r] = self.temp(), self.temp()
-            self.emit(f"add.u64 {address}, {self.cursor}, {self.param('mark', r)};")
-            self.emit(f"ld.volatile.global.u8 {marks[r]}, [{address}];")
         # Below this work-item the cursor takes only a work-item that completed (each
         # once: it then moves on); this work-item's own contribution, the last, is
-        # tested but not kept, since it may be tested again at the next poll.
+        # tested but not kept, since it may be tested again at the next poll. The
+        # completion is read from the first watched fold's mark; after a membar.gl the
+        # other marks and the contributions, which the work-item wrote before the
+        # membar.gl that precedes that mark, are seen too.
+        marks = {}
+        first = self.watched[0]
+        address, marks[first] = self.temp(), self.temp()
+        self.emit(f"add.u64 {address}, {self.cursor}, {self.param('mark', first)};")
+        self.emit(f"ld.volatile.global.u8 {marks[first]}, [{address}];")
         own, bit, q, take = self.pred(), self.temp(), self.pred(), self.label("take")
         self.emit(f"setp.eq.u64 {own}, {self.cursor}, %li;")
         self.emit(f"@{own} bra {take};")
-        self.emit(f"and.b64 {bit}, {marks[self.watched[0]]}, {MARK_DONE};")
+        self.emit(f"and.b64 {bit}, {marks[first]}, {MARK_DONE};")
         self.emit(f"setp.eq.u64 {q}, {bit}, 0;")
         self.emit(f"@{q} bra {end};")
         self.place(take)
-        self.emit("membar.gl;")  # the contributions are read after the marks that cover them
+        self.emit("membar.gl;")
+        for r in self.watched[1:]:
+            address, marks[r] = self.temp(), self.temp()
+            self.emit(f"add.u64 {address}, {self.cursor}, {self.param('mark', r)};")
+            self.emit(f"ld.volatile.global.u8 {marks[r]}, [{address}];")
         for r in self.watched:
             skip, bit, q = self.label("uncounted"), self.temp(), self.pred()
             self.emit(f"and.b64 {bit}, {marks[r]}, 1;")
