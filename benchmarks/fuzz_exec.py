@@ -9,7 +9,11 @@ field at the end):
 - cpu-c17 without a budget, and with a budget below what the program needs (E_FUEL);
 - gpu-cuda (device "sim"): block size 32 in ascending order, block size 256 in
   descending order, and a shuffled order (block size 32 or 256, a random seed), one
-  without a budget and two with one.
+  without a budget and two with one;
+- a program whose finale is a fault found late (a low work-item faults while higher
+  ones loop for ever, issue 28): also cpu-c17 on a pool of 2, 3 or 7 threads in chunks
+  of 1 to 16 work-items, and gpu-cuda's adversarial and interleaved schedules, each
+  without a budget (such a program hangs where the fault is found too late).
 
 Each program first runs on the reference (in process, with a large budget): that finds
 programs the checker rejects (a bug of the generator, counted apart, aim 0), the fuel
@@ -71,10 +75,13 @@ class Config:
         return f"{self.executor}{opts} fuel={self.fuel if self.fuel is not None else 'none'}"
 
 
-def configs_for(rng: random.Random, fuel: int, boundaries: list[int], device: str = "sim") -> list[Config]:
+def configs_for(rng: random.Random, fuel: int, boundaries: list[int], device: str = "sim",
+                late: bool = False) -> list[Config]:
     """The configurations of one program that needs `fuel` units (boundaries: the fuel
     consumed at each published dispatch); gpu-cuda runs on `device` ("sim", or "cuda":
-    a GPU, where the order options do not apply)."""
+    a GPU, where the order options do not apply). A program whose finale is a fault
+    found late (`late`: a loop that never ends above it) also runs on cpu-c17's pool in
+    small chunks and on the interleaving schedules, where a fault found too late hangs."""
     def budget() -> int | None:
         if fuel <= 1:
             return None
@@ -90,7 +97,13 @@ def configs_for(rng: random.Random, fuel: int, boundaries: list[int], device: st
         Config("gpu-cuda", budget(), {**sim, "block_size": 256, "order": "descending"}),
         Config("gpu-cuda", budget() if rng.random() < 0.5 else None,
                {**sim, "block_size": rng.choice([32, 256]), "order": "shuffled", "seed": rng.randrange(1 << 30)}),
-    ]
+    ] + ([
+        Config("cpu-c17", None, {"threads": rng.choice([2, 3, 7]), "parallel_min": 1,
+                                 "chunk_min": rng.choice([1, 4, 16])}),
+        Config("gpu-cuda", None, {**sim, "block_size": 32, "order": "adversarial"}),
+        Config("gpu-cuda", None, {**sim, "block_size": rng.choice([32, 256]), "order": "interleaved",
+                                  "seed": rng.randrange(1 << 30)}),
+    ] if late and device == "sim" else [])
 
 
 def _crash_text(text: str | None) -> bool:
@@ -168,7 +181,7 @@ def fuzz_one(seed: str, configs: list[Config] | None = None, device: str = "sim"
     marks = [b.fuel for b in (pre.result.boundaries() or [])]
     rng = random.Random(f"configs:{seed}")
     if configs is None:
-        configs = configs_for(rng, fuel, marks, device)
+        configs = configs_for(rng, fuel, marks, device, late=program.finale == "late")
     gpu_refused = False
     for config in configs:
         if config.executor == "gpu-cuda" and gpu_refused:

@@ -24,7 +24,12 @@ kind on purpose: hostile data (edge values in several work-items of one dispatch
 overlapping views (E_ALIAS), a wrong extent (E_SHAPE), a failing where clause, a view
 past its array (E_BOUNDS), an empty reduction (E_EMPTY), a negative over extent, or a
 sequential fault (division by zero, shift, narrowing, assertion, negative local extent,
-overflow, bounds). Fuel budgets are the runner's business.
+overflow, bounds), or a fault found late (`late`, issue 28): a dispatch of a kernel of its
+own in which a low work-item certainly faults (a fold_checked's first overflow, a
+division by zero, an overflow) while higher work-items loop for ever without a fuel
+budget, with or without a fold; a loop never ends except above a certain fault, so the
+reference stops, and an executor that finds the fault too late hangs (a `hang`). Fuel
+budgets are the runner's business.
 
 About half the programs keep their kernels inside gpu-cuda's capability profile
 (`gpu=True`: native types, `+ - *` checked and wrapping, `as`, div_round, reads, 32/64-bit
@@ -284,6 +289,7 @@ class Gen:
         self.seed = seed
         self.r = random.Random(seed)
         self.item_names: set[str] = set()
+        self.late_items: list[str] = []  # kernels a finale adds (Entry.late)
         self.funcs: list[Func] = []
         self.kernels: list[Kernel] = []
         self.gpu = self.r.random() < 0.5
@@ -1204,6 +1210,7 @@ class Gen:
         name = self.item_name()
         entry = Entry(self)
         body, finale, dispatches = entry.build()
+        items += self.late_items
         if self.chance(0.3):  # at the top level: entry locals
             text = "\n\n".join(items) + "\n\n" + "\n".join(line[4:] for line in body) + "\n"
         else:
@@ -1720,6 +1727,9 @@ class Entry:
             k = g.pick(ks)
             self.dispatch(k, fault=kind if kind != "hostile" else None, hostile=kind == "hostile")
             return kind
+        if kind == "late":
+            self.late()
+            return kind
         if kind == "seq":
             t = g.pick(NATIVE_INTS + [I128])
             x = self.name(["x", "z", "int", "val"])
@@ -1744,10 +1754,74 @@ class Entry:
                     self.emit(f"\"{{{a.name}[{', '.join(idx)}]}}\\n\";")
         return kind
 
+    def late(self) -> None:
+        """A fault found late (issue 28, finding 9): a kernel of its own, within gpu-cuda's
+        profile, whose work-item f certainly faults (`fold`: a fold_checked's first
+        overflow; `div`: div_round by 0; `mul`: a checked product out of range) while some
+        work-items above f loop for ever (`while` on an element of `spin`, no fuel
+        budget). Every work-item below f completes without a fault and no loop there
+        spins, so the reference stops at f; the fault statement and the loop come in
+        either order, with a fold beside them or not."""
+        g, r = self.g, self.r
+        n = r.choice([r.randint(3, 40), r.randint(33, 300)])
+        kind = g.pick(["fold", "div", "mul"])
+        f = r.randint(1 if kind == "fold" else 0, min(n - 2, 40))
+        loops = sorted({f + 1 + r.randrange(n - f - 1) for _ in range(r.randint(1, 3))})
+        t = g.pick(NATIVE_INTS) if kind == "fold" else I64
+        vals: list[int]
+        if kind == "fold":  # in range up to f - 1, out of it at f
+            vals = [t.hi - r.randint(0, 3)] + [r.randint(0, 1) for _ in range(f - 1)]
+            vals[0] -= sum(vals[1:])
+            vals.append(t.hi - sum(vals) + 1 + r.randint(0, 2))
+            vals += [g.int_value(t) for _ in range(n - f - 1)]
+        elif kind == "div":
+            vals = [r.choice([1, 2, 3, -5, 7]) for _ in range(n)]
+            vals[f] = 0
+        else:
+            vals = [r.randint(-1000, 1000) for _ in range(n)]
+            vals[f] = r.choice([1 << 32, -(1 << 32), (1 << 62) + 1, t.lo])
+        fold = kind == "fold" or g.chance(0.5)
+        name = g.item_name()
+        while name in self.names or self.ctx.scope.lookup(name) is not None:  # an entry variable's name
+            name = g.item_name()
+        size, idx = self.name(["n", "len", "m"]), self.name(["i", "w", "j"])
+        spin_var, cnt = self.name(["spin", "busy", "hold"]), self.name(["t", "c", "cnt"])
+        params = [f"in {t.name}[{size}] a", f"in I64[{size}] {spin_var}"]
+        fault_stmt = {"fold": f"reduce s = fold_checked(add, 0, a[{idx}]);",
+                      "div": f"b[{idx}] = div_round({r.choice([100, -7, 1])}, a[{idx}], {g.pick(ROUNDING)});",
+                      "mul": f"b[{idx}] = a[{idx}] * a[{idx}];"}[kind]
+        loop_stmt = f"while ({spin_var}[{idx}] > 0) {{ {cnt} = {cnt} +% 1; }}"
+        body = [fault_stmt, loop_stmt]
+        r.shuffle(body)
+        if kind != "fold":
+            params.append(f"out I64[{size}] b")
+        if fold:
+            params.append(f"out {t.name} s")
+        if fold and kind != "fold":  # a fold that never overflows beside the other fault
+            body.insert(r.randrange(3), f"reduce s = fold_checked(add, 0, {spin_var}[{idx}] +% 0);")
+        g.late_items.append(f"kernel {name}[{size}]({', '.join(params)}) over [{idx}: {size}] {{\n"
+                            f"    I64 {cnt} = 0;\n" + "".join(f"    {line}\n" for line in body) + "}")
+        a, spin = self.name(ARRAY_NAMES), self.name(ARRAY_NAMES)
+        self.emit(f"{t.name}[{n}] {a} = [{', '.join(g.literal(t, v) for v in vals)}];")
+        self.emit(f"I64[{n}] {spin};")
+        for k in loops:
+            self.emit(f"{spin}[{k}] = 1;")
+        args = [a, spin]
+        if kind != "fold":
+            b = self.name(ARRAY_NAMES)
+            self.emit(f"I64[{n}] {b};")
+            args.append(b)
+        if fold:
+            out = self.name(["total", "acc", "sum"])
+            self.emit(f"{t.name} {out} = 0;")
+            args.append(out)
+        self.emit(f"{name}({', '.join(args)});")
+        self.dispatches += 1
+
     def build(self) -> tuple[list[str], str, int]:
         g = self.g
         finale = g.weighted([(25, "none"), (18, "hostile"), (9, "alias"), (9, "shape"), (6, "where"),
-                             (6, "bounds"), (15, "seq"), (5, "empty"), (3, "over")])
+                             (6, "bounds"), (15, "seq"), (5, "empty"), (3, "over"), (8, "late")])
         for _ in range(self.r.randint(0, 2)):
             k = g.pick(g.kernels)
             p = k.params[0]

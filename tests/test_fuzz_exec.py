@@ -5,6 +5,8 @@ runs are `python benchmarks/fuzz_exec.py --seconds N --seed S`."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -91,3 +93,28 @@ def test_a_longer_run_agrees(tmp_path):
     assert stats.rejects == 0, stats.findings
     assert stats.mismatches == 0 and stats.crashes == 0 and stats.hangs == 0, stats.report(0, "test")
     assert stats.gpu_ran > 0 and stats.refused > 0
+
+
+@pytest.mark.slow  # about 25 s: two programs in eight configurations
+def test_late_fault_programs_are_generated_and_every_executor_stops():
+    # Issue 28, finding 9: the `late` finale (a low work-item faults, higher ones loop
+    # for ever without a budget) runs on cpu-c17's pool and gpu-cuda's interleaving
+    # schedules too; each seed below is one (a fold's overflow, a division by zero, for
+    # gpu-cuda), and every configuration agrees with the reference instead of hanging.
+    seeds = ["late:292", "late:229"]
+    for seed in seeds:
+        assert fuzz_gen.generate(seed).finale == "late" and fuzz_gen.generate(seed).gpu
+    child = ("import json, sys; sys.path.insert(0, sys.argv[1]); import fuzz_exec; "
+             "print(json.dumps([fuzz_exec.fuzz_one(s) for s in sys.argv[2:]], default=str))")
+    try:
+        done = subprocess.run([sys.executable, "-c", child, str(BENCHMARKS), *seeds], capture_output=True, text=True,
+                              timeout=120)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("a program with a fault found late did not finish: it hangs") from None
+    assert done.returncode == 0, done.stderr
+    for result in json.loads(done.stdout):
+        assert result["status"] == "ok", result
+        options = [run["config"]["options"] for run in result["runs"]]
+        assert {"threads", "parallel_min", "chunk_min"} <= set().union(*options)
+        assert any(o.get("order") == "adversarial" for o in options)
+        assert all(run["status"] == "agree" for run in result["runs"]), result

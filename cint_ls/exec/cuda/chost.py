@@ -48,7 +48,7 @@ typedef struct cint_gpu cint_gpu;
 # ptx.Param.kind -> rt/gpu_host.h CINT_GP_*
 KINDS = {name: k for k, name in enumerate(("first", "end", "fault", "fuel_left", "fuel", "size", "over", "scalar", "read",
                                              "origin", "extent", "stride", "write", "wstride", "contrib", "mark",
-                                             "args", "slots"))}
+                                             "args", "slots", "fold"))}
 NO_DRIVER, NO_DEVICE, UNUSABLE = 1, 2, 3
 
 _ffi = None

@@ -34,7 +34,7 @@ from ..dispatch import DispatchPlan
 from .device import Device, Function
 from .params import ParameterTable
 from .placement import Placement, registers
-from .ptx import KernelCode, minmax_flip, slot_words
+from .ptx import KernelCode, canonical, minmax_flip, slot_words
 
 if TYPE_CHECKING:
     from .host import Stats
@@ -104,6 +104,8 @@ def run_launches(device: Device, function: Function, code: KernelCode, plan: Dis
                 device.fill(placement.marks[r], 0, count)
         if slots:
             device.fill(slots, 0, 8 * code.slot_words * grid)
+        table.set_folds(device, code, {r: canonical(kernel.reductions[r].target, fold.acc)
+                                       for r, fold in scan.folds.items()})
         params = table.launch(first, end)
         started = time.perf_counter()
         device.launch(function, grid, block, params)
@@ -209,7 +211,8 @@ def _scan_reductions(device: Device, placement: Placement, kernel: ir.Kernel, co
             continue
         marked = device.download(placement.marks[r], scanned)
         given = registers(reduction.contribution, device.download(placement.contrib[r], 8 * scanned))
-        streams.append(list(compress(zip(range(first, stop), given), marked)))
+        # bit 0: it contributed (bit 1, ptx.MARK_DONE, only says it completed)
+        streams.append(list(compress(zip(range(first, stop), given), (m & 1 for m in marked))))
     for r, fold in scan.folds.items():  # the least first overflow of every fold
         trial = copy.copy(fold)
         for i, value in streams[r]:

@@ -1,6 +1,7 @@
 """The parameter table of a dispatch: the value of every `.u64` parameter of the
 kernel's entry, by kind (`ptx.Param`; README.md "The device code"), from the plan and
-the placement; only `first` and `end` change from one launch to the next.
+the placement; only `first`, `end` and each watched fold's accumulator (`fold`) change
+from one launch to the next.
 
 When the parameters do not fit the entry's parameter space (`KernelCode.block`), the
 entry takes `first`, `end` and `args`, the address of an argument block in device
@@ -30,6 +31,18 @@ class ParameterTable:
         """The entry's parameters for a launch over the work-items [first, end)."""
         self.values[("first",)], self.values[("end",)] = first, end
         return [self.values[(p.kind, *p.index)] for p in self.entry]
+
+    def set_folds(self, device, code: KernelCode, folds: dict[int, int]) -> None:
+        """Each watched fold_checked's accumulator before the next launch (`fold` r,
+        ptx.KernelEmitter.watched); in the argument block too when there is one."""
+        wanted = {p.index[0] for p in code.params if p.kind == "fold"}
+        if not wanted:
+            return
+        for r in wanted:
+            self.values[("fold", r)] = folds[r]
+        if code.block:
+            device.upload(self.values[("args",)],
+                          pack(U64, [self.values[(p.kind, *p.index)] for p in code.params[2:]]))
 
     def set_slots(self, device, code: KernelCode, address: int) -> None:
         """The address of the block slots (allocated once the block size is known); in
@@ -67,9 +80,11 @@ def parameter_table(code: KernelCode, plan: DispatchPlan, placement: Placement) 
             values[("write", p)] = placement.staged.get(p, 0)
             for d, stride in enumerate(write.strides):
                 values[("wstride", p, d)] = stride & M64
-    for r in range(len(kernel.reductions)):
+    for r, reduction in enumerate(kernel.reductions):
         values[("contrib", r)] = placement.contrib[r]
         values[("mark", r)] = placement.marks[r]
+        if reduction.kind == "fold_checked":
+            values[("fold", r)] = canonical(reduction.target, reduction.init)
 
     if not code.block:
         return ParameterTable(values, code.params)

@@ -26,7 +26,8 @@ The code of a work-item (10.5 para 3, 10.6 para 2):
 - one 64-bit division where a quotient and its remainder are both needed (the index
   tuple of i, div_round): the remainder is a - q * b;
 - a work-item first reads the fault word and returns at once when it is below its
-  index;
+  index, and reads it again every POLL_CHARGES fuel charges (loop iterations), so
+  that a loop above a fault published meanwhile stops (issue 28);
 - a body that charges fuel counts its charges in `%fc` and stops (writing the count)
   once they exceed the allowance F; a finished work-item writes its count to the fuel
   scratch; a reduce writes its contribution and a mark to the reduction's scratch.
@@ -48,6 +49,9 @@ PTX_TARGET = "sm_52"
 
 M64 = (1 << 64) - 1
 PARAM_SPACE = 4096  # bytes of kernel parameters an sm_52 entry takes (PTX ISA 6.0)
+POLL_CHARGES = 256  # a work-item that charges reads the fault word again every this many charges
+SCAN_PER_POLL = 8  # work-items a poll adds to the fold it watches (KernelEmitter.watch_folds)
+MARK_DONE = 2  # a watched fold's mark: bit 0 the work-item contributed, bit 1 it completed
 
 
 class EmitError(Exception):
@@ -71,6 +75,8 @@ class Param:
       work-item of the launch), for a fold_checked or sum_sat
     slots: the address of the slots of the reductions combined per block
       (`KernelCode.slot_words` U64 per block of the launch, all 0 before it; SLOT_WORDS)
+    fold (r): fold_checked r's accumulator before the launch (its canonical pattern), for
+      a body with a loop (`KernelEmitter.watched`); it changes from launch to launch
     """
 
     name: str
@@ -206,6 +212,21 @@ class KernelEmitter:
         self.param_of_slot = {p.slot: i for i, p in enumerate(kernel.params)}
         self.uniform: dict[tuple, str] = {}  # (kind, index...) -> register holding the param
         self.charges = any(isinstance(n, ir.Charge) for s in kernel.body for n in walk(s))
+        self.fault_label = "$Lfault"  # where fault_if goes
+        # The folds a looping body watches (issue 28, finding 9): a fold_checked whose
+        # first overflow lies below a work-item that loops for ever must stop that loop,
+        # as the reference stops at the overflow. Each poll of the fault word also adds
+        # the contributions of up to SCAN_PER_POLL more work-items, from the launch's first,
+        # to the fold's accumulator before the launch (a cursor kept in registers), past
+        # work-items that completed only (their marks say so, MARK_DONE), and up to this
+        # work-item's own contribution: an overflow found so is certain, and it is
+        # published in the fault word like any fault of that work-item (10.6 para 5).
+        looping = any(isinstance(n, (ir.For, ir.While)) for s in kernel.body for n in walk(s))
+        offsets, _ = slot_layout(kernel)
+        self.watched = [r for r, red in enumerate(kernel.reductions)
+                        if looping and red.kind == "fold_checked" and r not in offsets and ".add." in red.op.op_id
+                        and red.contribution == red.target and isinstance(red.target, IntType)]
+        self.contributed: dict[int, str] = {}  # watched r -> the register of its mark (1: contributed)
 
     # ---- registers, labels, text
 
@@ -248,7 +269,7 @@ class KernelEmitter:
         return reg
 
     def fault_if(self, pred: str, negate: bool = False) -> None:
-        self.emit(f"@{'!' if negate else ''}{pred} bra $Lfault;")
+        self.emit(f"@{'!' if negate else ''}{pred} bra {self.fault_label};")
 
     def const(self, value: int) -> str:
         r = self.temp()
@@ -294,12 +315,31 @@ class KernelEmitter:
             self.index_tuple()
         if self.charges:
             self.emit("mov.b64 %fc, 0;")
+        if self.watched:
+            self.comment("the watched folds: the cursor, each accumulator before the launch, each mark")
+            self.cursor = self.temp()
+            self.emit(f"mov.b64 {self.cursor}, 0;")
+            self.accumulators = {}
+            for r in self.watched:
+                self.accumulators[r] = self.temp()
+                self.emit(f"mov.b64 {self.accumulators[r]}, {self.param('fold', r)};")
+                self.contributed[r] = self.temp()
+                self.emit(f"mov.b64 {self.contributed[r]}, 0;")
         self.block(k.body)
         # Completion: the writes are in staging; the fuel count goes to scratch.
         self.emit("bra $Ldone;")
         self.place("$Ldone")
         if self.charges:
             self.store_fuel()
+        if self.watched:
+            self.comment("completed: the marks of the watched folds say so, after every write (membar)")
+            self.emit("membar.gl;")
+            for r in self.watched:
+                mark = self.temp()
+                self.emit(f"or.b64 {mark}, {self.contributed[r]}, {MARK_DONE};")
+                address = self.temp()
+                self.emit(f"add.u64 {address}, %li, {self.param('mark', r)};")
+                self.emit(f"st.global.u8 [{address}], {mark};")
         self.emit("ret;")
         if self.charges:
             self.place("$Lfuel")
@@ -429,6 +469,112 @@ class KernelEmitter:
         self.emit("add.u64 %fc, %fc, 1;")
         self.emit(f"setp.gt.u64 {p}, %fc, {self.uniform[('fuel_left',)]};")
         self.emit(f"@{p} bra $Lfuel;")
+        # The stop (issue 28, finding 9): every POLL_CHARGES charges, the fault word again,
+        # so that a loop above a fault published since this work-item started, one that
+        # might never end, does not run on (10.6 para 3 at each loop charge, not only at
+        # the start). One mask test per charge; the load only every POLL_CHARGES.
+        later, word, q = self.label("polled"), self.temp(), self.pred()
+        self.emit(f"and.b64 {word}, %fc, {POLL_CHARGES - 1};")
+        self.emit(f"setp.ne.u64 {q}, {word}, 0;")
+        self.emit(f"@{q} bra {later};")
+        self.emit(f"ld.volatile.global.u64 {word}, [{self.uniform[('fault',)]}];")
+        q = self.pred()
+        self.emit(f"setp.lt.u64 {q}, {word}, %i;")
+        self.emit(f"@{q} bra $Lexit;")
+        self.watch_folds()
+        self.place(later)
+
+    def watch_folds(self) -> None:
+        """At a poll: up to SCAN_PER_POLL more work-items of the launch added to each
+        watched fold, from the cursor, while they completed; this work-item's own
+        contribution last. An overflow at work-item j (launch-relative) is a fold fault
+        there, certain because every work-item below j completed: the fault word takes
+        j (this work-item then stops, being above it), or this work-item's own fault."""
+        if not self.watched:
+            return
+        k = self.k
+        self.comment("the watched folds: more completed work-items added from the cursor")
+        head, end, over = self.label("watch"), self.label("watched"), self.label("overflow")
+        budget = self.temp()
+        self.emit(f"mov.b64 {budget}, {SCAN_PER_POLL};")
+        self.place(head)
+        p = self.pred()
+        self.emit(f"setp.gt.u64 {p}, {self.cursor}, %li;")
+        self.emit(f"@{p} bra {end};")
+        p = self.pred()
+        self.emit(f"setp.eq.u64 {p}, {budget}, 0;")
+        self.emit(f"@{p} bra {end};")
+        self.emit(f"sub.u64 {budget}, {budget}, 1;")
+        # Below this work-item the cursor takes only a work-item that completed (each
+        # once: it then moves on); this work-item's own contribution, the last, is
+        # tested but not kept, since it may be tested again at the next poll. The
+        # completion is read from the first watched fold's mark; after a membar.gl the
+        # other marks and the contributions, which the work-item wrote before the
+        # membar.gl that precedes that mark, are seen too.
+        marks = {}
+        first = self.watched[0]
+        address, marks[first] = self.temp(), self.temp()
+        self.emit(f"add.u64 {address}, {self.cursor}, {self.param('mark', first)};")
+        self.emit(f"ld.volatile.global.u8 {marks[first]}, [{address}];")
+        own, bit, q, take = self.pred(), self.temp(), self.pred(), self.label("take")
+        self.emit(f"setp.eq.u64 {own}, {self.cursor}, %li;")
+        self.emit(f"@{own} bra {take};")
+        self.emit(f"and.b64 {bit}, {marks[first]}, {MARK_DONE};")
+        self.emit(f"setp.eq.u64 {q}, {bit}, 0;")
+        self.emit(f"@{q} bra {end};")
+        self.place(take)
+        self.emit("membar.gl;")
+        for r in self.watched[1:]:
+            address, marks[r] = self.temp(), self.temp()
+            self.emit(f"add.u64 {address}, {self.cursor}, {self.param('mark', r)};")
+            self.emit(f"ld.volatile.global.u8 {marks[r]}, [{address}];")
+        for r in self.watched:
+            skip, bit, q = self.label("uncounted"), self.temp(), self.pred()
+            self.emit(f"and.b64 {bit}, {marks[r]}, 1;")
+            self.emit(f"setp.eq.u64 {q}, {bit}, 0;")
+            self.emit(f"@{q} bra {skip};")
+            address, value = self.temp(), self.temp()
+            self.emit(f"shl.b64 {address}, {self.cursor}, 3;")
+            self.emit(f"add.u64 {address}, {address}, {self.param('contrib', r)};")
+            self.emit(f"ld.volatile.global.u64 {value}, [{address}];")
+            self.fault_label = over
+            total = self.checked_add(self.accumulators[r], value, _int_type(k.reductions[r].target, "a fold"))
+            self.fault_label = "$Lfault"
+            self.emit(f"@!{own} mov.b64 {self.accumulators[r]}, {total};")
+            self.place(skip)
+        self.emit(f"@{own} bra {end};")
+        self.emit(f"add.u64 {self.cursor}, {self.cursor}, 1;")
+        self.emit(f"bra {head};")
+        self.place(over)
+        self.comment("a fold overflows at the cursor: this work-item's fault, or the stop of one above it")
+        q = self.pred()
+        self.emit(f"setp.eq.u64 {q}, {self.cursor}, %li;")
+        self.emit(f"@{q} bra $Lfault;")
+        item, old = self.temp(), self.temp()
+        self.emit(f"add.u64 {item}, {self.cursor}, {self.uniform[('first',)]};")
+        self.emit(f"atom.global.min.u64 {old}, [{self.uniform[('fault',)]}], {item};")
+        self.emit("bra $Lexit;")
+        self.place(end)
+
+    def checked_add(self, a: str, b: str, t: IntType) -> str:
+        """a + b of type t, to fault_if's label when it leaves t (as expr_Arith)."""
+        r, p = self.temp(), self.pred()
+        if t.bits < 64:
+            self.emit(f"add.s64 {r}, {a}, {b};")
+            self.range_test(r, t, signed_value=t.signed)
+        elif t.signed:
+            x, y = self.temp(), self.temp()
+            self.emit(f"add.s64 {r}, {a}, {b};")
+            self.emit(f"xor.b64 {x}, {a}, {r};")
+            self.emit(f"xor.b64 {y}, {b}, {r};")
+            self.emit(f"and.b64 {x}, {x}, {y};")
+            self.emit(f"setp.lt.s64 {p}, {x}, 0;")
+            self.fault_if(p)
+        else:
+            self.emit(f"add.u64 {r}, {a}, {b};")
+            self.emit(f"setp.lt.u64 {p}, {r}, {a};")
+            self.fault_if(p)
+        return r
 
     def stmt_For(self, s: ir.For) -> None:
         start = self.expr(s.start)
@@ -513,6 +659,9 @@ class KernelEmitter:
         mark, one = self.temp(), self.temp()
         self.emit(f"add.u64 {mark}, %li, {self.param('mark', r)};")
         self.emit(f"mov.b64 {one}, 1;")
+        if r in self.contributed:  # watched: the contribution is seen before its mark
+            self.emit("membar.gl;")
+            self.emit(f"mov.b64 {self.contributed[r]}, 1;")
         self.emit(f"st.global.u8 [{mark}], {one};")
 
     def combine(self, reduction: ir.Reduction, value: str, offset: int, words: int) -> None:

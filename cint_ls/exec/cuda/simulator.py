@@ -11,8 +11,8 @@ a bool). The semantics are those of the PTX ISA for each instruction:
     mov.u32 (special registers %ctaid.x %ntid.x %tid.x), mov.b64, mov.u64,
     mul.wide.u32, cvt.u64.u32, cvt.u32.u64, mul.lo.u32, sub.u32, div.u32, add/sub.{s64,u64}, mul.lo.{s64,u64}, mul.hi.{s64,u64},
     div/rem.{s64,u64}, and/or/xor.b64, shl.b64, shr.{s64,u64}, setp.CMP.{s64,u64},
-    selp.b64, ld.param.u64, ld.global[.nc].u{8,16,32,64}, ld.volatile.global.u64,
-    st.global.u{8,16,32,64}, atom.global.min.u64, red.global.{add,max}.u64, bra, ret.
+    selp.b64, ld.param.u64, ld.global[.nc].u{8,16,32,64}, ld.volatile.global.u{8,64},
+    st.global.u{8,16,32,64}, atom.global.min.u64, red.global.{add,max}.u64, membar.gl, bra, ret.
 
 A division by zero or an overflowing signed division, whose PTX result is unspecified,
 stops the launch with a `DeviceError` (the emitter tests for both first, so it never
@@ -30,6 +30,13 @@ that stops before every global memory access (`ld.global`, `st.global`, `atom`, 
 advance them one access at a time (`SimulatedDevice._interleave`): a non-atomic fault
 word, a lost update or a read of another work-item's staging then changes the outcome.
 Each access itself is indivisible, as an aligned access of at most 8 bytes is on a GPU.
+A read of the fault word (`ld.volatile`, at a work-item's start and every
+`ptx.POLL_CHARGES` charges of a loop) is a point of its own (2): the adversarial schedule
+takes it with the writes, so a thread that loops on cannot keep the others from writing.
+An entry with a loop runs on the run-to-completion schedules as a generator that stops
+at those reads, set aside after `POLL_QUANTUM` of them and resumed after the others
+(`_run_polled`), so that a work-item that loops for ever above a fault stops, as on a
+GPU, where it runs beside the work-item that faults (issue 28).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from __future__ import annotations
 import bisect
 import random
 import re
+from collections import deque
 from dataclasses import dataclass
 
 from .device import INTERLEAVING, ORDERS, Device, DeviceError, Function, Module
@@ -172,14 +180,18 @@ def signed(x: str) -> str:
 
 
 class _Translator:
-    def __init__(self, entry: Entry, interleave: bool = False) -> None:
+    def __init__(self, entry: Entry, interleave: bool = False, polls: bool = False) -> None:
         self.entry = entry
         self.registers = set(entry.registers)
         self.params = set(entry.params)
         # True: the thread is a generator that yields before every global memory access
-        # (0 before a load, 1 before a store or an atomic), so a scheduler can interleave
-        # the threads of a launch at each of them.
+        # (0 before a load, 1 before a store or an atomic, 2 before a read of the fault
+        # word, `ld.volatile`), so a scheduler can interleave the threads of a launch at
+        # each of them.
         self.interleave = interleave
+        # True: a generator that yields (2) only before each read of the fault word, so
+        # that a run-to-completion schedule can set aside a thread that loops on.
+        self.polls = polls
 
     def reg(self, name: str) -> str:
         if name in _SPECIAL:
@@ -212,8 +224,9 @@ class _Translator:
         return f"({base} + {m.group(2)})" if m.group(2) else base
 
     def point(self, kind: int) -> list[str]:
-        """A scheduling point before a global memory access (interleaving only)."""
-        return [f"yield {kind}"] if self.interleave else []
+        """A scheduling point before a global memory access (interleaving only; a read
+        of the fault word, kind 2, also for `polls`)."""
+        return [f"yield {kind}"] if self.interleave or (self.polls and kind == 2) else []
 
     def translate(self, ins: Instruction, labels: dict[str, int]) -> list[str]:
         op, a = ins.opcode, ins.operands
@@ -304,6 +317,9 @@ class _Translator:
         elif op == "selp.b64":
             need(4)
             code = [f"{self.reg(a[0])} = {s(a[1])} if {self.reg(a[3])} else {s(a[2])}"]
+        elif op == "membar.gl":
+            need(0)  # every access of the simulated device is seen at once, in order
+            code = ["pass"]
         elif op == "ld.param.u64":
             need(2)
             name = a[1].strip("[]")
@@ -311,10 +327,12 @@ class _Translator:
                 raise SimulatorError(f"{self.entry.name}: line {ins.line}: no parameter {name}")
             code = [f"{self.reg(a[0])} = P[{name!r}]"]
         elif op in ("ld.global.u8", "ld.global.u16", "ld.global.u32", "ld.global.u64", "ld.volatile.global.u64",
+                    "ld.volatile.global.u8",
                     "ld.global.nc.u8", "ld.global.nc.u16", "ld.global.nc.u32", "ld.global.nc.u64"):
             need(2)
             size = int(parts[-1][1:]) // 8
-            code = self.point(0) + [f"{self.reg(a[0])} = load({self.address(a[1])}, {size})"]
+            kind = 2 if parts[1] == "volatile" else 0
+            code = self.point(kind) + [f"{self.reg(a[0])} = load({self.address(a[1])}, {size})"]
         elif op in ("st.global.u8", "st.global.u16", "st.global.u32", "st.global.u64"):
             need(2)
             size = int(parts[-1][1:]) // 8
@@ -351,7 +369,7 @@ class _Translator:
                     blocks.append([])
         lines = ["def thread(P, ctaid, ntid, tid, load, store, atom_min, red, sdiv, srem, trap):",
                  "    pc = 0"]
-        if self.interleave:
+        if self.interleave or self.polls:
             lines.append("    if False: yield 0  # a generator even without a global access")
         lines.append("    while True:")
         for k, block in enumerate(blocks):
@@ -397,13 +415,34 @@ class SimFunction(Function):
         self.thread = _compile(self.source, entry.name)
         self._steps = None
         self.max_threads = thread_limit(entry)
+        # An entry with a loop (a branch back) may run for ever in a work-item above a
+        # fault: the run-to-completion schedules run it as `polled` (see `launch`).
+        self.loops = _branches_back(entry)
+        self._polled = None
 
+    @property
+    def polled(self):
+        """The thread as a generator that stops before each read of the fault word."""
+        if self._polled is None:
+            self._polled = _compile(_Translator(self.entry, polls=True).function_source(), self.entry.name)
+        return self._polled
 
     @property
     def steps(self):
         if self._steps is None:
             self._steps = _compile(_Translator(self.entry, interleave=True).function_source(), self.entry.name)
         return self._steps
+
+
+def _branches_back(entry: Entry) -> bool:
+    """Whether a branch of the entry goes to a label placed before it (a loop)."""
+    seen: set[str] = set()
+    for item in entry.code:
+        if isinstance(item, str):
+            seen.add(item)
+        elif item.opcode == "bra" and item.operands and item.operands[0] in seen:
+            return True
+    return False
 
 
 REGISTER_FILE = 65536  # 32-bit registers of a multiprocessor, sm_52 to sm_90
@@ -531,6 +570,19 @@ class SimMemory:
 # ------------------------------------------------------------------ the device
 
 
+POLL_QUANTUM = 64  # reads of the fault word a polled thread makes before it is set aside
+
+
+def _advance(thread) -> bool:
+    """Run a polled thread for one quantum: True when it has ended."""
+    for _ in range(POLL_QUANTUM):
+        try:
+            next(thread)
+        except StopIteration:
+            return True
+    return False
+
+
 class SimulatedDevice(Device):
     """The simulated device. `order` and `seed` choose the schedule; `fail_launch`
     (a launch number from 0) and `memory_limit` make it fail like a driver, for tests;
@@ -647,6 +699,26 @@ class SimulatedDevice(Device):
                     waiting[1] = None
             live = [w for w in live if w[1] is not None]
 
+    def _run_polled(self, polled, P: dict, grid: int, block: int, memory: tuple, rng) -> None:
+        """The run-to-completion schedule of an entry with loops, made fair: each thread
+        in the chosen order runs to its end or until it has read the fault word
+        POLL_QUANTUM times (a loop that goes on: each read is one every
+        ptx.POLL_CHARGES charges); such a thread is set aside and resumed, round robin,
+        after the others. A GPU runs the threads of a launch side by side, so a work-item
+        that loops for ever cannot keep a lower one from faulting and publishing the
+        fault that stops it; a schedule that ran it to completion first would never end.
+        A launch whose loops all end within a quantum is run exactly in the order."""
+        waiting: deque = deque()
+        for b in self._order(grid, rng):
+            for t in self._order(block, rng):
+                thread = polled(P, b, block, t, *memory)
+                if not _advance(thread):
+                    waiting.append(thread)
+        while waiting:
+            thread = waiting.popleft()
+            if not _advance(thread):
+                waiting.append(thread)
+
     def launch(self, function: Function, grid: int, block: int, params: list[int]) -> None:
         assert isinstance(function, SimFunction)
         number = self.launches
@@ -670,6 +742,8 @@ class SimulatedDevice(Device):
             if self.order in INTERLEAVING:
                 rng = random.Random(self.seed * 1_000_003 + number)
                 self._interleave(function.steps, P, grid, block, (*accessors, _sdiv, _srem, _trap), rng)
+            elif function.loops:
+                self._run_polled(function.polled, P, grid, block, (*accessors, _sdiv, _srem, _trap), rng)
             else:
                 for b in self._order(grid, rng):
                     for t in self._order(block, rng):

@@ -227,6 +227,8 @@ static uint64_t param_value(const cint_gpu_param *p, const cint_ctx *ctx, const 
     case CINT_GP_MARK: return pl->marks[p->a];
     case CINT_GP_ARGS: return pl->args;
     case CINT_GP_SLOTS: return pl->slots;
+    case CINT_GP_FOLD: /* before each launch: the fold so far (a value of the target type) */
+        return scalar_pattern(plan->kernel->reductions[p->a].target, plan->reductions[p->a].acc);
     default: return 0u; /* first, end: per launch */
     }
 }
@@ -306,7 +308,7 @@ static bool scan_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, con
             s->left -= c; /* unlimited: a counter, as cpu-c17's */
         }
         for (int32_t r = 0; r < k->nreductions; r++) {
-            if (gk->slot_offset[r] >= 0 || marks[r][j] == 0u) continue;
+            if (gk->slot_offset[r] >= 0 || (marks[r][j] & 1u) == 0u) continue; /* bit 1: completed */
             const cint_reduction_desc *d = &k->reductions[r];
             cint_reduction *state = &plan->reductions[r];
             uint64_t x[2] = {contrib[r][j], 0u}; /* the value in its layout (little-endian, up to 64 bits) */
@@ -320,7 +322,7 @@ static bool scan_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, con
              * it already added to go back (the others are not used again). */
             ctx->status = CINT_OK;
             for (int32_t q = 0; q <= r; q++)
-                if (k->reductions[q].kind == CINT_RED_FOLD && gk->slot_offset[q] < 0 && marks[q][j] != 0u)
+                if (k->reductions[q].kind == CINT_RED_FOLD && gk->slot_offset[q] < 0 && (marks[q][j] & 1u) != 0u)
                     memcpy(plan->reductions[q].acc, plan->reductions[q].saved, sizeof plan->reductions[q].acc);
             s->k_r = i;
             s->left = before;
@@ -541,6 +543,8 @@ static int run_launches(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, cint_g
                    (size_t)chunk * (size_t)r;
     }
     bool simple = simple_scan(k, gk);
+    bool folds = false; /* a watched fold_checked (ptx.py, KernelEmitter.watched): its value changes per launch */
+    for (int32_t j = 0; j < gk->nparams; j++) folds = folds || gk->params[j].kind == CINT_GP_FOLD;
     bool per_item = false; /* a reduction with a contribution and a mark per work-item */
     for (int32_t r = 0; r < k->nreductions; r++) per_item = per_item || gk->slot_offset[r] < 0;
     for (int64_t first = 0; first < n;) {
@@ -556,6 +560,11 @@ static int run_launches(cint_ctx *ctx, cint_gpu *g, const cint_kernel *k, cint_g
         if (slot_bytes > 0u) {
             g->message[0] = '\0';
             if (g->dev.fill(g->dev.user, pl->slots, 0, slot_bytes, g->message)) return device_failed(ctx, g);
+        }
+        if (folds) { /* the watched folds' accumulators, as the launches before left them */
+            for (int32_t j = 0; j < gk->nparams; j++)
+                if (gk->params[j].kind == CINT_GP_FOLD) values[j] = param_value(&gk->params[j], ctx, plan, pl);
+            if (gk->args_block && dev_upload(g, pl->args, values + 2, pl->args_bytes)) return device_failed(ctx, g);
         }
         if (gk->args_block) {
             entry[0] = (uint64_t)first;

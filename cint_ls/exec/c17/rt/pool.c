@@ -20,7 +20,16 @@
  *   work-item by an atomic minimum (10.6 para 2); a chunk is not started when its
  *   first work-item is above that minimum, since none of its work-items can be
  *   canonical; so is the last work-item of the greatest completed chunk when the
- *   completed chunks charge more than F in all (the fuel fault is at or below it).
+ *   completed chunks charge more than F in all (the fuel fault is at or below it);
+ * - a fold_checked's fault is found as soon as the reference would stop at it (issue
+ *   28, finding 9): the chunks that completed are combined in ascending order as they
+ *   finish, from the dispatch's states (the prefix: chunks 0 to merged - 1), and a
+ *   chunk that would overflow a fold from the prefix before it raises the stop at its
+ *   last work-item; the chunk just above the prefix, still running, tests its own
+ *   contributions so far against the prefix at each fuel slice and stops likewise.
+ *   Either way a fold faults at or below that work-item on one thread, so no
+ *   work-item above it runs on (a loop that never ends there is abandoned), and none
+ *   is abandoned unless such a fault is certain.
  *
  * Then the dispatching thread takes the chunks in ascending order, with the entry's
  * fuel and the dispatch's reduction states, as the sequential run would reach them.
@@ -65,6 +74,7 @@ struct cint_chunk {
     uint64_t remaining; /* fuel it may still take: F less `given`, or UNLIMITED */
     uint64_t charges;   /* CHUNK_DONE: the fuel its work-items charged */
     bool cancelled;     /* it stopped because a fault below it was found */
+    bool finished;      /* CHUNK_DONE, set under the job's prefix lock (the prefix reads it) */
     char *out;          /* CHUNK_DONE: its output */
     size_t out_len;
     cint_reduction *reductions; /* its partial reduction states */
@@ -82,6 +92,11 @@ struct cint_job {
     uint64_t allowance;        /* F (with a budget; else unused) */
     bool budget;
     cint_chunk *chunks;
+    /* The prefix (see the top), where the kernel has a fold_checked and the chunks run
+     * on this process's pool; NULL otherwise (a tile on a cluster knows nothing before it). */
+    cint_reduction *prefix;
+    pthread_mutex_t prefix_lock;
+    _Atomic int64_t merged; /* chunks combined into `prefix`; stops at one that would overflow */
 };
 
 struct cint_pool {
@@ -98,9 +113,54 @@ struct cint_pool {
 
 /* ---- one chunk */
 
+static void found_fault(cint_job *job, int64_t item);
+
+/* Whether the chunks' contributions in `c` (a whole chunk, or the chunk running on this
+ * thread so far) overflow a fold_checked from the prefix before them. */
+static bool overflows(const cint_job *job, const cint_chunk *c) {
+    for (int32_t r = 0; r < job->k->nreductions; r++)
+        if (!cint_red_fits(&job->prefix[r], &c->reductions[r], &job->k->reductions[r])) return true;
+    return false;
+}
+
+/* The chunk just above the prefix: if its contributions so far overflow a fold from
+ * the prefix, the fold faults at or below its current work-item on one thread. */
+static bool prefix_overflows(cint_chunk *c) {
+    cint_job *job = c->job;
+    int64_t j = c - job->chunks;
+    if (job->prefix == NULL || atomic_load(&job->merged) != j) return false;
+    pthread_mutex_lock(&job->prefix_lock);
+    bool over = atomic_load(&job->merged) == j && overflows(job, c);
+    pthread_mutex_unlock(&job->prefix_lock);
+    if (over) found_fault(job, c->end - 1);
+    return over;
+}
+
+/* A chunk completed: combine the completed chunks above the prefix into it, in
+ * ascending order, until one is missing or would overflow a fold (then the stop). */
+static void extend_prefix(cint_chunk *done) {
+    cint_job *job = done->job;
+    if (job->prefix == NULL) return;
+    pthread_mutex_lock(&job->prefix_lock);
+    done->finished = true;
+    for (int64_t j = atomic_load(&job->merged); j < job->nchunks && job->chunks[j].finished; j++) {
+        cint_chunk *c = &job->chunks[j];
+        if (overflows(job, c)) {
+            found_fault(job, c->end - 1);
+            break;
+        }
+        for (int32_t r = 0; r < job->k->nreductions; r++)
+            cint_red_merge(&job->prefix[r], &c->reductions[r], &job->k->reductions[r]);
+        atomic_store(&job->merged, j + 1);
+    }
+    pthread_mutex_unlock(&job->prefix_lock);
+}
+
 int cint_chunk_fuel_out(cint_ctx *ctx, int32_t span) {
     cint_chunk *c = ctx->chunk;
-    if (atomic_load_explicit(&c->job->fault, memory_order_relaxed) < c->first) {
+    /* Every slice: the stop (a fault found below this chunk), or a fold that this chunk
+     * overflows from the prefix. */
+    if (atomic_load_explicit(&c->job->fault, memory_order_relaxed) < c->first || prefix_overflows(c)) {
         c->cancelled = true;
     } else if (c->remaining != 0) {
         uint64_t slice = c->remaining < SLICE ? c->remaining : SLICE;
@@ -147,6 +207,7 @@ static void run_chunk(cint_job *job, cint_chunk *c) {
         c->out = w.out;
         c->out_len = w.out_len;
         w.out = NULL;
+        extend_prefix(c);
         if (job->budget && c->charges > 0) {
             /* Completed chunks that charge more than F in all put the fuel fault at or
              * below the last work-item of the greatest of them: nothing above it runs. */
@@ -381,7 +442,16 @@ int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_
         c->remaining = ctx->budget < 0 ? UNLIMITED : ctx->fuel_left;
         c->reductions = states != NULL ? &states[j * k->nreductions] : NULL;
     }
+    cint_reduction prefix[64];
+    atomic_init(&job.merged, 0);
+    for (int32_t r = 0; r < k->nreductions; r++)
+        if (k->reductions[r].kind == CINT_RED_FOLD) job.prefix = prefix;
+    if (job.prefix != NULL) {
+        memcpy(prefix, plan->reductions, (size_t)k->nreductions * sizeof *prefix);
+        pthread_mutex_init(&job.prefix_lock, NULL);
+    }
     pool_run(ctx->pool, work, &job);
+    if (job.prefix != NULL) pthread_mutex_destroy(&job.prefix_lock);
     ctx->parallel_dispatches++;
     int rc = gather(ctx, k, plan, &job, item);
     for (int64_t j = 0; j < nchunks; j++) free(job.chunks[j].out);
