@@ -27,7 +27,6 @@ from .ops import Operation, counted_of, operation_of
 from .results import HoverResult
 from .uniform import Uniformity
 
-
 # ------------------------------------------------------------------ steps
 
 def steps_text(steps: tuple[int, ...] | None, in_loop: bool = True) -> str:

@@ -58,12 +58,7 @@ from functools import partial
 from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
-from pygls.exceptions import (
-    FeatureRequestError,
-    JsonRpcException,
-    JsonRpcInternalError,
-    JsonRpcInvalidParams,
-)
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal
 from cint_ls.analysis.types import (
     BOOL,
     I8,
@@ -35,11 +36,10 @@ from cint_ls.analysis.types import (
     FixedType,
     IntType,
 )
-from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal
 from cint_ls.exec.arith import (
     DIV_ROUND_MODES,
-    OperationFault,
     FoldChecked,
+    OperationFault,
     binary,
     binary_fn,
     convert,

@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 from unittest.mock import patch
 
+from conftest import CONFORMANCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for
 
 from cint_ls.analysis import cache, check
 from cint_ls.ide.document import Document
 from cint_ls.syntax import Position, TextEdit, parse_source
 from cint_ls.syntax.parser import parse_yielding
 from cint_ls.syntax.source import Span
-from conftest import CONFORMANCE
-from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for
 
 BASES = [(CONFORMANCE / n).read_text() for n in ("heat_e1.ci", "ops_kernel.ci", "budget.ci", "acc.ci")]
 

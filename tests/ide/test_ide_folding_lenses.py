@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ide_support import conformance, doc_of
+
 from cint_ls.ide import code_lenses, folding_ranges
 from cint_ls.syntax.queries import query, query_text
-from ide_support import conformance, doc_of
 
 
 def test_the_fold_query_loads():

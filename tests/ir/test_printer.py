@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import CONFORMANCE, conformance_programs
 
 from cint_ls.analysis import check
 from cint_ls.ir import lower_program
@@ -14,7 +15,6 @@ from cint_ls.ir import nodes as ir
 from cint_ls.ir.printer import format_program, format_steps
 from cint_ls.ir.walk import walk
 from cint_ls.syntax import parse_source
-from conftest import CONFORMANCE, conformance_programs
 
 PROGRAMS = [p for p in conformance_programs() if p.stem != "same_c5010"]  # a translation error
 
