@@ -167,7 +167,7 @@ def test_confirm_replaces_a_provisional_tree_that_differs():
     doc.apply([DIVERGENT_EDIT], 2, reparse=False)
     provisional = doc.snapshot()
     assert provisional.provisional and provisional.version == 2
-    doc.diagnostics  # the provisional version's layers, computed as the server would
+    doc.diagnostics  # noqa: B018 - the provisional version's layers, computed as the server would
     assert doc.confirm(provisional, parse_yielding(provisional.source.data))
     confirmed = doc.snapshot()
     assert confirmed is not provisional and confirmed.version == 2 and not confirmed.provisional
@@ -196,7 +196,7 @@ def test_provisional_versions_confirm_to_the_fresh_document(data, base, count):
     doc = Document("file:///p.ci", base, 1)
     for version in range(2, count + 2):
         doc.apply([data.draw(edit_for(doc.text))], version, reparse=False)
-        doc.diagnostics
+        doc.diagnostics  # noqa: B018 - computed, as the server would
         snapshot = doc.snapshot()
         if snapshot.provisional:
             doc.confirm(snapshot, parse_yielding(snapshot.source.data))

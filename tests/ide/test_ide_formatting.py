@@ -196,7 +196,7 @@ def test_in_chunks_reads_its_version_while_another_moves_the_shared_items():
     def between():
         reads.append(len(ide.diagnostics(newer)))
         with newer.reading():
-            newer.module  # its anchors in place
+            newer.module  # noqa: B018 - its anchors in place
 
     assert format_in_chunks(old, between, seconds=0) == fmt(text)
     assert len(reads) >= 5

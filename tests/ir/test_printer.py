@@ -69,7 +69,7 @@ def test_heat_kernel_shows_the_28_steps_of_11_2():
     rows = [line.split() for line in table[1:]]
     assert len(rows) == 28
     expected_lines = [8, 8, 9, 10, 10] + [11] * 7 + [12] * 10 + [13, 13, 14, 14, 16, 17]
-    for step, ((steps, position, op_id), line) in enumerate(zip(rows, expected_lines)):
+    for step, ((steps, position, _op_id), line) in enumerate(zip(rows, expected_lines)):
         interior = int(re.findall(r"\d+", steps)[-1])  # the interior path: the greatest ordinal
         assert interior == step and int(position.split(":")[0]) == line, rows[step]
     assert rows[22] == ["#22", "13:33", "mul.checked.i64"]  # 11.3 example 1
