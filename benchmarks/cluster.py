@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heat_kernel import heat_kernel  # noqa: E402
+from heat_kernel import heat_kernel
 
 PROGRAM = """
 void run() {{

@@ -1635,7 +1635,7 @@ class Entry:
 
     def alias_view(self, p: KParam, need: list[int], used) -> tuple[str, str, set[int], tuple] | None:
         """An out view overlapping an earlier argument's, not provably the same (E_ALIAS)."""
-        for (name, mode, foot, key) in used:
+        for (name, _mode, foot, _key) in used:
             a = next((x for x in self.arrays if x.name == name), None)
             if a is None or a.ty != p.ty or not foot:
                 continue
@@ -1668,7 +1668,7 @@ class Entry:
     def print_after(self, outs: list[tuple[str, Ty]]) -> None:
         g = self.g
         values = []
-        for name, t in outs:
+        for name, _t in outs:
             a = next((x for x in self.arrays if x.name == name), None)
             if a is None:
                 values.append(name)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # OpenMP's threads must not spin between its runs
 
-from heat_kernel import heat_kernel  # noqa: E402
+from heat_kernel import heat_kernel
 
 KERNEL = heat_kernel()
 

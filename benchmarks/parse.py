@@ -14,9 +14,9 @@ import argparse
 import statistics
 import time
 
-from cint_ls.syntax import ParsedDocument, Position, SourceText, TextEdit, lower, parse
-
 from heat_kernel import heat_file
+
+from cint_ls.syntax import ParsedDocument, Position, SourceText, TextEdit, lower, parse
 
 
 def timed(fn, repeat: int) -> list[float]:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heat_kernel import heat_file  # noqa: E402
+from heat_kernel import heat_file
 
 URI = "file:///cint-ls-benchmark/big.ci"
 
@@ -136,7 +136,7 @@ def measure(servers: list[tuple[str, list[str], dict | None]], uri: str, languag
             cwd: str | None = None) -> None:
     """Each server's starts, interleaved run by run (a load that comes and goes meets
     them all alike)."""
-    for name, command, env in servers:
+    for _name, command, env in servers:
         for _ in range(args.warm):
             one_start(command, uri, language, text, cwd, env)
     times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name, _, _ in servers}

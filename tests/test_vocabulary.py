@@ -7,14 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cint_ls.analysis.types import BOOL, I8, I32, I64, U8, ArrayType, FixedType
-from cint_ls.vocabulary.operations import (
-    INDEX_ID,
-    STORE_ID,
-    operation_faults,
-    reduction_faults,
-    reduction_id,
-    suffix,
-)
+from cint_ls.vocabulary.operations import INDEX_ID, STORE_ID, operation_faults, reduction_faults, reduction_id, suffix
 from cint_ls.vocabulary.operators import BINARY_OPERATORS, CONVERSION_OPERATORS, UNARY_OPERATORS
 from cint_ls.vocabulary.values import format_typed, format_value
 

@@ -270,7 +270,7 @@ class _KernelWalk:
                 return
             symbol = self.checked.symbols.get(s.name)
             if symbol is not None:
-                self.value_type(symbol.type, s.type.span, "the {type} local `%s`" % symbol.name)
+                self.value_type(symbol.type, s.type.span, "the {type} local `" + symbol.name + "`")
             if s.value is not None:
                 self.expr(s.value)
         elif isinstance(s, ast.Assign):

@@ -13,9 +13,9 @@ from ..syntax import SyntaxResult, ast
 from ..syntax.diagnostics import Diagnostic, Related, Severity
 from ..syntax.source import Span
 from .builtins import BUILTIN_FUNCTIONS
+from .cache import AnalysisCache, ItemRecord, fingerprint, merge_all
 from .expressions import ERROR, ErrorType, ExpressionChecker
 from .kernels import KernelRules
-from .cache import AnalysisCache, ItemRecord, fingerprint, merge_all
 from .result import CheckedModule, FunctionInfo, KernelInfo
 from .symbols import Scope, Symbol, SymbolKind
 from .types import BOOL, I64, VOID, ArrayType, BoolType, IntType, Type, scalar_type_named

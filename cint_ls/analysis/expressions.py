@@ -18,9 +18,7 @@ from .builtins import BUILTIN_FUNCTIONS, ROUNDING_MODES, TYPE_PROPERTIES
 from .literals import fixed_literal_to_stored, parse_integer_literal
 from .result import CallInfo
 from .symbols import Symbol, SymbolKind
-from .types import (
-    BOOL, I64, VOID, ArrayType, BoolType, FixedType, IntType, Type, is_numeric, scalar_type_named,
-)
+from .types import BOOL, I64, VOID, ArrayType, BoolType, FixedType, IntType, Type, is_numeric, scalar_type_named
 
 
 class ErrorType(Type):

@@ -14,10 +14,10 @@ import math
 import sys
 
 from .. import __version__
-from .inputs import InputError
 from ..exec.executors import EXECUTOR_NAMES
 from . import commands
 from . import trace as trace_cli
+from .inputs import InputError
 
 
 def _units(text: str) -> int:

@@ -18,8 +18,14 @@ from dataclasses import dataclass, field
 
 from ..analysis.types import I64, U64
 from ..ir import nodes as ir
-from .alias import first_alias_pair, first_injective_failure, first_unwritable_output, alias_fault, \
-    injective_fault, permission_fault
+from .alias import (
+    alias_fault,
+    first_alias_pair,
+    first_injective_failure,
+    first_unwritable_output,
+    injective_fault,
+    permission_fault,
+)
 from .arith import OperationFault, binary, make_reducer
 from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address, StackFrame
 from .runtime import DISPATCH_LOG_LIMIT, CintFault, Fuel

@@ -45,14 +45,7 @@ from __future__ import annotations
 from ..syntax.report import display_path, frame, gutter_width
 from ..syntax.source import SourceText
 from ..vocabulary.values import format_exact, format_typed
-from .faults import (
-    PHASE_ENTRY,
-    PHASE_EPILOGUE,
-    Address,
-    FaultRecord,
-    TypedValue,
-    ViewDescriptor,
-)
+from .faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, TypedValue, ViewDescriptor
 from .words import counted
 
 

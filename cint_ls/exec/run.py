@@ -40,8 +40,8 @@ from .compare import Comparison, compare
 from .executors import Executor, ExecutorUnavailable, get
 from .isolated import IsolatedRunError, Request, run_isolated
 from .report import device_of, render, summary
-from .stages import RUNNING, reached
 from .runtime import RunResult
+from .stages import RUNNING, reached
 from .trace import copies_of, selected_arrays
 
 REFERENCE = "cpu-sir-interp"

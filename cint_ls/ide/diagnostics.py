@@ -21,13 +21,14 @@ prints; `grouped_diagnostics` the editor's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from ..analysis.capabilities import EXECUTOR as GPU
 from ..analysis.capabilities import CAPABILITIES, Refusal, _KernelWalk, gpu_refusals
+from ..analysis.capabilities import EXECUTOR as GPU
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Related, Severity
+from ..syntax.source import Span
 from .document import Move
 from .find import total
 
@@ -83,7 +84,7 @@ def refusal_summary(refusals: list[Refusal], limit: int = MAX_LISTED) -> str:
     return _kernel_list(refusals, limit)
 
 
-def grouped_diagnostics(refusals: list[Refusal], kernel_names: dict[str, object],
+def grouped_diagnostics(refusals: list[Refusal], kernel_names: Mapping[str, Span],
                         others: Sequence[str] = ("cpu-c17",)) -> list[Diagnostic]:
     """The editor's refusals while `others` (targets that run everything) run the
     kernels: one warning per kernel on its name (`kernel_names`: kernel -> the span of

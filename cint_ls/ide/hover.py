@@ -27,7 +27,6 @@ from .ops import Operation, counted_of, operation_of
 from .results import HoverResult
 from .uniform import Uniformity
 
-
 # ------------------------------------------------------------------ steps
 
 def steps_text(steps: tuple[int, ...] | None, in_loop: bool = True) -> str:
@@ -282,7 +281,7 @@ def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
              declaration_text.over_text(checked, info), "```",
              f"dispatch of `{node.name.text}`", "", "| # | parameter | mode | argument |", "|---|---|---|---|"]
     args = call.args
-    for k, (param, symbol) in enumerate(zip(node.params, info.params)):
+    for k, (param, _symbol) in enumerate(zip(node.params, info.params)):
         arg = f"`{_arg_text(checked, args[k])}`" if k < len(args) else "(missing)"
         lines.append(f"| {k} | `{declaration_text.type_ref_text(checked, param.type)} {param.name.text}` | "
                      f"{param.effective_mode} | {arg} |")

@@ -147,7 +147,7 @@ class _UnitPrinter:
         for s in statements:
             self.statement(s, depth)
 
-    def statement(self, s: ir.Stmt, depth: int) -> None:  # noqa: PLR0912 - one case per node
+    def statement(self, s: ir.Stmt, depth: int) -> None:
         if isinstance(s, ir.Assign):
             self.emit(depth, f"{self.slot(s.slot, s.name)} = {self.expr(s.value)}")
         elif isinstance(s, ir.DeclareArray):

@@ -69,7 +69,7 @@ class LensRefresh:
             try:
                 layout = tuple((lens.span.line, lens.title, lens.command, lens.arguments)
                                for lens in ide.code_lenses(snapshot, self.session.executors()))
-            except Exception:  # noqa: BLE001 - a refresh is a courtesy; the lenses' own request reports errors
+            except Exception:  # logged; a refresh is a courtesy, the lenses' own request reports errors
                 logger.exception("code lens layout failed")
                 return
         before = self.layouts.get(uri)

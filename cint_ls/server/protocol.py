@@ -58,12 +58,7 @@ from functools import partial
 from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
-from pygls.exceptions import (
-    FeatureRequestError,
-    JsonRpcException,
-    JsonRpcInternalError,
-    JsonRpcInvalidParams,
-)
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
@@ -71,9 +66,9 @@ from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
 from .framing import FramingError, StdinReader
-from .heap import collect_when_idle
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
+from .heap import collect_when_idle
 from .scheduling import watch_input, watch_output
 from .session import Serialized, Session
 

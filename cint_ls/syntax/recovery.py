@@ -25,8 +25,8 @@ statement the parser misread), where the analysis's diagnostics are noise.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import tree_sitter
 

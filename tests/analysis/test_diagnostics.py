@@ -4,10 +4,10 @@ position reported, and a clean run of every conformance program."""
 from __future__ import annotations
 
 import pytest
+from conftest import conformance_programs
 
 from cint_ls.analysis import check
 from cint_ls.syntax import parse_source
-from conftest import conformance_programs
 
 KERNEL = "kernel copy1[n](in I32[n] u, out I32[n] v) over [i: n] {\n    v[i] = u[i] + 1;\n}\n"
 

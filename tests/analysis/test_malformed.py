@@ -4,11 +4,11 @@ IR lowering."""
 
 from __future__ import annotations
 
+from conftest import conformance_programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cint_ls.ir.build import build
-from conftest import conformance_programs
 
 CORPUS = [p.read_text() for p in conformance_programs()]
 

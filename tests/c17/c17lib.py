@@ -14,13 +14,21 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from cint_ls.analysis.types import (
-    BOOL, FIXED_WIDTHS, SIGNED_WIDTHS, UNSIGNED_WIDTHS, VOID, BoolType, FixedType, IntType, Type,
+    BOOL,
+    FIXED_WIDTHS,
+    SIGNED_WIDTHS,
+    UNSIGNED_WIDTHS,
+    VOID,
+    BoolType,
+    FixedType,
+    IntType,
+    Type,
 )
-from cint_ls.ir import nodes as ir
-from cint_ls.syntax.source import Span
 from cint_ls.exec.c17.emit.ctypes import c_type, initializer, is_small, type_code
 from cint_ls.exec.c17.emit.program import ProgramEmitter
 from cint_ls.exec.c17.emit.unit import FAST, FULL, REDUCTIONS, Atom, UnitEmitter
+from cint_ls.ir import nodes as ir
+from cint_ls.syntax.source import Span
 from cint_ls.vocabulary.operations import conversion_id, div_round_id, op_id, reduction_id
 
 SPAN = Span(0, 0, 1, 1, 1, 1)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
 from cint_ls.exec.compare import compare
 from cint_ls.exec.interp import Machine
 from cint_ls.exec.runtime import Boundary
 from cint_ls.ir.build import build
-from conftest import CONFORMANCE
 
 pytestmark = pytest.mark.needs_cc
 

@@ -11,6 +11,8 @@ import copy
 import dataclasses
 
 import pytest
+from conftest import conformance_programs
+from test_c17_programs import PROGRAMS
 
 from cint_ls.exec.c17 import describe_work_item
 from cint_ls.exec.c17.build import build_library
@@ -22,8 +24,6 @@ from cint_ls.exec.interp import run_program
 from cint_ls.exec.interp.compiler import new_fold
 from cint_ls.exec.interp.machine import InterpRunner, Machine
 from cint_ls.ir.build import build
-from conftest import conformance_programs
-from test_c17_programs import PROGRAMS
 
 pytestmark = pytest.mark.needs_cc
 

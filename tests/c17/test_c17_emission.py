@@ -11,11 +11,11 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from conftest import CONFORMANCE, conformance_programs
 
 from cint_ls.exec.c17.build import FLAGS, RT_DIR, RT_SOURCES, WARNING_FLAGS
 from cint_ls.exec.c17.emit import emit_program
 from cint_ls.ir.build import build
-from conftest import CONFORMANCE, conformance_programs
 
 B7 = ("-std=c17", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wpedantic", "-Werror")
 

@@ -9,7 +9,6 @@ the reference's."""
 from __future__ import annotations
 
 import pytest
-
 from fault_too_late import DIV_ZERO_THEN_LOOP, FOLD_THEN_LOOP, LOOP_THEN_FOLD, outcomes_in_child, reference_outcome
 
 pytestmark = pytest.mark.needs_cc

@@ -6,7 +6,6 @@ and the folds restored for the counting re-run, faults in called functions."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from cint_ls.exec.executors import get

@@ -7,6 +7,7 @@ from __future__ import annotations
 import stat
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
 from cint_ls.exec.c17.build import build_library, cache_root, find_compiler
@@ -14,7 +15,6 @@ from cint_ls.exec.executors import ExecutorUnavailable, get
 from cint_ls.exec.interp import run_program
 from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
 from cint_ls.ir.build import build
-from conftest import CONFORMANCE
 
 pytestmark = pytest.mark.needs_cc
 

@@ -15,6 +15,7 @@ import os
 import time
 
 import pytest
+from conftest import conformance_case, conformance_programs, matches_expected
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,6 @@ from cint_ls.exec.executors import ExecutorUnavailable, get
 from cint_ls.exec.report import render
 from cint_ls.ir.build import build
 from cint_ls.syntax import SourceText
-from conftest import conformance_case, conformance_programs, matches_expected
 
 pytestmark = pytest.mark.needs_cc
 

@@ -14,8 +14,17 @@ import pytest
 
 from cint_ls.exec.c17 import build as cache
 from cint_ls.exec.c17.build import (
-    DEFAULT_LIMIT, LOCK, MANIFEST, CacheError, build_library, cache_entries, cache_limit, find_compiler,
-    prune_cache, read_manifest, runtime_directory,
+    DEFAULT_LIMIT,
+    LOCK,
+    MANIFEST,
+    CacheError,
+    build_library,
+    cache_entries,
+    cache_limit,
+    find_compiler,
+    prune_cache,
+    read_manifest,
+    runtime_directory,
 )
 from cint_ls.exec.c17.host import emit, run_library
 from cint_ls.ir.build import build

@@ -17,19 +17,25 @@ import json
 from itertools import product
 
 import pytest
+from c17lib import (
+    NUMERIC,
+    Case,
+    ReductionCase,
+    edges,
+    encode_fault,
+    library_source,
+    operation_cases,
+    pack,
+    reduction_cases,
+    size,
+    unpack,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from c17lib import (
-    NUMERIC, Case, ReductionCase, edges, encode_fault, library_source, operation_cases, pack, reduction_cases,
-    size, unpack,
-)
-
-from cint_ls.analysis.types import BOOL, I64, FixedType  # noqa: E402
-from cint_ls.exec.arith import (  # noqa: E402
-    OperationFault, binary, convert, div_round, make_reducer, unary,
-)
-from cint_ls.vocabulary.values import format_value  # noqa: E402
+from cint_ls.analysis.types import BOOL, I64, FixedType
+from cint_ls.exec.arith import OperationFault, binary, convert, div_round, make_reducer, unary
+from cint_ls.vocabulary.values import format_value
 
 pytestmark = pytest.mark.needs_cc
 

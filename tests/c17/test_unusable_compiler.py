@@ -6,9 +6,9 @@ interpreter, as it does without a compiler (SPEC-02P.1 10.6)."""
 from __future__ import annotations
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
-from conftest import CONFORMANCE
 
 
 @pytest.mark.parametrize("compiler", ["/bin/false", "/bin/true"])

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
-from conftest import CONFORMANCE
 
 # A syntax error: a run that read the program would print its diagnostics.
 BROKEN = "export void main() {\n    print(1\n}\n"

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
-from conftest import CONFORMANCE
 
 
 def run(capsys, *argv):

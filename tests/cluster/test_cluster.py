@@ -159,8 +159,9 @@ def _reported(path: Path, text: str, options: dict):
 def _validates_as_the_run_result_s_report(data: dict) -> None:
     """`cint/runResult`'s `runReport` (server/schema/run-result.schema.json) describes
     the `cluster` entries too."""
-    import jsonschema
     from importlib import resources
+
+    import jsonschema
 
     schema = json.loads(resources.files("cint_ls.server").joinpath("schema/run-result.schema.json").read_text())
     jsonschema.validate(data, {**schema["$defs"]["runReport"], "$defs": schema["$defs"]})

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import pytest
+from conftest import conformance_case, conformance_programs, matches_expected
 
 from cint_ls.cli.main import main
-from conftest import conformance_case, conformance_programs, matches_expected
 
 
 def run_cli(capsys, monkeypatch, path, executor_args=()):

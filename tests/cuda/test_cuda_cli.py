@@ -4,14 +4,14 @@ isolated run the editor's lens uses."""
 from __future__ import annotations
 
 import pytest
+from conftest import CONFORMANCE
+from cuda_support import program_of
 
 from cint_ls.cli.main import main
 from cint_ls.exec.cuda.ptx import emit_module
-from cint_ls.exec.report import render
 from cint_ls.exec.isolated import Request, run_isolated
+from cint_ls.exec.report import render
 from cint_ls.syntax import SourceText
-from conftest import CONFORMANCE
-from cuda_support import program_of
 
 
 def cli(capsys, *argv):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from conftest import CONFORMANCE, conformance_programs
+from cuda_support import outcome, program_of
 
 from cint_ls.analysis.capabilities import gpu_refusals
 from cint_ls.exec.c17 import describe_work_item as c17_describe
@@ -18,8 +20,6 @@ from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.faults import PHASE_WORK_ITEM
 from cint_ls.exec.interp import run_program
 from cint_ls.ir.build import build
-from conftest import CONFORMANCE, conformance_programs
-from cuda_support import outcome, program_of
 
 pytestmark = pytest.mark.needs_cc
 

@@ -9,6 +9,8 @@ import ctypes
 import enum
 
 import pytest
+from conftest import CONFORMANCE
+from cuda_support import outcome, program_of
 
 from cint_ls.cli.main import main
 from cint_ls.exec.cuda import CudaOptions, open_device
@@ -19,8 +21,6 @@ from cint_ls.exec.cuda.driver import CudaDevice
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.interp import run_program
-from conftest import CONFORMANCE
-from cuda_support import outcome, program_of
 
 
 class CUresult(enum.IntEnum):

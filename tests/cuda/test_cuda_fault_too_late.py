@@ -10,10 +10,10 @@ keeps polling (a GPU runs the threads side by side). Every order, blocks of 32 a
 from __future__ import annotations
 
 import pytest
+from fault_too_late import DIV_ZERO_THEN_LOOP, FOLD_THEN_LOOP, LOOP_THEN_FOLD, outcomes_in_child, reference_outcome
 
 from cint_ls.exec.cuda.ptx import emit_module
 from cint_ls.ir.build import build
-from fault_too_late import DIV_ZERO_THEN_LOOP, FOLD_THEN_LOOP, LOOP_THEN_FOLD, outcomes_in_child, reference_outcome
 
 # Every order of the simulated device, two seeds of the seeded ones.
 ORDERS = [("ascending", 0), ("descending", 0), ("shuffled", 1), ("shuffled", 5), ("interleaved", 1),

@@ -6,13 +6,13 @@ host.resource, check 8."""
 from __future__ import annotations
 
 import pytest
+from conftest import CONFORMANCE
+from cuda_support import both, outcome, program_of
 
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.cuda.device import DeviceError
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.interp import run_program
-from conftest import CONFORMANCE
-from cuda_support import both, outcome, program_of
 
 
 def conformance(name: str) -> str:

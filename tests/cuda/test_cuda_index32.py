@@ -43,7 +43,7 @@ def mutated(text: str, path: str) -> str:
     return text.replace("div.u64 ", "sub.u64 ").replace("div.s64 ", "sub.s64 ")
 
 
-def probe(text: str, i: int, end: int, m: int, l: int):
+def probe(text: str, i: int, end: int, m: int, l: int):  # noqa: E741 - the kernel's own names
     """Work-item i of a launch [i, end) of `probe` over [n, m, l], alone: its (i, j, k),
     or "fault" when it faulted (a wrong index fails a bound)."""
     device = SimulatedDevice()
@@ -100,7 +100,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("i, end, m, l, narrow", CASES)
-def test_index_tuple_each_side_of_2_to_the_32(i, end, m, l, narrow):
+def test_index_tuple_each_side_of_2_to_the_32(i, end, m, l, narrow):  # noqa: E741 - as probe
     expected = (i // (m * l), i // l % m, i % l)
     text = probe_text()
     assert probe(text, i, end, m, l) == expected

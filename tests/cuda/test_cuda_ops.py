@@ -8,9 +8,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from cuda_support import DispatchHarness
 
 from cint_ls.analysis.types import BOOL, I8, I16, I32, I64, U8, U16, U32, U64, IntType
-from cuda_support import DispatchHarness
 
 NATIVE = (I8, I16, I32, I64, U8, U16, U32, U64)
 

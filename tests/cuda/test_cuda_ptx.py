@@ -10,13 +10,13 @@ import re
 import subprocess
 
 import pytest
+from conftest import CONFORMANCE, conformance_programs
+from cuda_support import find_ptxas, kitchen_sink, program_of
 
 from cint_ls.exec.cuda.admission import admit
 from cint_ls.exec.cuda.ptx import EmitError, emit_module, literal
 from cint_ls.exec.cuda.simulator import parse_module
 from cint_ls.ir.build import build
-from conftest import CONFORMANCE, conformance_programs
-from cuda_support import find_ptxas, kitchen_sink, program_of
 
 
 def admitted_modules():

@@ -4,7 +4,8 @@ installed, without a GPU: the version is in the range pyproject's `cuda` extra a
 driver.py names exists in its binding, and without the driver library opening the
 device is one line, "no CUDA driver (...)", never a traceback. The range was tested
 this way with cuda-python 12.6.2.post1, 12.9.0 (cuda-bindings 12.9.10), 13.0.0
-(cuda-bindings 13.0.3) and 13.4.4 (exec/cuda/README.md); no version has run on a GPU. gpu-cuda's host in C needs no cuda-python at all (rt/gpu_cuda.c dlopens libcuda)."""
+(cuda-bindings 13.0.3) and 13.4.4 (exec/cuda/README.md); no version has run on a GPU.
+gpu-cuda's host in C needs no cuda-python at all (rt/gpu_cuda.c dlopens libcuda)."""
 
 from __future__ import annotations
 

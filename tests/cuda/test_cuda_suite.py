@@ -8,13 +8,13 @@ from __future__ import annotations
 import zlib
 
 import pytest
+from conftest import conformance_case, conformance_programs
+from cuda_support import outcome
 
 from cint_ls.exec.cuda import admit
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.interp import run_program
 from cint_ls.ir.build import build
-from conftest import conformance_case, conformance_programs
-from cuda_support import outcome
 
 
 def cases():

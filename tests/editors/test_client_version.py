@@ -12,10 +12,10 @@ import threading
 import time
 
 import pytest
+from lsprotocol import types as lsp
 
 import cint_ls
 from cint_ls.server.handlers.lifecycle import version_mismatch
-from lsprotocol import types as lsp
 
 SERVER = [sys.executable, "-P", "-m", "cint_ls.server"]
 

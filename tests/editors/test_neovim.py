@@ -103,7 +103,6 @@ def server_run_results() -> list[dict]:
     """Real `cint/runResult`s the plugin must print as the server wrote them: an
     entry-phase fault (no work-item: JSON null, vim.NIL in Lua) and a host status of
     gpu-cuda (a simulated device whose second launch fails, run in this process)."""
-    import dataclasses
     from unittest import mock
 
     import cint_ls.exec.cuda as cuda

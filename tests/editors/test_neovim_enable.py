@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_neovim import CONFORMANCE, PLUGIN, find_nvim, nvim_version
 
 pytestmark = pytest.mark.slow  # Neovim and the server end to end

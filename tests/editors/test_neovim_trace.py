@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_neovim import CONFORMANCE, PLUGIN, find_nvim
 
 pytestmark = pytest.mark.slow  # Neovim and the server end to end

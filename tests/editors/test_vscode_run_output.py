@@ -13,12 +13,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
+from conftest import CONFORMANCE
 from test_neovim import server_run_results
 
 from cint_ls.server.runs import run_program, run_result_json
 from cint_ls.server.settings import Settings
-from conftest import CONFORMANCE
 
 COMPILED = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "out" / "runResult.js"
 

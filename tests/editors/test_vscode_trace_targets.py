@@ -20,11 +20,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.server.handlers.commands import trace_page
 from cint_ls.server.runs import run_program, run_result_json
 from cint_ls.server.settings import Settings
-from conftest import CONFORMANCE
 
 VSCODE = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 OUT = VSCODE / "out"

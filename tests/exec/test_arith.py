@@ -2,7 +2,7 @@
 
 Spec references: LANGUAGE.md "Expressions" (operators, identifiers, fault records),
 SPEC-02P.1 clause 9 (reductions) and 10.1 (exact or refused), and the conformance
-examples in shared/spec/examples (heat_e1, heat_e2, heat_e9, heat_sum32, heat_fold32,
+examples of SPEC-02P.1 (heat_e1, heat_e2, heat_e9, heat_sum32, heat_fold32,
 mix1, tie_a, tie_b, sat, acc, fixed_kernel, fixed_reduce, ops_kernel, u128_kernel).
 """
 
@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal
 from cint_ls.analysis.types import (
     BOOL,
     I8,
@@ -35,11 +36,10 @@ from cint_ls.analysis.types import (
     FixedType,
     IntType,
 )
-from cint_ls.analysis.literals import fixed_literal_to_stored, parse_integer_literal
 from cint_ls.exec.arith import (
     DIV_ROUND_MODES,
-    OperationFault,
     FoldChecked,
+    OperationFault,
     binary,
     binary_fn,
     convert,

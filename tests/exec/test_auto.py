@@ -10,11 +10,11 @@ import os
 import stat
 
 import pytest
+from conftest import CONFORMANCE, conformance_case, conformance_programs, matches_expected
 
 from cint_ls.cli.main import main
 from cint_ls.exec import auto
 from cint_ls.exec.run import RunRequest, run
-from conftest import CONFORMANCE, conformance_case, conformance_programs, matches_expected
 
 HEAT = CONFORMANCE / "heat_tour.ci"
 HEAT_OUTPUT = "after 40 steps: total=60150 center=1042 edge=72\n"

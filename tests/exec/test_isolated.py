@@ -4,9 +4,9 @@ JSON result carrying the output and the whole fault record."""
 from __future__ import annotations
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
-from conftest import CONFORMANCE
 
 
 def test_output_and_fault_cross_the_process_boundary():

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
-from conftest import CONFORMANCE
 
 LOOP = "void f() { while (true) { } }\nf();\n"
 HEAT = (CONFORMANCE / "heat_e1.ci").read_text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import CONFORMANCE, conformance_case, conformance_programs, matches_expected
 
 from cint_ls.analysis.capabilities import gpu_refusals
 from cint_ls.cli.main import main
@@ -16,7 +17,6 @@ from cint_ls.exec.cuda.device import DeviceUnavailable
 from cint_ls.exec.cuda.driver import CudaDevice
 from cint_ls.exec.interp import run_program
 from cint_ls.ir.build import build
-from conftest import CONFORMANCE, conformance_case, conformance_programs, matches_expected
 
 
 def _open() -> str | None:

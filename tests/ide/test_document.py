@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass
 from unittest.mock import patch
 
+from conftest import CONFORMANCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for
 
 from cint_ls.analysis import cache, check
 from cint_ls.ide.document import Document
 from cint_ls.syntax import Position, TextEdit, parse_source
 from cint_ls.syntax.parser import parse_yielding
 from cint_ls.syntax.source import Span
-from conftest import CONFORMANCE
-from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for
 
 BASES = [(CONFORMANCE / n).read_text() for n in ("heat_e1.ci", "ops_kernel.ci", "budget.ci", "acc.ci")]
 
@@ -167,7 +167,7 @@ def test_confirm_replaces_a_provisional_tree_that_differs():
     doc.apply([DIVERGENT_EDIT], 2, reparse=False)
     provisional = doc.snapshot()
     assert provisional.provisional and provisional.version == 2
-    doc.diagnostics  # the provisional version's layers, computed as the server would
+    doc.diagnostics  # noqa: B018 - the provisional version's layers, computed as the server would
     assert doc.confirm(provisional, parse_yielding(provisional.source.data))
     confirmed = doc.snapshot()
     assert confirmed is not provisional and confirmed.version == 2 and not confirmed.provisional
@@ -196,7 +196,7 @@ def test_provisional_versions_confirm_to_the_fresh_document(data, base, count):
     doc = Document("file:///p.ci", base, 1)
     for version in range(2, count + 2):
         doc.apply([data.draw(edit_for(doc.text))], version, reparse=False)
-        doc.diagnostics
+        doc.diagnostics  # noqa: B018 - computed, as the server would
         snapshot = doc.snapshot()
         if snapshot.provisional:
             doc.confirm(snapshot, parse_yielding(snapshot.source.data))

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from ide_support import CONFORMANCE, doc_of
 
 from cint_ls import ide
 from cint_ls.exec.run import RunRequest, run
 from cint_ls.syntax.parser import _parser
-from ide_support import CONFORMANCE, doc_of
 
 FUEL = 1_000_000  # each program here needs a few hundred; a fix that loops stops here
 HERE = Path(__file__).resolve().parent

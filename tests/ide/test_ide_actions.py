@@ -4,10 +4,10 @@ the diagnostic it fixes, and gain no error."""
 from __future__ import annotations
 
 import pytest
+from ide_support import conformance, doc_of
 
 from cint_ls import ide
 from cint_ls.ide.document import Document
-from ide_support import conformance, doc_of
 
 
 def apply(doc, changes) -> str:

@@ -5,13 +5,13 @@ hovers and runs; `cint check` on such a file still reports C2004 (LANGUAGE.md "L
 from __future__ import annotations
 
 import pytest
+from ide_support import CONFORMANCE, find_offset
 
 from cint_ls import ide
 from cint_ls.analysis import check
 from cint_ls.exec.run import RunRequest, run
 from cint_ls.ide.document import Document
 from cint_ls.syntax import buffer_path, module_name, parse_source
-from ide_support import CONFORMANCE, find_offset
 
 HEAT = (CONFORMANCE / "heat_e1.ci").read_text()
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from ide_support import CONFORMANCE, conformance, doc_of
 
 from cint_ls.analysis.capabilities import (
-    CAPABILITIES, CONSTRUCTS, STORE_ELEMENTS, TYPE_CLASSES, gpu_refusals, type_class,
+    CAPABILITIES,
+    CONSTRUCTS,
+    STORE_ELEMENTS,
+    TYPE_CLASSES,
+    gpu_refusals,
+    type_class,
 )
 from cint_ls.analysis.types import BOOL, I8, I32, I64, I128, U8, U16, U64, U512, FixedType
 from cint_ls.ide import diagnostics
 from cint_ls.syntax.diagnostics import Severity
-from ide_support import CONFORMANCE, conformance, doc_of
 
 HEAT = sorted(p.name for p in CONFORMANCE.glob("heat_*.ci"))
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import pytest
+from ide_support import CONFORMANCE
 
 from cint_ls.cli.main import main
-from ide_support import CONFORMANCE
 
 
 def check(capsys, *argv):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cint_ls.ide import completion
 from ide_support import doc_of
+
+from cint_ls.ide import completion
 
 KERNEL = "kernel k[n](in I64[n] a, I64 c, out I64[n] b) over [i: n] {\n    I64 t = a[i];\n    {CURSOR}\n}\n" \
          "void go() {\n    I64 z = 1;\n}\n"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ide_support import conformance, doc_of
+
 from cint_ls.ide import code_lenses, folding_ranges
 from cint_ls.syntax.queries import query, query_text
-from ide_support import conformance, doc_of
 
 
 def test_the_fold_query_loads():
@@ -44,7 +45,7 @@ def test_folds_count_a_lone_carriage_return_as_a_line_end_as_lsp_does():
 def test_lenses_above_the_entry_and_exports():
     doc = doc_of("export I64 f() { return 1; }\nvoid g() {}\n\nI64 t = f();\ng();\n")
     lenses = code_lenses(doc, ["cpu-sir-interp", "cpu-c17"])
-    rows = [(l.span.line, l.title, l.command, l.arguments) for l in lenses]
+    rows = [(lens.span.line, lens.title, lens.command, lens.arguments) for lens in lenses]
     assert rows == [
         (1, "▶ Run", "cint.run", (doc.uri, "auto", "f")),
         (1, "▶ Run on cpu-sir-interp", "cint.run", (doc.uri, "cpu-sir-interp", "f")),
@@ -61,7 +62,7 @@ def test_no_lens_where_nothing_would_run():
     # A function with parameters cannot start a run (nothing gives it arguments), and a
     # function that is not exported is no entry: neither gets a lens.
     doc = doc_of("export I64 f(I64 x) { return x; }\nI64 h() { return 1; }\nexport void k() {}\n")
-    assert {(l.span.line, l.arguments[-1]) for l in code_lenses(doc, ["cpu-sir-interp"])} == {(3, "k")}
+    assert {(lens.span.line, lens.arguments[-1]) for lens in code_lenses(doc, ["cpu-sir-interp"])} == {(3, "k")}
 
 
 def test_gpu_cuda_lens_says_simulated_where_it_will_be():
@@ -69,7 +70,7 @@ def test_gpu_cuda_lens_says_simulated_where_it_will_be():
 
     reason = probe.wait(60)
     doc = doc_of("export void k() {}\n")
-    titles = [l.title for l in code_lenses(doc, ["cpu-sir-interp", "gpu-cuda"])]
+    titles = [lens.title for lens in code_lenses(doc, ["cpu-sir-interp", "gpu-cuda"])]
     expected = "▶ Run on gpu-cuda (simulated)" if reason else "▶ Run on gpu-cuda"
     assert titles == ["▶ Run", "▶ Run on cpu-sir-interp", expected, "Compare executors"]
 
@@ -77,4 +78,4 @@ def test_gpu_cuda_lens_says_simulated_where_it_will_be():
 def test_no_entry_no_lens():
     assert code_lenses(doc_of("void g() {}\n"), ["cpu-sir-interp"]) == []
     lenses = code_lenses(conformance("heat_e1.ci"), ["cpu-sir-interp"])
-    assert [l.span.line for l in lenses] == [29, 29, 29]
+    assert [lens.span.line for lens in lenses] == [29, 29, 29]

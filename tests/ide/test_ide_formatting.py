@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 import tree_sitter
+from conftest import CONFORMANCE, conformance_programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ide_support import SPEC_EXAMPLES, doc_of
 
 from cint_ls import ide
 from cint_ls.ide import format_document, format_in_chunks
 from cint_ls.ide.formatting import _comment_query, _Formatter, shape
 from cint_ls.syntax import Position, TextEdit, parse_source
-from conftest import CONFORMANCE, conformance_programs
-from ide_support import SPEC_EXAMPLES, doc_of
 
 PROGRAMS = [p for p in conformance_programs() if not parse_source(p.read_text()).diagnostics]
 HEAT = (CONFORMANCE / "heat_e1.ci").read_text()
@@ -196,7 +196,7 @@ def test_in_chunks_reads_its_version_while_another_moves_the_shared_items():
     def between():
         reads.append(len(ide.diagnostics(newer)))
         with newer.reading():
-            newer.module  # its anchors in place
+            newer.module  # noqa: B018 - its anchors in place
 
     assert format_in_chunks(old, between, seconds=0) == fmt(text)
     assert len(reads) >= 5

@@ -5,10 +5,10 @@ written, and `I8.min` applied by a fix. Each fix is applied and must check clean
 from __future__ import annotations
 
 import pytest
-
-from cint_ls import ide
 from ide_support import doc_of
 from test_ide_actions import fix
+
+from cint_ls import ide
 
 
 @pytest.mark.parametrize("c, cint", [("int", "I32"), ("long", "I64"), ("short", "I16"), ("unsigned", "U32"),

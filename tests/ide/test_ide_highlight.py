@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cint_ls import ide
 from ide_support import conformance, doc_of, find_offset, text_at
+
+from cint_ls import ide
 
 
 def marks(doc, offset):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cint_ls.ide import inlay_hints
 from ide_support import conformance, doc_of
+
+from cint_ls.ide import inlay_hints
 
 
 def annotate(doc, start=0, end=None) -> str:

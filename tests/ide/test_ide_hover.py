@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from ide_support import conformance, doc_of, find_offset, offset
 
 from cint_ls.ide import hover
 from cint_ls.ide.hover import steps_text
-from ide_support import conformance, doc_of, find_offset, offset
 
 # SPEC-02P.1 11.2, Table: step, line, and where the operation is on that line
 # (fragment, character of the fragment, occurrence), with its operation identifier.

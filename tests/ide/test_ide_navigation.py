@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from ide_support import conformance, doc_of, find_offset, text_at
 
 from cint_ls.ide import definition, prepare_rename, references, rename
-from ide_support import conformance, doc_of, find_offset, text_at
 
 SOURCE = """kernel k[n](in I64[n] a, out I64[n] b) over [i: n] {
     I64 t = a[i];

@@ -5,10 +5,11 @@ fix, and nothing cascades from it."""
 
 from __future__ import annotations
 
-from cint_ls import ide
-from cint_ls.exec.run import RunRequest, run
 from ide_support import doc_of
 from test_ide_actions import apply
+
+from cint_ls import ide
+from cint_ls.exec.run import RunRequest, run
 
 INTENDED = """void go() {
     I64 x = 1;

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cint_ls.ide import signature_help
 from ide_support import conformance, doc_of, find_offset
+
+from cint_ls.ide import signature_help
 
 
 def test_dispatch():

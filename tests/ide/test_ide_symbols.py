@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cint_ls.ide import document_symbols
 from ide_support import conformance, doc_of, text_at
+
+from cint_ls.ide import document_symbols
 
 
 def test_heat_symbols():

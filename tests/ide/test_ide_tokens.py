@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from ide_support import SPEC_EXAMPLES, conformance, doc_of, text_at
 
 from cint_ls.ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS, semantic_tokens
-from ide_support import SPEC_EXAMPLES, conformance, doc_of, text_at
 
 
 def table(doc):

@@ -4,9 +4,9 @@ exception (ide_support makes the features re-raise, so a failure here is a bug).
 from __future__ import annotations
 
 import pytest
+from ide_support import CONFORMANCE, doc_of
 
 from cint_ls import ide
-from ide_support import CONFORMANCE, doc_of
 
 HEAT = (CONFORMANCE / "heat_e1.ci").read_text()
 

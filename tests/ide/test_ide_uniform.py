@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cint_ls.ide.uniform import Uniformity
 from ide_support import conformance, doc_of
+
+from cint_ls.ide.uniform import Uniformity
 
 
 def classify(text: str) -> dict[str, bool]:

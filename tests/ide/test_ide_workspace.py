@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cint_ls import ide
 from ide_support import conformance
+
+from cint_ls import ide
 
 
 def test_subsequence_in_order_case_ignored():

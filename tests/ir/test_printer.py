@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import CONFORMANCE, conformance_programs
 
 from cint_ls.analysis import check
 from cint_ls.ir import lower_program
@@ -14,7 +15,6 @@ from cint_ls.ir import nodes as ir
 from cint_ls.ir.printer import format_program, format_steps
 from cint_ls.ir.walk import walk
 from cint_ls.syntax import parse_source
-from conftest import CONFORMANCE, conformance_programs
 
 PROGRAMS = [p for p in conformance_programs() if p.stem != "same_c5010"]  # a translation error
 
@@ -69,7 +69,7 @@ def test_heat_kernel_shows_the_28_steps_of_11_2():
     rows = [line.split() for line in table[1:]]
     assert len(rows) == 28
     expected_lines = [8, 8, 9, 10, 10] + [11] * 7 + [12] * 10 + [13, 13, 14, 14, 16, 17]
-    for step, ((steps, position, op_id), line) in enumerate(zip(rows, expected_lines)):
+    for step, ((steps, position, _op_id), line) in enumerate(zip(rows, expected_lines)):
         interior = int(re.findall(r"\d+", steps)[-1])  # the interior path: the greatest ordinal
         assert interior == step and int(position.split(":")[0]) == line, rows[step]
     assert rows[22] == ["#22", "13:33", "mul.checked.i64"]  # 11.3 example 1

@@ -4,12 +4,12 @@ conformance programs whose faults name a step."""
 
 from __future__ import annotations
 
+from conftest import CONFORMANCE
 
 from cint_ls.analysis import check
 from cint_ls.ir import lower_program
 from cint_ls.ir import nodes as ir
 from cint_ls.syntax import parse_source
-from conftest import CONFORMANCE
 
 
 def lower(text: str, path: str = "m.ci") -> ir.Program:

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import pytest
+from lsp_support import change_document, conformance, doc_id, open_document, raw_request, server_fixture, uri_of
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
-
-from lsp_support import change_document, conformance, doc_id, open_document, raw_request, server_fixture, uri_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -62,7 +62,7 @@ async def test_the_link_is_the_codes_anchor_in_the_catalogue(client):
     # The checkout's catalogue (an editable install), or the copy the wheel carries.
     assert linked == CATALOGUE or linked.parts[-4:] == ("cint_ls", "server", "docs", "diagnostics.md")
     assert linked.read_text() == CATALOGUE.read_text()
-    assert f'<a id="c2001"></a>C2001' in linked.read_text()
+    assert '<a id="c2001"></a>C2001' in linked.read_text()
 
 
 async def test_code_link_opens_the_catalogue_at_its_entry():

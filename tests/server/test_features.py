@@ -5,12 +5,12 @@ formatting and code lenses (whose commands then run)."""
 from __future__ import annotations
 
 import pytest
+from lsp_support import at, conformance, doc_id, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 
 from cint_ls.exec.run import executor_label
 from cint_ls.ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS
 from cint_ls.server.runs import implemented_executors
-from lsp_support import at, conformance, doc_id, open_document, server_fixture, uri_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types as lsp
-
 from lsp_support import at, conformance, doc_id, open_document, server_fixture, uri_of
+from lsprotocol import types as lsp
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

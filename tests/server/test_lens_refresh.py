@@ -8,10 +8,6 @@ import asyncio
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
-
-from cint_ls.server.lens_refresh import REFRESH_DELAY
 from lsp_support import (
     SERVER_COMMAND,
     capabilities,
@@ -23,6 +19,10 @@ from lsp_support import (
     uri_of,
     wait_for,
 )
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from cint_ls.server.lens_refresh import REFRESH_DELAY
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lsp_support import SERVER_COMMAND, capabilities, conformance, doc_id, make_client, open_document, raw_request
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
-
-from lsp_support import SERVER_COMMAND, capabilities, conformance, doc_id, make_client, open_document, raw_request
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

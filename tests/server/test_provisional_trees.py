@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lsprotocol import types as lsp
-
 from lsp_support import (
     change_document,
     conformance,
@@ -22,6 +20,7 @@ from lsp_support import (
     uri_of,
     wait_for,
 )
+from lsprotocol import types as lsp
 from strategies import DIVERGENT_TEXT
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

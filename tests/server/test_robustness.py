@@ -10,10 +10,9 @@ import uuid
 from concurrent.futures import Future
 
 import pytest
+from lsp_support import conformance, doc_id, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcMethodNotFound
-
-from lsp_support import conformance, doc_id, open_document, server_fixture, uri_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

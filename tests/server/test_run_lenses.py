@@ -6,12 +6,12 @@ simulated device."""
 from __future__ import annotations
 
 import pytest
+from lsp_support import CONFORMANCE, doc_id, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
 from cint_ls.exec.cuda import probe
 from cint_ls.server.runs import implemented_executors
-from lsp_support import CONFORMANCE, doc_id, open_document, server_fixture, uri_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -206,7 +206,7 @@ async def test_the_c17_threads_setting_reaches_cpu_c17_runs(client):
 
 
 async def test_the_c17_threads_setting_is_parsed():
-    from cint_ls.server.settings import Settings, parse_settings
+    from cint_ls.server.settings import parse_settings
 
     settings, warnings = parse_settings({"c17": {"threads": 3}})
     assert settings.c17_threads == 3 and warnings == []

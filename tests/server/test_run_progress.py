@@ -6,10 +6,10 @@ server created."""
 from __future__ import annotations
 
 import pytest
+from lsp_support import conformance, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 
 from cint_ls.server.runs import implemented_executors
-from lsp_support import conformance, open_document, server_fixture, uri_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -11,13 +11,13 @@ from importlib import resources
 
 import jsonschema
 import pytest
+from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
 from cint_ls.exec import run as facade
 from cint_ls.exec.run import RunRequest
 from cint_ls.server.runs import run_program, run_result_json
 from cint_ls.server.settings import Settings
-from conftest import CONFORMANCE
 
 SCHEMA = json.loads(resources.files("cint_ls.server").joinpath("schema/run-result.schema.json").read_text())
 

@@ -8,10 +8,6 @@ import asyncio
 import time
 
 import pytest
-from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcRequestCancelled
-
-from cint_ls.server.runs import implemented_executors
 from lsp_support import (
     at,
     change_document,
@@ -25,6 +21,10 @@ from lsp_support import (
     uri_of,
     wait_for,
 )
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcRequestCancelled
+
+from cint_ls.server.runs import implemented_executors
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

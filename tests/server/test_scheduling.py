@@ -14,15 +14,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lsp_support import (
-    conformance,
-    diagnostics_for,
-    doc_id,
-    open_document,
-    published_count,
-    server_fixture,
-    uri_of,
-)
+from lsp_support import conformance, diagnostics_for, doc_id, open_document, published_count, server_fixture, uri_of
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcRequestCancelled
 

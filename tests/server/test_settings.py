@@ -7,9 +7,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lsprotocol import types as lsp
-
-from cint_ls.server.runs import implemented_executors
 from lsp_support import (
     capabilities,
     conformance,
@@ -21,6 +18,9 @@ from lsp_support import (
     uri_of,
     wait_for,
 )
+from lsprotocol import types as lsp
+
+from cint_ls.server.runs import implemented_executors
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lsprotocol import types as lsp
-
 from lsp_support import (
     capabilities,
     conformance,
@@ -18,6 +16,7 @@ from lsp_support import (
     server_fixture,
     uri_of,
 )
+from lsprotocol import types as lsp
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

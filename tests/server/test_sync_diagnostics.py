@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types as lsp
-
 from lsp_support import (
     at,
     capabilities,
@@ -17,6 +15,7 @@ from lsp_support import (
     server_fixture,
     uri_of,
 )
+from lsprotocol import types as lsp
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

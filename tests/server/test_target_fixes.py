@@ -7,9 +7,6 @@ checks the refusals it names are no longer errors, or gone."""
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidParams
-
 from lsp_support import (
     capabilities,
     conformance,
@@ -21,6 +18,8 @@ from lsp_support import (
     server_fixture,
     uri_of,
 )
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

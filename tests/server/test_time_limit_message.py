@@ -4,12 +4,12 @@ longer than 10 s and was stopped", and nothing said which setting that was)."""
 from __future__ import annotations
 
 import pytest
+from lsp_support import open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 
 from cint_ls.server.handlers.commands import _name_the_time_limit
 from cint_ls.server.runs import run_program, run_result_json
 from cint_ls.server.settings import Settings
-from lsp_support import open_document, server_fixture, uri_of
 
 SPIN = "I64 i = 0;\nwhile (true) {\n    i = i +% 1;\n}\n"
 

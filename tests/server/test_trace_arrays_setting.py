@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from lsp_support import conformance, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 
 from cint_ls.server.settings import Settings, parse_settings
-from lsp_support import conformance, open_document, server_fixture, uri_of
 
 client = server_fixture(settings={"trace": {"server": "off", "arrays": ["diffuse.v"], "arrayLimit": 1000}})
 

@@ -4,9 +4,9 @@ no ERROR or MISSING node, and lowers to an AST with the expected shape."""
 from __future__ import annotations
 
 import pytest
+from conftest import CONFORMANCE, conformance_programs
 
 from cint_ls.syntax import ast, parse_source
-from conftest import CONFORMANCE, conformance_programs
 
 SPEC_EXAMPLES = [
     "acc", "alias_cols", "alias_even_odd", "alias_planes", "budget", "budget_fuel",

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import tracemalloc
 
+from conftest import CONFORMANCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for, expected_text, utf16_length
 
 from cint_ls.syntax import ParsedDocument, Position, TextEdit, parse, syntax_diagnostics
 from cint_ls.syntax.parser import node_dump, parse_yielding, same_tree
-from conftest import CONFORMANCE
-from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for, expected_text, utf16_length
 
 BASES = [
     (CONFORMANCE / name).read_text()

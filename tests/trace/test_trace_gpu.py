@@ -119,7 +119,7 @@ def test_the_pages_hover_shows_the_copies():
     from cint_ls.exec.trace_page import render_page
 
     page = render_page([{"type": "run", "format": "cint-trace", "version": 1, "executor": "gpu-cuda", "outcome": "x"}])
-    functions = "".join(re.search(r"^function %s\(.*?^}$" % name, page, flags=re.S | re.M).group(0) + "\n"
+    functions = "".join(re.search(r"^function " + name + r"\(.*?^}$", page, flags=re.S | re.M).group(0) + "\n"
                         for name in ("fmtBytes", "fmtCopies"))
     copies = {"to_device": 1032, "from_device": 872_000_123, "already_there": 0}
     done = subprocess.run(["node", "-e", functions + f"console.log(fmtCopies({json.dumps(copies)}));"],

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
@@ -96,7 +95,7 @@ def test_hostile_trace_lines_are_invalid_params_in_the_server(case):
         return
     with pytest.raises(JsonRpcInvalidParams) as raised:
         trace_page([RUN, line])
-    assert f"cint.tracePage: the trace:2: " in str(raised.value) and says in str(raised.value), str(raised.value)
+    assert "cint.tracePage: the trace:2: " in str(raised.value) and says in str(raised.value), str(raised.value)
 
 
 def test_trace_from_a_device_or_too_large_is_refused(capsys, tmp_path, monkeypatch):

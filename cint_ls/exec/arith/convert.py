@@ -17,7 +17,7 @@ from functools import cache
 from cint_ls.analysis.types import FixedType, IntType
 from cint_ls.vocabulary.operations import E_NARROW, conversion_id
 
-from .fault import OperationFault, NumType, Typed, bounds, frac_bits
+from .fault import NumType, OperationFault, Typed, bounds, frac_bits
 from .scalar import CHECKED, WRAP, wrap
 
 ConvertFn = Callable[[int], int]

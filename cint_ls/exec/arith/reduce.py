@@ -32,7 +32,7 @@ from typing import Protocol
 from cint_ls.analysis.types import BOOL, I64, FixedType, IntType, Type
 from cint_ls.vocabulary.operations import E_EMPTY, reduction_id
 
-from .fault import OperationFault, Exact, NumType, bounds, overflow, real, storage_bits
+from .fault import Exact, NumType, OperationFault, bounds, overflow, real, storage_bits
 from .scalar import wrap
 
 REDUCTIONS = ("sum", "sum_wrap", "sum_sat", "min", "max", "count", "fold_checked")

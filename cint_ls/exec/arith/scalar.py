@@ -16,15 +16,7 @@ from functools import cache
 from cint_ls.analysis.types import FixedType, IntType
 from cint_ls.vocabulary.operations import E_DIV_ZERO, E_SHIFT, op_id
 
-from .fault import (
-    OperationFault,
-    Exact,
-    NumType,
-    bounds,
-    overflow,
-    real,
-    storage_bits,
-)
+from .fault import Exact, NumType, OperationFault, bounds, overflow, real, storage_bits
 from .rounding import div_half_even, shift_half_even
 
 BinaryFn = Callable[[int, int], int]

@@ -25,8 +25,18 @@ from dataclasses import dataclass, field
 
 from ...ir import nodes as ir
 from ..c17.build import build_library
-from ..c17.host import (CDEF, CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _records, call_in_thread,
-                        emit, header_types)
+from ..c17.host import (
+    CDEF,
+    CINT_FAULT,
+    CINT_OK,
+    CINT_RESOURCE,
+    MAX_BUDGET,
+    C17RunError,
+    _records,
+    call_in_thread,
+    emit,
+    header_types,
+)
 from ..c17.pictures import Pictures
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord

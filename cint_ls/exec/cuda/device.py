@@ -72,5 +72,5 @@ class Device(ABC):
         """Start `function` on a one-dimensional grid of `grid` blocks of `block` threads,
         with its `.u64` parameters in order, and wait for it to complete."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: most devices hold nothing
         """Give the device's resources back (nothing to do for most devices)."""

@@ -10,14 +10,7 @@ from ...analysis.types import I64
 from ...ir import nodes as ir
 from ..arith import OperationFault
 from ..digest import published_digest
-from ..dispatch import (
-    Dispatcher,
-    DispatchPlan,
-    WorkItemRunner,
-    WorkPhase,
-    size_frame,
-    work_item_address,
-)
+from ..dispatch import Dispatcher, DispatchPlan, WorkItemRunner, WorkPhase, size_frame, work_item_address
 from ..faults import CINT_RESOURCE, HOST_STACK, MAX_CALL_DEPTH, StackFrame
 from ..runtime import Boundary, CintFault, Fuel, RunResult
 from .compiler import ArrayBinding, Compiler, Returned, new_fold

@@ -28,15 +28,7 @@ from ...vocabulary.values import format_value
 from ..arith import OperationFault, binary_fn, convert_fn, div_round_fn, unary_fn
 from ..runtime import CintFault
 from ..views import SliceSpec, Storage, View
-from .compiler import (
-    BREAK,
-    CONTINUE,
-    MAX_ARRAY_ELEMENTS,
-    ArrayBinding,
-    Compiler,
-    Returned,
-    _compare,
-)
+from .compiler import BREAK, CONTINUE, MAX_ARRAY_ELEMENTS, ArrayBinding, Compiler, Returned, _compare
 
 
 class CallRequest:

@@ -18,11 +18,11 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ...exec.run import AUTO, RunOutcome
 from ...exec.trace import TraceError, checked_lines
 from ...exec.trace_page import NONCE, render_page
-from .. import convert
-from ..runs import compare_executors, run_program, run_result_json
 from ...ide.diagnostics import module_refusals
 from ...ide.lenses import SHOW_REFUSAL, entry_functions
+from .. import convert
 from ..pinned import held, hold, pin
+from ..runs import compare_executors, run_program, run_result_json
 from ..scheduling import loop_busy
 from ..session import OpenDocument, Session
 from .actions import SET_TARGETS

@@ -183,7 +183,7 @@ async def _confirm(session: Session, uri: str, snapshot) -> None:
         tree = await session.worker.run(uri, _parse_again, snapshot.source.data)
     except (asyncio.CancelledError, JsonRpcContentModified):  # the server ends; a newer version came
         return
-    except Exception:  # noqa: BLE001 - the version keeps its provisional tree
+    except Exception:  # logged; the version keeps its provisional tree
         logger.exception("the parse from scratch failed")
         return
     finally:

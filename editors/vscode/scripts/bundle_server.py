@@ -124,7 +124,7 @@ def bundle(wheel: Path, pythons: list[str]) -> dict:
     if match[1] != version:
         sys.exit(f"bundle_server: the wheel is cint-ls {match[1]}, the extension {version}: they must be equal")
     target, platforms = platform_tags()
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - any python3 may run this script
         sys.exit("bundle_server: run it with Python 3.11 or later")
     shutil.rmtree(LIBS, ignore_errors=True)
     LIBS.mkdir(parents=True)

@@ -34,7 +34,7 @@ class Facts:
         kernel = self.kernel
         if kernel is None:
             return None
-        for _, over_slot, bound in kernel.over:
+        for _, over_slot, bound in kernel.over:  # noqa: B007 - the bound is read after the break
             if over_slot == slot:
                 break
         else:

@@ -174,7 +174,7 @@ class KernelEmitter:
 
     def _over_extent(self, u: UnitEmitter, d: int) -> str:
         _, _, e = self.kernel.over[d]
-        for k, slot in enumerate(self.kernel.size_slots):
+        for slot in self.kernel.size_slots:
             if isinstance(e, ir.Var) and e.slot == slot:
                 return u.slot_names[slot]
         return f"plan->over[{d}]"
@@ -444,7 +444,7 @@ class KernelEmitter:
             else:
                 closing += [f"{indent}if (++{over[d]} == cint_e{d}) {{", f"{indent}    {over[d]} = 0;"]
                 indent += "    "
-        for d in range(1, r - 1):
+        for _ in range(1, r - 1):
             indent = indent[:-4]
             closing.append(f"{indent}}}")
         closing += ["        }", "    }"]

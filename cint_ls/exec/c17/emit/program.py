@@ -12,10 +12,9 @@ from ....ir import nodes as ir
 from ....ir.walk import walk
 from ....syntax.source import Span
 from .ctypes import EmitError, c_string, c_type, is_small
-from .ranges import Ranges
 from .kernel import KernelEmitter
+from .ranges import Ranges
 from .unit import COUNT, FAST, FULL, ArraySlot, UnitEmitter
-
 
 
 def _calls(statements: list[ir.Stmt]):

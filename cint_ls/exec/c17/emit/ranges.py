@@ -5,8 +5,9 @@ unchanged because there is no fault to occur).
 Known ranges: a constant; a kernel's over variable, in [0, MAX(I64) - 1] (it is below
 its extent, an I64); a size symbol, in [0, MAX(I64)] (an extent); an element read or a
 conversion, the range of its type; a local assigned exactly once in its unit (and never
-the scalar `out` argument of a dispatch, which writes it too), the range of that value; a loop variable, [start, end - 1] of its bounds' ranges (when it runs at
-all its value lies there); a checked + - * of operands with known ranges whose every result fits
+the scalar `out` argument of a dispatch, which writes it too), the range of that value;
+a loop variable, [start, end - 1] of its bounds' ranges (when it runs at all its value
+lies there); a checked + - * of operands with known ranges whose every result fits
 its type, the range of those results; a div_round whose dividend lies in [-A, A], the
 same range (|b| >= 1, so the rounded quotient is at most |a|); a scalar parameter the
 fast path's `common` variant tested at the dispatch (`assumed`). Anything else is its

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 
 from ....analysis.types import BOOL, I64, BoolType, FixedType, IntType, Type
 from ....ir import nodes as ir
-from .facts import Facts
-from .ranges import Ranges
 from .ctypes import (
     EmitError,
     c_bytes,
@@ -35,6 +33,8 @@ from .ctypes import (
     suffix,
     type_code,
 )
+from .facts import Facts
+from .ranges import Ranges
 
 FULL, FAST, COUNT = "full", "fast", "count"
 

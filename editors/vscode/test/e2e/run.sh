@@ -21,8 +21,8 @@
 #
 # Needs Node.js 20 with npm, a python3 (3.11+) with `build` for the wheel, Debian's chromium
 # (installed with apt-get as root when missing) and code-server: $CODE_SERVER, else
-# ../shared/tools/install-code-server beside the repository (about 3 minutes the first time,
-# cached in ~/.cache/code-server-e2e).
+# the repository's scripts/install-code-server (about 3.5 minutes the first time, cached in
+# ~/.cache/cint-ls/code-server).
 # Environment: CODE_SERVER (a launcher), CHROMIUM (default /usr/bin/chromium), E2E_PYTHON (the
 # python3 the extension finds; default the base interpreter of python3, which must not have
 # cint-ls installed), E2E_ARTIFACTS (screenshots, logs, results.json; default a new temporary
@@ -74,12 +74,12 @@ fi
 
 code_server=${CODE_SERVER:-}
 if [[ -z $code_server ]]; then
-  installer=$repo/../shared/tools/install-code-server
+  installer=$repo/scripts/install-code-server
   if [[ ! -x $installer ]]; then
     say "no code-server: set CODE_SERVER, or provide $installer"
     exit 2
   fi
-  say "code-server: $installer (about 5 minutes the first time)"
+  say "code-server: $installer (about 3.5 minutes the first time)"
   code_server=$("$installer")
 fi
 t_install=$(now)
