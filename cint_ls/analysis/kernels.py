@@ -199,7 +199,10 @@ class KernelRules:
         symbol = self.lookup(s.target.text, s.target) if s.target.text else None
         target_type: Type = ERROR
         if symbol is not None:
-            if symbol.kind is not SymbolKind.PARAM or symbol.mode != "out" or isinstance(symbol.type, ArrayType):
+            # A scalar `inout` is already C5015 (a scalar is `in` or `out`): it is taken as
+            # the `out` its reduce says it is, without a second diagnostic here.
+            if symbol.kind is not SymbolKind.PARAM or symbol.mode not in ("out", "inout") \
+                    or isinstance(symbol.type, ArrayType):
                 self.error("C5009", f"the target of `reduce` is a scalar out parameter; `{symbol.name}` is not",
                            s.target.span)
             elif symbol.name in info.reductions:
@@ -268,7 +271,15 @@ class KernelRules:
         self.result.calls[e] = CallInfo("dispatch", symbol.name, symbol)
         if self.kernel is not None:
             self.error("C5013", "a kernel body cannot dispatch a kernel", e.span)
-        elif not statement:
+            # Its arguments are checked as at a dispatch site, where passing an out array
+            # writes it: with the body's rules they would add "`v` is an out parameter: the
+            # body ... cannot read it" (C5014) to the one mistake.
+            kernel, self.kernel = self.kernel, None
+            try:
+                return self.dispatch(e, symbol, True)
+            finally:
+                self.kernel = kernel
+        if not statement:
             self.error("C5016", "a dispatch is a statement of its own; it has no value", e.span)
             for arg in e.args:
                 self.expr(arg, None, view_ok=True)

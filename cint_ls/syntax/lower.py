@@ -20,12 +20,11 @@ from .source import ROOT, Anchor, SourceText, Span
 # Deeper nesting of statements and expressions together (blocks, `if`/`while`/`for`
 # bodies, calls in calls, string interpolation) is refused (C1003) rather than
 # overflowing the recursive passes after this one (analysis, IR, the executors, the
-# editor features); no program a person writes comes near it (issue 13 item 3).
+# editor features); no program a person writes comes near it (issue 13 item 3). The
+# tree is cut where it passes the bound, as clang's "bracket nesting level exceeded"
+# is at the bracket: what encloses the cut keeps its names, so a function nested too
+# deeply inside is still declared (its calls get no "unknown name").
 MAX_NESTING_DEPTH = 256
-
-
-class _TooDeep(Exception):
-    pass
 
 
 class _CachedItem:
@@ -90,6 +89,7 @@ class Lowerer:
         self.ascii = source.data.isascii()
         self.anchor = ROOT
         self.depth = 0
+        self.too_deep = False  # C1003 reported in the item being lowered (one per item)
         self.diagnostics: list[Diagnostic] = []
 
     # ---- helpers
@@ -179,8 +179,9 @@ class Lowerer:
 
     def item(self, child: tree_sitter.Node) -> ast.Item | ast.Stmt | None:
         """A top-level node: an item, or a statement of the entry."""
+        self.too_deep = False
         if child.type in _ITEMS:
-            return self.guarded(_ITEMS[child.type], child, None)
+            return self.deeper(_ITEMS[child.type], child)
         return self.statement(child)
 
     # ---- items
@@ -286,29 +287,26 @@ class Lowerer:
         lower = _STATEMENTS.get(node.type)
         if lower is None:  # ERROR, or an item where a statement belongs
             return ast.ErrorStmt(self.span(node))
-        return self.guarded(lower, node, ast.ErrorStmt(self.span(node)))
+        if self.depth >= MAX_NESTING_DEPTH:
+            self.nested_too_deeply(node)
+            return ast.ErrorStmt(self.span(node))
+        return self.deeper(lower, node)
 
-    def guarded(self, lower, node: tree_sitter.Node, fallback):
-        """`lower(self, node)` one level deeper, or, at the outermost statement, `fallback`
-        with a C1003 diagnostic when something inside is nested too deeply."""
-        if self.depth:  # inside a statement or expression already: the outer guard reports
-            return self.deeper(lower, node)
-        try:
-            return self.deeper(lower, node)
-        except _TooDeep:
-            self.depth = 0
-            self.diagnostics.append(Diagnostic(
-                "C1003", Severity.ERROR,
-                f"nested more than {MAX_NESTING_DEPTH} levels deep (blocks and expressions together); "
-                "split it into functions or local variables",
-                self.span(node),
-            ))
-            return fallback
+    def nested_too_deeply(self, node: tree_sitter.Node) -> None:
+        """C1003 at the first statement or expression past MAX_NESTING_DEPTH, once per
+        item; the caller puts an error node in its place."""
+        if self.too_deep:
+            return
+        self.too_deep = True
+        self.diagnostics.append(Diagnostic(
+            "C1003", Severity.ERROR,
+            f"nested more than {MAX_NESTING_DEPTH} levels deep (blocks and expressions together); "
+            "split it into functions or local variables",
+            self.span(node),
+        ))
 
     def deeper(self, lower, node: tree_sitter.Node):
         self.depth += 1
-        if self.depth > MAX_NESTING_DEPTH:
-            raise _TooDeep
         try:
             return lower(self, node)
         finally:
@@ -429,6 +427,9 @@ class Lowerer:
             return self.error_at(node)
         lower = _EXPRESSIONS.get(node.type)
         if lower is None:
+            return self.error_at(node)
+        if self.depth >= MAX_NESTING_DEPTH:
+            self.nested_too_deeply(node)
             return self.error_at(node)
         return self.deeper(lower, node)
 
