@@ -39,14 +39,23 @@ C_TYPES = {
 
 def quiet_in_regions(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Without the diagnostics inside the region a syntax error confuses (its
-    `data["region"]`, the statement the parser misread): they are its consequences, not
-    mistakes of their own (`I64 k = 2` before `scale(a, k, b);` would add "a dispatch has
-    no value" and "unknown name `k`" to the missing `;`)."""
-    regions = [d.data["region"] for d in diagnostics if d.code.startswith("C1") and "region" in (d.data or {})]
-    if not regions:
+    `data["region"]`, the statement or item the parser misread): they are its
+    consequences, not mistakes of their own (`I64 k = 2` before `scale(a, k, b);` would
+    add "a dispatch has no value" and "unknown name `k`" to the missing `;`). Nor an
+    unknown name where a broken declaration's names would be visible (its
+    `data["declares"]`): `I64  = 2;` meant to declare the `k` used after it."""
+    syntax = [d.data for d in diagnostics if d.code.startswith("C1") and d.data]
+    regions = [data["region"] for data in syntax if "region" in data]
+    scopes = [data["declares"] for data in syntax if "declares" in data]
+    if not regions and not scopes:
         return diagnostics
-    return [d for d in diagnostics
-            if d.code.startswith("C1") or not any(a <= d.span.start_byte < b for a, b in regions)]
+
+    def consequence(d: Diagnostic) -> bool:
+        at = d.span.start_byte
+        return (any(a <= at < b for a, b in regions)
+                or d.code == "C2001" and any(a <= at < b for a, b in scopes))
+
+    return [d for d in diagnostics if d.code.startswith("C1") or not consequence(d)]
 
 
 class Checker(KernelRules, ExpressionChecker):
@@ -68,6 +77,15 @@ class Checker(KernelRules, ExpressionChecker):
         self.store_base: ast.Expr | None = None
 
     # ------------------------------------------------------------------ reporting
+
+    def guessed(self, node: ast.Node) -> bool:
+        """Whether a syntax error lies in `node`: what it says is tree-sitter's guess."""
+        return any(node.span.start_byte <= at <= node.span.end_byte for at in self.syntax_errors)
+
+    def guessed_header(self, item: ast.FunctionDef | ast.KernelDef) -> bool:
+        """Whether a syntax error lies in an item's signature (before its body): its
+        parameters are a guess, and a call checked against them would be noise."""
+        return any(item.span.start_byte <= at < item.body.span.start_byte for at in self.syntax_errors)
 
     def report(self, code: str, severity: Severity, message: str, span: Span, related=(), **extra) -> None:
         self.result.diagnostics.append(Diagnostic(code, severity, message, span, tuple(related), **extra))
@@ -267,8 +285,7 @@ class Checker(KernelRules, ExpressionChecker):
         self.block(node.body, new_scope=False)
         # Not where a syntax error is in the body: its paths are the parser's guess (a
         # missing `}` moves the final `return` into an `else`), not the program's.
-        guessed = any(node.body.span.start_byte <= at <= node.body.span.end_byte for at in self.syntax_errors)
-        if info.return_type not in (VOID, ERROR) and not guessed and self.may_complete(node.body.statements):
+        if info.return_type not in (VOID, ERROR) and not self.guessed(node.body) and self.may_complete(node.body.statements):
             self.error("C3009", f"`{node.name.text}` must return a {info.return_type.name} value on every path; "
                        "add a `return`", node.body.span)
         self.function, self.owner = None, None

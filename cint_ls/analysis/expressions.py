@@ -10,9 +10,10 @@ depends on it, so one mistake gives one diagnostic.
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 
 from ..syntax import ast
-from ..syntax.diagnostics import Severity
+from ..syntax.diagnostics import Related, Severity
 from ..vocabulary.operators import BINARY_OPERATORS
 from .builtins import BUILTIN_FUNCTIONS, ROUNDING_MODES, TYPE_PROPERTIES
 from .literals import fixed_literal_to_stored, parse_integer_literal
@@ -102,6 +103,14 @@ class ExpressionChecker:
             )
             return None
         if symbol is None:
+            # Once per name in a unit, as gcc does ("reported only once for each function
+            # it appears in"), the other uses as related information: `k = 2;` that lost
+            # its `I64` is one mistake, not one for each use of `k`.
+            source = self.result.source.data
+            for i, d in enumerate(self.result.diagnostics):
+                if d.code == "C2001" and source[d.span.start_byte:d.span.end_byte] == name.encode():
+                    self.result.diagnostics[i] = replace(d, related=d.related + (Related(node.span, f"`{name}` used here too"),))
+                    return None
             candidates = list(self.scope.visible_names()) + list(BUILTIN_FUNCTIONS)
             close = difflib.get_close_matches(name, candidates, n=1)
             hint = f"; did you mean `{close[0]}`?" if close else ""
@@ -340,6 +349,10 @@ class ExpressionChecker:
         info = self.result.functions.get(symbol.name)
         self.result.calls[e] = CallInfo("function", symbol.name, symbol)
         if info is None:
+            return ERROR
+        if self.guessed_header(info.node):  # a signature with a syntax error: its parameters are a guess
+            for arg in e.args:
+                self.expr(arg, None, view_ok=True)
             return ERROR
         if not self.check_arity(e, symbol.name, len(info.params)):
             return ERROR

@@ -58,7 +58,8 @@ class KernelRules:
         self.kernel = info
         self.block(node.body, new_scope=True)
         self.kernel = None
-        for param, s in zip(node.params, info.params):
+        # A body with a syntax error may have lost its `reduce` (`reduce  = sum(x[i]);`).
+        for param, s in zip(node.params, info.params if not self.guessed(node.body) else ()):
             if s.mode == "out" and not isinstance(s.type, ArrayType) and not isinstance(s.type, ErrorType) \
                     and s.name not in info.reductions:
                 self.error("C5007", f"the scalar out parameter `{s.name}` must be the target of one "
@@ -285,7 +286,7 @@ class KernelRules:
                 self.expr(arg, None, view_ok=True)
             return ERROR
         info = self.result.kernels.get(symbol.name)
-        if info is None:
+        if info is None or self.guessed_header(info.node):  # a header with a syntax error: its parameters are a guess
             for arg in e.args:
                 self.expr(arg, None, view_ok=True)
             return VOID

@@ -133,7 +133,8 @@ def _one_slip(doc, d: Diagnostic, found: list[Diagnostic]) -> bool:
     `I64 sw = 0;`): renaming it to `w` would check clean and write to another variable."""
     data = doc.source.data
     name = data[d.span.start_byte:d.span.end_byte]
-    if sum(1 for e in found if e.code == "C2001" and data[e.span.start_byte:e.span.end_byte] == name) > 1:
+    # Its other uses are the related information (the checker reports a name once per unit).
+    if d.related or sum(1 for e in found if e.code == "C2001" and data[e.span.start_byte:e.span.end_byte] == name) > 1:
         return False
     node, parent = _node_at(doc, d.span)
     return not (isinstance(parent, ast.Assign) and parent.target is node)

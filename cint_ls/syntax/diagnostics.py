@@ -13,7 +13,7 @@ from enum import IntEnum
 
 import tree_sitter
 
-from .recovery import certain, recover, to_original
+from .recovery import certain, declaring_scope, recover, statement_region, to_original
 from .source import SourceText, Span
 
 
@@ -150,15 +150,37 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
     repaired = source if not rounds else SourceText(text.decode("utf-8", errors="replace"), source.path)
     for node in rest:
         start, end = to_original(node.start_byte, rounds), to_original(node.end_byte, rounds)
+        first, last = (to_original(at, rounds) for at in statement_region(node))
+        region = [source.data.rfind(b"\n", 0, first) + 1, max(last, end)]
+        extra = {"region": region}
+        scope = declaring_scope(node, text)
+        if scope is not None:
+            extra["declares"] = [to_original(at, rounds) for at in scope]
         if node.is_missing:
             # A `}` whose place the layout does not tell gets no fix: at the end of the
             # file, tree-sitter's guess, it would move the statements after it. Nor does a
             # `;`, `)` or `]` whose place is not certain (recovery.certain).
             sure = not node.is_named and node.type != "}" and (node.type not in (";", ")", "]") or certain(text, node))
-            data = {"missing": node.type} if sure else {}
+            data = {"missing": node.type, **extra} if sure else extra
             message = _missing_message(repaired, node)
             found.append(Diagnostic("C1002", Severity.ERROR, message, source.span(start, start), data=data))
         else:
-            found.append(Diagnostic("C1001", Severity.ERROR, _error_message(repaired, node), source.span(start, end)))
+            found.append(Diagnostic("C1001", Severity.ERROR, _error_message(repaired, node), source.span(start, end),
+                                    data=extra))
     found.sort(key=lambda d: d.span.start_byte)
-    return found
+    return _one_per_statement(found)
+
+
+def _one_per_statement(found: list[Diagnostic]) -> list[Diagnostic]:
+    """Without the errors that no repair explains inside the region of an earlier one:
+    tree-sitter's recovery of one mistake (`out [n] b`, the type lost) often leaves a
+    second ERROR further on in the same statement (`unexpected [`, then `unexpected ]`).
+    The first is where the mistake is; the rest of its statement is its consequence."""
+    out: list[Diagnostic] = []
+    for d in found:
+        repaired = "missing" in d.data or "replacement" in d.data or "insert" in d.data
+        if not repaired and any("region" in e.data and e.data["region"][0] <= d.span.start_byte < e.data["region"][1]
+                                for e in out):
+            continue
+        out.append(d)
+    return out

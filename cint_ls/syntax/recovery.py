@@ -358,6 +358,51 @@ def _region(errors: list[tree_sitter.Node], repairs: list[Repair], data: bytes) 
     return start, end
 
 
+def statement_region(node: tree_sitter.Node) -> tuple[int, int]:
+    """The region a syntax error that no repair explains confuses: the statement or item
+    it sits in (the outermost node below a block or the file), from the start of its
+    line (the caller's); an error directly in a block or the file (tree-sitter skipped the tokens) with
+    the block it was the header of (`scale[n](...) over [i: n] { ... }` when `kernel` is
+    missing: the block's names are the header's)."""
+    holder = node
+    while holder.parent is not None and holder.parent.type not in ("source_file", "block"):
+        holder = holder.parent
+    end = holder.end_byte
+    if holder is node:
+        following = node.next_sibling
+        while following is not None and (following.is_missing or following.type == "ERROR"):
+            following = following.next_sibling
+        if following is not None and following.type == "block" and following.start_point[0] <= node.end_point[0] + 1:
+            end = following.end_byte
+    return min(node.start_byte, holder.start_byte), max(end, node.end_byte)
+
+
+# A statement that starts with one of these declares a name (a variable, an item).
+# (`[4] a = ...;` is an array declaration that lost its element type.)
+_DECLARES = re.compile(rb"(kernel|export|void|Bool|[IU][0-9]+|Q[0-9]+\.[0-9]+)(?![A-Za-z0-9_])|\[")
+
+
+def declaring_scope(node: tree_sitter.Node, data: bytes) -> tuple[int, int] | None:
+    """Where the names that the statement or item of a syntax error meant to declare
+    would be visible, when it is a declaration: the rest of its block, or the whole file
+    for an item (a function dispatches a kernel defined after it). A name used there
+    that nothing declares is the error's consequence (`I64  = 2;` then `k` unknown), not
+    a mistake of its own. None when the statement declares nothing."""
+    start, end = statement_region(node)
+    holder = node
+    while holder.parent is not None and holder.parent.type not in ("source_file", "block"):
+        holder = holder.parent
+    container = holder.parent
+    if container is None or container.type == "source_file":
+        # At the top level: an item (a `{ ... }` body) or a declaration.
+        if _DECLARES.match(data, start) or b"{" in data[start:end]:
+            return 0, len(data)
+        return None
+    if _DECLARES.match(data, start):
+        return start, container.end_byte
+    return None
+
+
 def _ended(tree: tree_sitter.Tree, repair: Repair, repairs: list[Repair]) -> str:
     """The type of the node that the inserted `;` ends, in the repaired tree."""
     at = repair.at + sum(len(q.missing) - q.old for q in repairs if q.at < repair.at)
