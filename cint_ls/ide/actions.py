@@ -42,7 +42,7 @@ from .diagnostics import DEFAULT_TARGETS, GPU, REFUSAL_CODE, RUN_EVERYTHING, dia
 from .find import path_at, total
 from .results import CodeAction, TextChange
 
-CLOSERS = (";", ")", "]", "}")
+CLOSERS = (";", ")", "]", "}", "{")  # C1002 tokens whose place recovery is sure of
 # Expressions that `as T` can follow without parentheses.
 _PRIMARY = (ast.Ident, ast.IntLit, ast.FixedLit, ast.BoolLit, ast.Paren, ast.Call, ast.Index, ast.TypeProperty,
             ast.Unary)  # unary operators bind tighter than `as` (LANGUAGE.md "Precedence")
@@ -115,7 +115,10 @@ def _fixes(doc, d: Diagnostic):
     if d.code == "C1002" and data.get("missing") in CLOSERS:
         token = data["missing"]
         # `insert`: the token with its layout (a `}` on its own line, at its block's indentation).
-        yield f"Insert `{token}`", [TextChange(d.span, data.get("insert", token))], True
+        # `edit`: the bytes it replaces, where more than the diagnostic's place (`    } else`
+        # for `     else`: the `else`'s indentation).
+        where = doc.source.span(*data["edit"]) if "edit" in data else d.span
+        yield f"Insert `{token}`", [TextChange(where, data.get("insert", token))], True
     elif d.code in ("C1004", "C1005", "C3019", "C3002") and isinstance(data.get("replacement"), str):
         yield f"Change to `{data['replacement']}`", [TextChange(d.span, data["replacement"])], True
     elif d.code == "C2001" and isinstance(data.get("suggestion"), str):

@@ -13,7 +13,7 @@ from enum import IntEnum
 
 import tree_sitter
 
-from .recovery import certain, declaring_scope, recover, statement_region, to_original
+from .recovery import certain, declaring_scope, recover, statement_region, to_original, unopened
 from .source import SourceText, Span
 
 
@@ -138,19 +138,34 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
             found.append(Diagnostic(r.code, Severity.ERROR, r.message, at,
                                     data={"replacement": r.text, "region": list(r.region)}))
             continue
+        if r.edit is not None:
+            data["edit"] = list(r.edit)  # the fix rewrites the `else`'s indentation too
         if r.missing == "}" and r.opener is not None:
             line, column = source.line_column(r.opener)
-            message = f"expected `}}` to close the `{{` at {line}:{column}; the indentation says the block ends here"
+            message = r.message or f"expected `}}` to close the `{{` at {line}:{column}; the indentation says the block ends here"
             related = (Related(source.span(r.opener, r.opener + 1), "the block that is not closed"),)
+        elif r.missing == "{" and r.closer is not None:
+            message = r.message
+            related = (Related(source.span(r.closer, r.closer + 1), "the `}` that closes the block"),)
+            if r.item:  # the item was not read: an unknown use of its name is this mistake's
+                data["declares"] = [0, len(source.data)]
         else:
             what = _STATEMENT_NAMES.get(r.statement)
             message = f"expected `{r.missing}` after {what}" if what else f"expected `{r.missing}`"
             related = ()
         found.append(Diagnostic("C1002", Severity.ERROR, message, at, related, data=data))
     repaired = source if not rounds else SourceText(text.decode("utf-8", errors="replace"), source.path)
+    # A `{` missing where the layout does not say (no fix): the parser reads the block's
+    # statements one level up until the `}` that nothing opened. The first error before
+    # that `}` is the mistake's; its region reaches the `}`, so what follows from it (the
+    # `}` itself unexpected, names out of their scope) is not reported again.
+    strays, previous = unopened(text), -1
     for node in rest:
         start, end = to_original(node.start_byte, rounds), to_original(node.end_byte, rounds)
         first, last = (to_original(at, rounds) for at in statement_region(node))
+        stray = next((at for at in strays if at >= node.start_byte), None)
+        if stray is not None and stray != previous:
+            last, previous = max(last, to_original(stray + 1, rounds)), stray
         region = [source.data.rfind(b"\n", 0, first) + 1, max(last, end)]
         extra = {"region": region}
         scope = declaring_scope(node, text)

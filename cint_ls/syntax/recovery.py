@@ -13,6 +13,13 @@ layout instead, and so does this module:
   braces is the count of unclosed blocks, indentation does not mix tabs and spaces and
   every line's is a multiple of the smallest.
   Otherwise no position is given (and the editor offers no fix).
+- a `}` before an `else` that does not follow one (an `else` can only follow the `}` of
+  an `if`'s block): just before the `else`, closing the innermost open block, which
+  must be an `if`'s (or an `else`'s).
+- a `{`: at the end of a header line (`if (...)`, `while (...)`, `for ...`, `switch
+  (...)`, `else`, a function's or a kernel's) whose next line is more indented and
+  whose block's `}` is the first line back at the header's indentation, when the file
+  has as many `}` more than `{` as such lines.
 - a `;`: at the end of the line of the error, or of the line before it, when the next
   line starts a new statement at the same or a lesser indentation.
 
@@ -56,7 +63,10 @@ class Repair:
     statement: str = ""  # the node a `;` ends (`variable_declaration`, ...)
     old: int = 0  # bytes replaced at `at` (a misspelt keyword, `=` for `==`); 0: an insertion
     code: str = "C1002"
-    message: str = ""  # for a replacement: the whole message
+    message: str = ""  # for a replacement, an `else`'s `}` or a `{`: the whole message
+    closer: int | None = None  # the `}` that closes the block a `{` opens
+    edit: tuple[int, int] | None = None  # what the fix replaces, where not [at, at + old)
+    item: bool = False  # a `{` of a function's or a kernel's body: its names are the file's
 
 
 @dataclass(slots=True)
@@ -175,6 +185,127 @@ def braces(data: bytes) -> list[Repair] | None:
         prior = [t for t in all_tokens if t.end <= limit]
         position = prior[-1].end if prior else 0
         out.append(Repair(position, "\n" + owner.decode() + "}", "}", opener=at))
+    return out
+
+
+def _indent(data: bytes, line_starts: list[int], line: int) -> bytes:
+    end = line_starts[line + 1] if line + 1 < len(line_starts) else len(data)
+    text = data[line_starts[line]:end]
+    return text[:len(text) - len(text.lstrip(b" \t"))]
+
+
+def _statement_start(toks: list[_Token], i: int) -> int:
+    """The index of the first token of the statement that token `i` is in: the first
+    after the last `;`, `{` or `}` before it outside parentheses and brackets."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        text = toks[j].text
+        if text in (b")", b"]"):
+            depth += 1
+        elif text in (b"(", b"["):
+            depth -= 1
+        elif depth <= 0 and text in (b";", b"{", b"}"):
+            return j + 1
+    return 0
+
+
+def else_brace(data: bytes) -> list[Repair]:
+    """A `}` before each `else` that does not follow the `}` of an `if`'s block: an `else`
+    can only follow one (grammar: `if (c) block else ...`), so the `}` left out goes just
+    before it and closes the innermost open block, which must be the `if`'s (`if (c) {`
+    or `} else if (c) {`; another owner: no repair). The `else` may follow the `}` of a
+    block inside the `if`'s (`        }` then `     else {`). At the start of its line the
+    `}` takes the `if`'s indentation (`    } else`, from `     else` where it was
+    deleted)."""
+    toks = _code_tokens(data)
+    starts = _line_starts(data)
+    out: list[Repair] = []
+    stack: list[int] = []  # indices of the open `{`
+    closed = None  # the first token of the statement whose block the last `}` closed
+
+    def owner(opener: int) -> _Token:
+        return toks[_statement_start(toks, opener)]
+
+    for i, t in enumerate(toks):
+        if t.text == b"{":
+            stack.append(i)
+        elif t.text == b"}":
+            closed = owner(stack.pop()) if stack else None
+        elif t.text == b"else" and stack and not (
+                toks[i - 1].text == b"}" and closed is not None and closed.text in (b"if", b"else")):
+            opener = stack[-1]
+            if owner(opener).text not in (b"if", b"else"):
+                continue
+            edit, text = None, "} "
+            if not data[starts[t.line]:t.start].strip():  # `else` starts its line: `    } else`
+                edit = (starts[t.line], t.start)
+                text = _indent(data, starts, owner(opener).line).decode() + "} "
+            out.append(Repair(t.start, text, "}", opener=toks[opener].start, edit=edit,
+                              message="expected `}` before `else`"))
+            closed = owner(stack.pop())  # the repair closes it
+    return out
+
+
+# The statements with a block (`else` for `} else`), and the items' first words.
+_BLOCK_HEADERS = {b"if": "`if`", b"while": "`while`", b"for": "`for`", b"switch": "`switch`", b"else": "`else`"}
+
+
+def opening_brace(data: bytes) -> list[Repair]:
+    """Where a `{` left out goes: at the end of a header line whose next line is more
+    indented and whose block's `}` is the first line back at the header's indentation
+    (the statements of the block were read at the level of the header otherwise). Only
+    when the file has as many `}` more than `{` as lines that read so: each place is
+    certain."""
+    toks = _code_tokens(data)
+    surplus = sum(t.text == b"}" for t in toks) - sum(t.text == b"{" for t in toks)
+    if surplus <= 0:
+        return []
+    starts = _line_starts(data)
+    found: list[Repair] = []
+    depth, level = 0, 0  # parentheses and brackets; open blocks
+    for i, t in enumerate(toks[:-1]):
+        if t.text in (b"(", b"["):
+            depth += 1
+        elif t.text in (b")", b"]"):
+            depth = max(0, depth - 1)
+        elif t.text == b"{":
+            level += 1
+        elif t.text == b"}":
+            level = max(0, level - 1)
+        nxt = toks[i + 1]
+        if depth or nxt.line == t.line or t.text in _CONTINUES:
+            continue
+        start = _statement_start(toks, i)
+        first = toks[start]
+        if first.text == b"else" and toks[start + 1].text == b"if":
+            what = "`else if`"
+        elif first.text in _BLOCK_HEADERS:
+            what = _BLOCK_HEADERS[first.text]
+        elif level == 0 and t.text in (b")", b"]") and _DECLARES.match(first.text):
+            what = "kernel" if first.text in (b"kernel", b"export") else "function"
+        else:
+            continue
+        owner = _indent(data, starts, first.line)
+        if len(_indent(data, starts, nxt.line)) <= len(owner):
+            continue
+        back = next((u for j, u in enumerate(toks[i + 1:], i + 1)
+                     if toks[j - 1].line != u.line and len(_indent(data, starts, u.line)) <= len(owner)), None)
+        if back is None or back.text != b"}" or _indent(data, starts, back.line) != owner:
+            continue  # the block's `}` is not where the layout puts it
+        found.append(Repair(t.end, " {", "{", closer=back.start, item=not what.startswith("`"),
+                            message=f"expected `{{` after the {what} header; the indentation says its block "
+                                    f"starts on the next line"))
+    return found if len(found) == surplus else []
+
+
+def unopened(data: bytes) -> list[int]:
+    """The `}` that no `{` opened (a `{` is missing before each)."""
+    depth, out = 0, []
+    for t in _code_tokens(data):
+        depth += (t.text == b"{") - (t.text == b"}")
+        if depth < 0:
+            out.append(t.start)
+            depth = 0
     return out
 
 
@@ -430,7 +561,8 @@ def recover(tree: tree_sitter.Tree, data: bytes, budget: list[int] | None = None
     errors = error_nodes(tree)
     if not errors:
         return [], [], data, []
-    attempts: list[list[Repair]] = []
+    attempts: list[list[Repair]] = [[r] for r in else_brace(data)]
+    attempts += [[r] for r in opening_brace(data)]
     closing = braces(data)
     if closing:
         attempts.append(closing)
@@ -456,6 +588,8 @@ def recover(tree: tree_sitter.Tree, data: bytes, budget: list[int] | None = None
         repairs = [replace(r, region=region, statement=_ended(after, r, repairs)) for r in repairs]
         deeper, rest, text, made = recover(after, repaired, budget)
         mapped = [replace(r, at=_shift(r.at, repairs), opener=None if r.opener is None else _shift(r.opener, repairs),
+                          closer=None if r.closer is None else _shift(r.closer, repairs),
+                          edit=None if r.edit is None else (_shift(r.edit[0], repairs), _shift(r.edit[1], repairs)),
                           region=(_shift(r.region[0], repairs), _shift(r.region[1], repairs))) for r in deeper]
         return repairs + mapped, rest, text, [repairs] + made
     return [], errors, data, []
