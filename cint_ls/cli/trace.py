@@ -8,16 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..exec.trace import (
-    ARRAY_LIMIT,
-    MAX_TRACE_BYTES,
-    ArraySelection,
-    TraceError,
-    read_trace,
-    records,
-    unmatched_names,
-    write_trace,
-)
+from ..exec.selection import ARRAY_LIMIT, ArraySelection
+from ..exec.trace import MAX_TRACE_BYTES, TraceError, read_trace, records, unmatched_names, write_trace
 from ..exec.trace_page import render_page
 from .inputs import InputError, read_text
 from .outputs import check_writable, refuse_clobbering, write_output

@@ -41,8 +41,9 @@ from .executors import Executor, ExecutorUnavailable, get
 from .isolated import IsolatedRunError, Request, run_isolated
 from .report import device_of, render, summary
 from .runtime import RunResult
+from .selection import selected_arrays
 from .stages import RUNNING, reached
-from .trace import copies_of, selected_arrays
+from .trace import copies_of
 
 REFERENCE = "cpu-sir-interp"
 # How cpu-c17's refusal of a program beyond its limits begins (c17/host.py, Untranslatable).

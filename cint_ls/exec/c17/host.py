@@ -22,8 +22,8 @@ from ...ir import nodes as ir
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
+from ..selection import current_selection
 from ..stages import RUNNING, output_stream, reached
-from ..trace import current_selection
 from .build import RT_DIR, build_library
 from .emit import EmitError, emit_program
 from .pictures import Pictures
@@ -166,11 +166,11 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     dispatch in RunResult.dispatch_log, for `cint run --report`), `stack_size` (bytes of
     the threads that run the entry and its work-items), `threads`, `parallel_min`,
     `chunk_min` (`thread_options`). With the trace's selection of arrays around the run
-    (exec/trace.py `selected_arrays`), the rows also hold their pictures (pictures.py)."""
+    (exec/selection.py `selected_arrays`), the rows also hold their pictures (pictures.py)."""
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
     library = build_library(emit(program))
-    selection = current_selection()  # pictures of arrays for the trace (exec/trace.py, pictures.py)
+    selection = current_selection()  # pictures of arrays for the trace (exec/selection.py, pictures.py)
     pictures = None if selection is None else Pictures(program, selection)
     tiles = None
     # The time limit of an isolated run counts from here (exec/stages.py): reaching the

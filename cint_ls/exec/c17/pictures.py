@@ -1,7 +1,7 @@
 """The trace's pictures of cpu-c17's arrays (`cint run --trace-arrays`, docs/trace.md).
 
 cpu-c17 keeps its arrays in its C run-time. With pictures asked for (the selection of
-exec/trace.py, `current_selection`), host.py sets an observer on the run's context
+exec/selection.py, `current_selection`), host.py sets an observer on the run's context
 (`cint_ctx_set_observer`, rt/host.c): rt/dispatch.c calls it after each dispatch that
 published, off the dispatch's recorded time, with the kernel's qualified name, the
 dispatch's number and its arguments, the views the program passed. `Pictures.observe`
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ...ir import nodes as ir
 from ..runtime import DISPATCH_LOG_LIMIT
-from ..trace import ArraySelection
+from ..selection import ArraySelection
 
 # The element layout of the run-time (rt/cint_rt.h): a type code's bits, signedness,
 # Bool flag; a value of up to 64 bits is the <stdint.h> type of its width, a wider one
