@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cint_ls.ir",),
     ("cint_ls.exec",),  # what executors share: arith, faults, views, dispatch, runtime, the registry
     ("cint_ls.exec.interp", "cint_ls.exec.c17", "cint_ls.exec.cuda"),  # the executors
+    ("cint_ls.running",),  # running and presenting: the façade, isolated runs, auto, compare, report, trace
     ("cint_ls.ide",),
     ("cint_ls.server", "cint_ls.cli"),
 ]

@@ -76,7 +76,7 @@ class WorkItemRunner:
         raise NotImplementedError
 
     # The order the work-items of a faulting dispatch ran in, for the trace's fault map
-    # (exec/trace.py): "ascending" where they run in ascending order and stop at the
+    # (running/trace.py): "ascending" where they run in ascending order and stop at the
     # first fault (which work-items ran is then known), None where the runner does not say.
     order: str | None = None
 

@@ -4,7 +4,7 @@ into a shared library and run on the host, every kernel one work-item at a time.
 `emit` translates the IR to C (deterministic), `rt/` is the C run-time it links with
 (exact arithmetic, fault records, the dispatch protocol), `build` compiles with a cache,
 `host` loads the library with cffi and runs it (with `trace`, the boundaries that
-`exec.compare` checks against the reference), `describe` runs one work-item again for gpu-cuda
+`running.compare` checks against the reference), `describe` runs one work-item again for gpu-cuda
 (`describe_work_item`, SPEC-02P.1 10.6). README.md documents the design and the ABI.
 """
 
@@ -25,7 +25,7 @@ def emit_text(program) -> str:
 
 def ready() -> tuple[bool, str]:
     """(whether there is a C compiler to run with, its name or why not): `--executor
-    auto`'s question (exec/auto.py), answered as `build.find_compiler` finds one."""
+    auto`'s question (running/auto.py), answered as `build.find_compiler` finds one."""
     from .build import find_compiler
 
     try:

@@ -7,7 +7,7 @@ outcome of one thread: option `threads` (default: the cores this process may run
 `os.sched_getaffinity`), each thread with the entry thread's stack.
 
 The library is native code: a defect in it can crash the process, so the CLI and the
-language server run cpu-c17 in a child process (cint_ls/exec/isolated.py), which calls
+language server run cpu-c17 in a child process (cint_ls/running/isolated.py), which calls
 `run` here.
 """
 
@@ -263,7 +263,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
         boundaries.append(Boundary(None, kept + more, consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
-        if more:  # past the bytes kept (stream[1]): as exec.run.cap_output says it
+        if more:  # past the bytes kept (stream[1]): as running.run.cap_output says it
             result.notes.append(f"output truncated after {stream[1]} bytes (the program printed {kept + more})")
         if report:
             result.dispatch_log = _records(ffi, lib, ctx)
@@ -318,10 +318,10 @@ def _records(ffi, lib, ctx) -> list[dict]:
         rows.append({"number": int(r.number), "kernel": ffi.string(r.kernel).decode("utf-8", "replace"),
                      "work_items": None if r.work_items < 0 else int(r.work_items), "threads": int(r.threads),
                      "seconds": int(r.nanoseconds) / 1e9, "fuel": int(r.fuel),
-                     # for the trace (exec/trace.py): start from the first dispatch's, the over extents
+                     # for the trace (running/trace.py): start from the first dispatch's, the over extents
                      "start": (int(r.started_ns) - origin) / 1e9,
                      "space": [int(r.over[d]) for d in range(r.nover)] if r.work_items >= 0 else None,
-                     # which work-items ran (the trace's fault map, exec/trace.py): on one thread in
+                     # which work-items ran (the trace's fault map, running/trace.py): on one thread in
                      # ascending order, stopping at the first fault; in chunks (the pool, a
                      # cluster's tiles: rt/pool.c) all below the canonical fault, the others unknown
                      "order": "ascending" if int(r.ran) == RAN_SERIAL else "chunks"})

@@ -12,7 +12,7 @@ view's index tuples, a fixed-point element its stored integer, a Bool 0 or 1. Wi
 a selection no observer is set and the run-time pays nothing.
 
 The rows go into RunResult.dispatch_log (`attach`), which crosses the isolation
-boundary of exec/isolated.py as JSON like the interpreter's.
+boundary of running/isolated.py as JSON like the interpreter's.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Options (all optional; JSON values, so an isolated run can pass them):
   "shuffled" (by `seed`), each thread to completion; "interleaved" (by `seed`) or
   "adversarial", the threads of a launch interleaved at every global access;
 - `max_launch`: work-items per launch (a dispatch larger than this is split);
-- `trace`: record the boundaries of a comparison (`RunResult.trace`, exec/compare.py);
+- `trace`: record the boundaries of a comparison (`RunResult.trace`, running/compare.py);
 - `report`: a row per dispatch in `RunResult.dispatch_log` (its launches, its time);
 - `param_space`: bytes of entry parameters beyond which a kernel takes its parameters
   in an argument block in device memory (4096, the PTX limit; tests lower it).
@@ -55,7 +55,7 @@ class CudaOptions:
     seed: int = 0
     max_launch: int = DEFAULT_MAX_LAUNCH
     param_space: int = PARAM_SPACE  # bytes of entry parameters before an argument block (tests lower it)
-    trace: bool = False  # the boundaries of a comparison in RunResult.trace (exec/compare.py)
+    trace: bool = False  # the boundaries of a comparison in RunResult.trace (running/compare.py)
     report: bool = False  # a row per dispatch in RunResult.dispatch_log (cint run --report)
     host: str = "auto"  # "c" (rt/gpu_host.c), "python" (host.py), auto: C where there is a C compiler
 
@@ -229,7 +229,7 @@ def emit_text(program: ir.Program) -> str:
 
 def device_ready(timeout: float | None = None) -> tuple[bool, str]:
     """(whether a CUDA device is present, what it is or why not), once the probe has
-    answered (at most `timeout` seconds): `--executor auto`'s question (exec/auto.py).
+    answered (at most `timeout` seconds): `--executor auto`'s question (running/auto.py).
     The simulated device does not count."""
     from . import probe
 

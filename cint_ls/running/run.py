@@ -30,6 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from ..exec.executors import Executor, ExecutorUnavailable, get
+from ..exec.runtime import RunResult
+from ..exec.selection import selected_arrays
+from ..exec.stages import RUNNING, reached
 from ..ir import nodes as ir
 from ..ir.build import Build, build
 from ..syntax import Diagnostic, SourceText
@@ -37,12 +41,8 @@ from ..syntax.report import diagnostic_line
 from . import auto as auto_executor
 from .auto import AUTO, Decision
 from .compare import Comparison, compare
-from .executors import Executor, ExecutorUnavailable, get
 from .isolated import IsolatedRunError, Request, run_isolated
 from .report import device_of, render, summary
-from .runtime import RunResult
-from .selection import selected_arrays
-from .stages import RUNNING, reached
 from .trace import copies_of
 
 REFERENCE = "cpu-sir-interp"
@@ -68,7 +68,7 @@ class RunRequest:
     function: str | None = None  # run this exported function instead of the top-level statements
     stage: Callable[[str], object] | None = None  # told each stage of an isolated run (stages.py)
     report: bool = False  # record each dispatch (RunResult.dispatch_log) for RunOutcome.run_report
-    # Pictures of 2-D out/inout arrays after each dispatch for the trace (exec/trace.py,
+    # Pictures of 2-D out/inout arrays after each dispatch for the trace (running/trace.py,
     # ArraySelection.to_json); implies `report`.
     trace_arrays: dict | None = None
     learn: bool = True  # auto: keep what the run measured (auto.learn); tests and benchmarks say no

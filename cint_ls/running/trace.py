@@ -19,7 +19,7 @@ import itertools
 import json
 from collections.abc import Iterable
 
-from .selection import ArraySelection
+from ..exec.selection import ArraySelection
 
 FORMAT = "cint-trace"
 VERSION = 1

@@ -54,8 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from .dispatch import MAX_WORK_ITEMS
-from .executors import ExecutorUnavailable, get
+from ..exec.dispatch import MAX_WORK_ITEMS
+from ..exec.executors import ExecutorUnavailable, get
 
 T = TypeVar("T")
 
