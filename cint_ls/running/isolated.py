@@ -671,10 +671,11 @@ def _send_line(text: str) -> None:
 def child_main() -> int:
     """The child: read the request, build, run (run.run_built: the same admission and
     executor call as an in-process run), write the result."""
-    from ..exec.executors import ExecutorUnavailable, preload
+    from ..exec.executors import ExecutorUnavailable
     from ..exec.stages import limit, stream_output
     from ..ir.build import build
     from ..syntax.report import diagnostic_line
+    from .executors import preload
     from .run import NoSuchEntry, cap_output, run_built
 
     spare = SPARE_ARG in sys.argv[1:]

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..exec.executors import EXECUTOR_NAMES, available
+from ..exec.executors import EXECUTOR_NAMES
 from ..running.compare import compare as compare_two
+from ..running.executors import available
 from ..running.isolated import keep_spare
 from ..running.run import REFERENCE, RunOutcome, RunRequest, run
 from ..running.trace import records

@@ -11,9 +11,10 @@ from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
 from cint_ls.exec.c17.build import build_library, cache_root, find_compiler
-from cint_ls.exec.executors import ExecutorUnavailable, get
+from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.interp import run_program
 from cint_ls.ir.build import build
+from cint_ls.running.executors import get
 from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
 
 pytestmark = pytest.mark.needs_cc

@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cint_ls.exec.c17.host import MAX_THREADS, default_threads, run, thread_options
-from cint_ls.exec.executors import ExecutorUnavailable, get
+from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.ir.build import build
+from cint_ls.running.executors import get
 from cint_ls.running.report import render
 from cint_ls.syntax import SourceText
 

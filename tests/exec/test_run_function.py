@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cint_ls.exec.executors import available
+from cint_ls.running.executors import available
 from cint_ls.running.run import RunRequest, run
 
 PROGRAM = """kernel bump[n](inout I64[n] a) over [i: n] {
