@@ -1,7 +1,7 @@
 """The differential fuzzer of the executors (issue 13, "Fuzzing that keeps running").
 
 Generates well-typed programs (`fuzz_gen.py`) and runs each through the run façade
-(`cint_ls.exec.run.run` with `check="cpu-sir-interp"`) on cpu-c17 and on gpu-cuda's
+(`cint_ls.running.run.run` with `check="cpu-sir-interp"`) on cpu-c17 and on gpu-cuda's
 simulated device, in several configurations, and counts every comparison that does not
 agree (outputs, fuel and published data at every boundary, the fault record field by
 field at the end):
@@ -116,7 +116,7 @@ class EnvironmentProblem(Exception):
 
 def run_config(text: str, config: Config) -> dict:
     """One run through the façade, checked against the reference."""
-    from cint_ls.exec.run import RunRequest, run
+    from cint_ls.running.run import RunRequest, run
 
     outcome = run(RunRequest(PATH, text, config.executor, config.fuel,
                              options={config.executor: dict(config.options)}, check=REFERENCE))
@@ -153,7 +153,7 @@ def run_config(text: str, config: Config) -> dict:
 
 def fuzz_one(seed: str, configs: list[Config] | None = None, device: str = "sim") -> dict:
     """Generate (or take) one program and run it in every configuration."""
-    from cint_ls.exec.run import RunRequest, run
+    from cint_ls.running.run import RunRequest, run
 
     started = time.monotonic()
     program = generate(seed)

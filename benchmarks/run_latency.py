@@ -1,7 +1,7 @@
 """How long a Run of tests/conformance/heat_tour.ci takes from the editor (issue 14: a
 cold Run under 1 s, a cached one under 150 ms).
 
-The path is the editor's: `server.runs.run_program` (the run façade, `exec.run.run`, in a
+The path is the editor's: `server.runs.run_program` (the run façade, `running.run.run`, in a
 child process with the server's time limit, output limit and cancellation hook), with
 the executor of the plain Run lens, `auto` (cpu-c17 where there is a C compiler), from a
 process that has already run once (a server's imports are warm). Three cases, the
@@ -13,7 +13,7 @@ median of N runs each:
   of a cache holding only the run-time);
 - cached: the program's library cached;
 - cached, no spare: the same without the child the server keeps started for the next
-  Run (`exec.isolated.keep_spare`, which the server turns on at `initialize`): each
+  Run (`running.isolated.keep_spare`, which the server turns on at `initialize`): each
   run starts its child, as the CLI does.
 
 The runs are PAUSE seconds apart (a person clicks Run again after reading the output;
@@ -96,7 +96,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.n < 1:
         parser.error("-n takes 1 or more runs")
-    from cint_ls.exec.isolated import keep_spare
+    from cint_ls.running.isolated import keep_spare
 
     keep_spare(True)  # as the server does
     load_before = os.getloadavg()

@@ -42,8 +42,8 @@ run();
 
 _CHILD = """
 import json, sys
-from cint_ls.exec.executors import get
-from cint_ls.exec.report import render
+from cint_ls.running.executors import get
+from cint_ls.running.report import render
 from cint_ls.ir.build import build
 from cint_ls.syntax import SourceText
 text, executor = sys.argv[1], sys.argv[2]
@@ -71,9 +71,9 @@ def outcomes_in_child(text: str, executor: str, options: list[dict], deadline: f
 
 
 def reference_outcome(text: str) -> list:
-    from cint_ls.exec.executors import get
-    from cint_ls.exec.report import render
     from cint_ls.ir.build import build
+    from cint_ls.running.executors import get
+    from cint_ls.running.report import render
     from cint_ls.syntax import SourceText
 
     program = build(text, "late.ci").program

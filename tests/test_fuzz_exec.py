@@ -19,8 +19,8 @@ if str(BENCHMARKS) not in sys.path:
 import fuzz_exec
 import fuzz_gen
 
-from cint_ls.exec.run import refusal
 from cint_ls.ir.build import build
+from cint_ls.running.run import refusal
 
 
 def test_generated_programs_check_clean_and_gpu_programs_are_admitted():

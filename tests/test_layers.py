@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cint_ls.ir",),
     ("cint_ls.exec",),  # what executors share: arith, faults, views, dispatch, runtime, the registry
     ("cint_ls.exec.interp", "cint_ls.exec.c17", "cint_ls.exec.cuda"),  # the executors
+    ("cint_ls.running",),  # running and presenting: the façade, isolated runs, auto, compare, report, trace
     ("cint_ls.ide",),
     ("cint_ls.server", "cint_ls.cli"),
 ]
@@ -116,3 +117,68 @@ def test_resolution_of_relative_and_package_imports():
     assert ("cint_ls.ir.lower", "cint_ls.ir.nodes") in edges  # from . import nodes
     assert _unit("cint_ls.exec.arith.scalar") == "cint_ls.exec"
     assert _unit("cint_ls.exec.c17.emit.unit") == "cint_ls.exec.c17"
+
+
+# ---------------------------------------------------------------- the executor registry
+
+# Calls that import a module named by a string: an edge the layer test cannot read.
+_BY_NAME = {"import_module", "__import__", "find_spec", "find_loader", "spec_from_file_location"}
+# Such calls that reach no module of cint_ls: (file, function) -> why.
+BY_NAME_ALLOWED = {("cint_ls/exec/cuda/probe.py", "find_spec"):
+                   "whether cuda-python is installed (cuda.bindings, cuda.cuda), without importing it"}
+
+
+def _called_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def test_no_module_imports_cint_ls_by_name():
+    """Every import between modules is a statement this test reads (issue 29): no
+    `importlib.import_module`, `__import__` or finder call names a module but by a
+    literal outside cint_ls, or by an entry of BY_NAME_ALLOWED."""
+    found = []
+    for path in MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not isinstance(node, ast.Call) or _called_name(node) not in _BY_NAME:
+                continue
+            if (str(path.relative_to(SOURCE.parent)), _called_name(node)) in BY_NAME_ALLOWED:
+                continue
+            first = node.args[0] if node.args else None
+            literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+            if not literal or first.value == "cint_ls" or first.value.startswith(("cint_ls.", ".")):
+                found.append(f"{path.relative_to(SOURCE.parent)}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "imports by name (write the import out):\n" + "\n".join(found)
+
+
+def test_every_executor_is_registered_by_an_import_the_layer_test_sees():
+    from cint_ls.exec.executors import EXECUTOR_NAMES
+    from cint_ls.running import executors as registry
+
+    assert list(registry.LOADERS) == list(EXECUTOR_NAMES)
+    registry_module = "cint_ls.running.executors"
+    imported = {e.imported for e in _imports(registry_module, MODULES[registry_module])}
+    for package in ("cint_ls.exec.interp", "cint_ls.exec.c17", "cint_ls.exec.cuda"):
+        assert package in imported, f"{registry_module} does not import {package}"
+
+
+def test_every_registered_executor_satisfies_the_interface():
+    """What each loader returns is an `Executor` (exec/executors.py): every attribute of
+    the Protocol, its methods with the Protocol's parameters, its name the one it is
+    registered under."""
+    import inspect
+
+    from cint_ls.exec.executors import Executor
+    from cint_ls.running import executors as registry
+
+    methods = {name: inspect.signature(getattr(Executor, name)) for name in ("run", "admit", "emit", "ready",
+                                                                              "simulated")}
+    for name, load in registry.LOADERS.items():
+        executor = load()
+        assert isinstance(executor, Executor), f"{name}: {type(executor).__name__} is not an Executor"
+        assert executor.name == name
+        assert isinstance(executor.description, str) and executor.description
+        assert isinstance(executor.native, bool) and isinstance(executor.compiles, bool)
+        for method, signature in methods.items():
+            mine = inspect.signature(getattr(type(executor), method))
+            assert list(mine.parameters) == list(signature.parameters), f"{name}.{method}{mine} is not {signature}"

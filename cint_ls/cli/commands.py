@@ -1,4 +1,4 @@
-"""The handlers of the `cint` subcommands. Every run goes through `exec.run` (the one
+"""The handlers of the `cint` subcommands. Every run goes through `running.run` (the one
 façade the server uses too); this module only turns outcomes into text and exit codes."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import sys
 from dataclasses import replace
 
 from ..exec.executors import EXECUTOR_NAMES, ExecutorUnavailable
-from ..exec.report import render, render_run_report
-from ..exec.run import AUTO, REFERENCE, RunOutcome, RunRequest, emitted, refusal
-from ..exec.run import run as run_request
 from ..ir.build import Build, build
 from ..ir.printer import format_program
+from ..running.report import render, render_run_report
+from ..running.run import AUTO, REFERENCE, RunOutcome, RunRequest, emitted, refusal
+from ..running.run import run as run_request
 from ..syntax import Diagnostic, SourceText, parse_source
 from ..syntax.diagnostics import Related
 from ..syntax.report import display_path, render_diagnostic
@@ -164,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, report: bool, trace_arrays: dict | None = None) -> tuple[RunOutcome, int]:
-    """Run the file's entry through `exec.run`: output to stdout (streamed when the run
+    """Run the file's entry through `running.run`: output to stdout (streamed when the run
     is in this process), then on stderr the fault report (exit 1), a host status (exit
     3), translation errors or the executor's refusal (exit 2), or the one line of a run
     without an outcome (`cint: error: ...`, exit 3). With `--check EXECUTOR` the entry

@@ -1,6 +1,6 @@
 """`cint run --trace FILE --trace-html FILE --trace-arrays NAMES` and `cint trace
-FILE.jsonl -o FILE.html`: the trace of a run (exec/trace.py, docs/trace.md) and its page
-(exec/trace_page.py)."""
+FILE.jsonl -o FILE.html`: the trace of a run (running/trace.py, docs/trace.md) and its page
+(running/trace_page.py)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..exec.trace import (
-    ARRAY_LIMIT,
-    MAX_TRACE_BYTES,
-    ArraySelection,
-    TraceError,
-    read_trace,
-    records,
-    unmatched_names,
-    write_trace,
-)
-from ..exec.trace_page import render_page
+from ..exec.selection import ARRAY_LIMIT, ArraySelection
+from ..running.trace import MAX_TRACE_BYTES, TraceError, read_trace, records, unmatched_names, write_trace
+from ..running.trace_page import render_page
 from .inputs import InputError, read_text
 from .outputs import check_writable, refuse_clobbering, write_output
 

@@ -1,5 +1,5 @@
 """The digest of a dispatch's published data, one of the quantities compared at each
-boundary of two runs (SPEC-02P.1 8.4 example 9; exec/compare.py).
+boundary of two runs (SPEC-02P.1 8.4 example 9; running/compare.py).
 
 FNV-1a (64 bits) over, for each out or inout parameter in declaration order, every
 element of its argument in row-major order (a scalar out: its result), each as

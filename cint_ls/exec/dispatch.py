@@ -29,7 +29,7 @@ from .alias import (
 from .arith import OperationFault, binary, make_reducer
 from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address, StackFrame
 from .runtime import DISPATCH_LOG_LIMIT, CintFault, Fuel
-from .trace import current_selection
+from .selection import current_selection
 from .views import View, copy_elements, staging_for, store_elements
 
 # Evaluates a uniform expression (over extents, where sides) given the size values.
@@ -76,7 +76,7 @@ class WorkItemRunner:
         raise NotImplementedError
 
     # The order the work-items of a faulting dispatch ran in, for the trace's fault map
-    # (exec/trace.py): "ascending" where they run in ascending order and stop at the
+    # (running/trace.py): "ascending" where they run in ascending order and stop at the
     # first fault (which work-items ran is then known), None where the runner does not say.
     order: str | None = None
 
@@ -224,7 +224,7 @@ class Dispatcher:
         # With a list here (an executor's option `report`), a row per dispatch, as
         # RunResult.dispatch_log holds them (runtime.py), up to DISPATCH_LOG_LIMIT.
         self.log: list[dict] | None = None
-        # With a selection here (the option `trace_arrays`, exec/trace.py), the log's rows
+        # With a selection here (the option `trace_arrays`, exec/selection.py), the log's rows
         # also hold the values of the selected 2-D out/inout arrays after each dispatch.
         self.arrays = current_selection()
         self.origin: float | None = None  # when the first logged dispatch began

@@ -1,20 +1,29 @@
-"""The executors by name, behind one interface (ARCHITECTURE.md "Executor"):
-`run(program, fuel, write, options) -> RunResult`, in the calling process.
+"""The interface every executor implements (ARCHITECTURE.md "Executor"), and the names
+of the executors of SPEC-02P.1 clause 10.
 
-Nobody outside `exec` calls this directly: `run.py` is the one way to run a program
-(build, admit, run in a child process when the executor is native, compare), and
-`isolated.py` is its child process.
+Each executor's package makes one object of this shape (`executor`, in the package's
+`__init__.py`); the registry that finds them by name sits above the executors
+(running/executors.py), with an import of each package written out, so that the layer
+test sees every edge. Nobody outside `running` calls an executor directly:
+`running/run.py` is the one way to run a program (build, admit, run in a child process
+when the executor is native, compare), and `running/isolated.py` is its child process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from ..ir import nodes as ir
+from ..ir.build import Build
+from ..syntax import Diagnostic
 from .runtime import RunResult
 
-Runner = Callable[[ir.Program, "int | None", "Callable[[str], object] | None", dict], RunResult]
+# Every executor of SPEC-02P.1 clause 10, in the order tools list them.
+EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")
+
+# Where the program's output goes as it is printed (None: kept in RunResult.output only).
+Write = Callable[[str], object]
 
 
 class ExecutorUnavailable(Exception):
@@ -22,64 +31,39 @@ class ExecutorUnavailable(Exception):
     that names the cause."""
 
 
-@dataclass
-class Executor:
-    name: str
-    description: str
-    run: Runner
+@runtime_checkable
+class Executor(Protocol):
+    """An executor, as the façade (running/run.py) and `auto` (running/auto.py) use it."""
+
+    name: str  # one of EXECUTOR_NAMES
+    description: str  # one line, for `cint executors` and the editor
     # Whether `run` needs a child process for safety (native code that may crash, a
-    # driver that may hang): run.py then always runs it isolated.
-    native: bool = False
-    options: dict = field(default_factory=dict)
+    # driver that may hang): the façade then always runs it isolated.
+    native: bool
+    # Whether `run` reports stages.RUNNING itself once compiled (else the façade does,
+    # before calling it).
+    compiles: bool
 
+    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: dict) -> RunResult:
+        """Run the program's entry in this process. Raises ExecutorUnavailable."""
+        ...
 
-_REGISTRY: dict[str, Executor] = {}
+    def admit(self, built: Build) -> Diagnostic | None:
+        """The executor's refusal of the program (its E_UNSUPPORTED build error: gpu-cuda's
+        capability profile, SPEC-02P.1 10.5 para 11), or None where it builds it."""
+        ...
 
+    def emit(self, program: ir.Program) -> str:
+        """The code the executor builds (cpu-c17: C17, gpu-cuda: PTX). Raises
+        ExecutorUnavailable where it emits none or cannot translate the program."""
+        ...
 
-def register(executor: Executor) -> None:
-    _REGISTRY[executor.name] = executor
+    def ready(self, timeout: float | None = None) -> tuple[bool, str]:
+        """(whether it can run here, what it runs on or why not), waiting at most
+        `timeout` seconds for what it has to ask (gpu-cuda: the CUDA probe)."""
+        ...
 
-
-# Every executor of SPEC-02P.1 clause 10, in the order tools list them.
-EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")
-
-
-# The package of each executor of EXECUTOR_NAMES: importing it registers the executor.
-_MODULES = {"cpu-sir-interp": "cint_ls.exec.interp", "cpu-c17": "cint_ls.exec.c17", "gpu-cuda": "cint_ls.exec.cuda"}
-
-
-def _load_optional(names=None) -> None:
-    """Every executor registers itself from its own package when imported, the
-    reference too (the registry sits below the executors: tests/test_layers.py).
-    `names`: only those executors' packages (a run's child imports only its own)."""
-    import importlib
-
-    for name, module in _MODULES.items():
-        if names is not None and name not in names:
-            continue
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            pass
-
-
-def preload(names) -> None:
-    """Import these executors' packages now (a spare run child, before its request)."""
-    _load_optional(tuple(names))
-
-
-def available() -> dict[str, Executor]:
-    _load_optional()
-    return dict(_REGISTRY)
-
-
-def get(name: str) -> Executor:
-    if name not in _REGISTRY:
-        _load_optional((name,))
-    if name in _REGISTRY:
-        return _REGISTRY[name]
-    executors = available()
-    if name not in executors:
-        known = ", ".join(executors)
-        raise ExecutorUnavailable(f"the executor {name} is not implemented yet (available: {known})")
-    return executors[name]
+    def simulated(self) -> bool:
+        """A quick forecast, without waiting: whether its runs will take place on a
+        simulated device here."""
+        ...

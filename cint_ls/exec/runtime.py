@@ -87,7 +87,7 @@ class RunResult:
     # published data]. Executors that cannot trace leave it None: compared at the end only.
     trace: list[list] | None = None
     # When asked for (option `report`): one row per dispatch, in order, for `cint run
-    # --report` (exec/report.py, run_report): {"number", "kernel", "work_items" (None when
+    # --report` (running/report.py, run_report): {"number", "kernel", "work_items" (None when
     # the entry checks ended the dispatch before N was known), "threads" (cpu-c17) or
     # "launches" (gpu-cuda), "seconds" (wall time), "fuel" (consumed by the dispatch)}.
     # At most DISPATCH_LOG_LIMIT rows; the dispatches after those are only counted.

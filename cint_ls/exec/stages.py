@@ -7,7 +7,7 @@ which reports it (the editor's progress) and counts the run's time limit only wh
 child is running: compilation has a limit of its own. With no listener (an in-process
 run) reaching a stage does nothing.
 
-Executors that compile say so with the option `compiles` (`Executor.options`) and
+Executors that compile say so with `Executor.compiles` and
 report RUNNING themselves once compiled; for the others `run.run_built` reports it.
 """
 

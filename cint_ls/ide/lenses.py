@@ -1,6 +1,6 @@
 """Code lenses where a run starts: above the entry (the first top-level statement) and
 above each exported function without parameters (the functions a run can start from,
-`exec.run.with_entry`): `▶ Run` (the executor `auto` chooses, as `cint run` does),
+`running.run.with_entry`): `▶ Run` (the executor `auto` chooses, as `cint run` does),
 `▶ Run on <executor>` for each executor given (the implemented ones), and `Compare
 executors`. A function with parameters gets none: nothing would
 give it arguments.
@@ -13,7 +13,7 @@ A program gpu-cuda refuses (SPEC-02P.1 10.5: any construct of any kernel outside
 profile) gets no `▶ Run on gpu-cuda`, which would only answer E_UNSUPPORTED: its lens
 says what is refused, "gpu-cuda refuses: `neg` (unary minus), ...", and its command
 `cint.showRefusal` (uri,) goes to the first refused construct (the server shows it
-with window/showDocument). A title names the executor as `exec.run.executor_label` does:
+with window/showDocument). A title names the executor as `running.run.executor_label` does:
 `gpu-cuda (simulated)` on a machine where gpu-cuda runs on its simulated device.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..exec.run import AUTO, executor_label
+from ..running.run import AUTO, executor_label
 from ..syntax import ast
 from .diagnostics import GPU, module_refusals, refusal_summary
 from .find import total
@@ -34,7 +34,7 @@ LENS_LISTED = 3  # capabilities a refusal lens names
 
 
 def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple, refused: str) -> list[CodeLens]:
-    # The plain Run: the executor `auto` chooses (exec/auto.py), as `cint run` without flags.
+    # The plain Run: the executor `auto` chooses (running/auto.py), as `cint run` without flags.
     out = [CodeLens(span, "▶ Run", RUN, (uri, AUTO) + extra)]
     for name, label in executors:
         if name == GPU and refused:

@@ -13,9 +13,9 @@ from pathlib import Path
 from lsprotocol import types as lsp
 
 from ..exec.faults import FaultRecord
-from ..exec.report import diagnostic_message
 from ..ide.document import Document
 from ..ide.explain import explain
+from ..running.report import diagnostic_message
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import Position, SourceText, Span
 

@@ -1,6 +1,6 @@
-"""Runs started from the editor, through the one façade (`exec.run`): every run in a child
+"""Runs started from the editor, through the one façade (`running.run`): every run in a child
 process, and the comparison of every implemented executor with the one comparer
-(`exec.compare`). No LSP here: the server turns a `RunOutcome` into notifications, log
+(`running.compare`). No LSP here: the server turns a `RunOutcome` into notifications, log
 messages and a diagnostic. The JSON shapes are documented in docs/server.md and
 `cint_ls/server/schema/` (a test validates real results against them).
 """
@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..exec.compare import compare as compare_two
-from ..exec.executors import EXECUTOR_NAMES, available
-from ..exec.isolated import keep_spare
-from ..exec.run import REFERENCE, RunOutcome, RunRequest, run
-from ..exec.trace import records
+from ..exec.executors import EXECUTOR_NAMES
+from ..running.compare import compare as compare_two
+from ..running.executors import available
+from ..running.isolated import keep_spare
+from ..running.run import REFERENCE, RunOutcome, RunRequest, run
+from ..running.trace import records
 from .settings import Settings
 
 __all__ = ["REFERENCE", "Verdict", "compare_executors", "implemented_executors", "keep_spare", "run_program",
@@ -31,7 +32,7 @@ def implemented_executors() -> list[str]:
 # What a run sends back to the editor: the rest is cut, with a note (issue 13 item 5: a
 # program printing 660 MB took the server past its memory).
 OUTPUT_LIMIT = 1 << 20  # bytes
-# The run result's trace (exec/trace.py): every dispatch, and pictures of the 2-D
+# The run result's trace (running/trace.py): every dispatch, and pictures of the 2-D
 # out/inout arrays cint.trace.arrays names (default: all), each of at most
 # cint.trace.arrayLimit elements (default 256 × 256), 1,048,576 in all per run
 # (Settings.array_selection).
@@ -128,7 +129,7 @@ def _reason(outcome: RunOutcome) -> str:
 
 def compare_executors(outcomes: list[RunOutcome]) -> Verdict:
     """Compare every outcome that has a result with the first of them (the reference,
-    cpu-sir-interp when it ran), with `exec.compare` (at every boundary when both were
+    cpu-sir-interp when it ran), with `running.compare` (at every boundary when both were
     traced)."""
     ran = [o for o in outcomes if o.result is not None]
     skipped = [(o.executor, _reason(o)) for o in outcomes if o.result is None]

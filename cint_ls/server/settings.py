@@ -37,7 +37,7 @@ import shlex
 from dataclasses import dataclass, replace
 
 from ..exec.executors import EXECUTOR_NAMES
-from ..exec.trace import ARRAY_LIMIT, ArraySelection
+from ..exec.selection import ARRAY_LIMIT, ArraySelection
 
 DEFAULT_TARGETS = ("cpu-c17", "gpu-cuda")
 TRACE_ARRAY_LIMIT = 256 * 256  # elements of one pictured array in a run from the editor
@@ -53,7 +53,7 @@ class Settings:
     c17_compiler: str | None = None  # as $CC holds it: one program, quoted (compiler_setting)
     c17_threads: int | None = None  # cpu-c17's option `threads` (None: its default, the cores)
     cluster: str | None = None  # cpu-c17's option `cluster` (exec/c17/cluster.py; None: no cluster)
-    # The trace's pictures (exec/trace.py ArraySelection): the names of cint.trace.arrays,
+    # The trace's pictures (exec/selection.py ArraySelection): the names of cint.trace.arrays,
     # None for all of them, () for none; each of at most trace_array_limit elements.
     trace_arrays: tuple[str, ...] | None = None
     trace_array_limit: int = TRACE_ARRAY_LIMIT

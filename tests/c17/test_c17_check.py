@@ -9,10 +9,10 @@ import pytest
 from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
-from cint_ls.exec.compare import compare
 from cint_ls.exec.interp import Machine
 from cint_ls.exec.runtime import Boundary
 from cint_ls.ir.build import build
+from cint_ls.running.compare import compare
 
 pytestmark = pytest.mark.needs_cc
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from cint_ls.exec.executors import get
 from cint_ls.exec.interp import run_program
 from cint_ls.ir.build import build
+from cint_ls.running.executors import get
 
 pytestmark = pytest.mark.needs_cc
 

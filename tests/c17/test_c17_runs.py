@@ -11,10 +11,11 @@ from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
 from cint_ls.exec.c17.build import build_library, cache_root, find_compiler
-from cint_ls.exec.executors import ExecutorUnavailable, get
+from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.interp import run_program
-from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
 from cint_ls.ir.build import build
+from cint_ls.running.executors import get
+from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
 
 pytestmark = pytest.mark.needs_cc
 
@@ -129,7 +130,7 @@ def _isolated_children() -> list[int]:
                 command = f.read()
         except (OSError, ValueError, IndexError):
             continue
-        if ppid == os.getpid() and b"cint_ls.exec.isolated" in command:
+        if ppid == os.getpid() and b"cint_ls.running.isolated" in command:
             found.append(int(entry))
     return found
 

@@ -20,9 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cint_ls.exec.c17.host import MAX_THREADS, default_threads, run, thread_options
-from cint_ls.exec.executors import ExecutorUnavailable, get
-from cint_ls.exec.report import render
+from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.ir.build import build
+from cint_ls.running.executors import get
+from cint_ls.running.report import render
 from cint_ls.syntax import SourceText
 
 pytestmark = pytest.mark.needs_cc
@@ -98,7 +99,7 @@ def test_stacks_under_an_address_space_limit(monkeypatch):
 
 
 def test_an_isolated_run_takes_the_option():
-    from cint_ls.exec.isolated import Request, run_isolated
+    from cint_ls.running.isolated import Request, run_isolated
 
     options = {"threads": 3, **FORCED}
     result = run_isolated(Request("cpu-c17", "heat100.ci", HEAT_100, None, options), time_limit=120)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.run import RunRequest, run
 
 pytestmark = pytest.mark.needs_cc
 

@@ -33,8 +33,8 @@ from cint_ls.exec.c17.build import (
 )
 from cint_ls.exec.c17.host import emit
 from cint_ls.exec.executors import ExecutorUnavailable
-from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
 from cint_ls.ir.build import build
+from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
 
 pytestmark = [pytest.mark.needs_cc, pytest.mark.slow]  # each test compiles the run-time afresh
 

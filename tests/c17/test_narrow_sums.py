@@ -13,8 +13,8 @@ from cint_ls.analysis.types import IntType
 from cint_ls.exec.c17.emit import kernel as kernel_emitter
 from cint_ls.exec.c17.emit.ctypes import NARROW_ITEMS, is_narrow
 from cint_ls.exec.c17.host import emit
-from cint_ls.exec.run import RunRequest, run
 from cint_ls.ir.build import build
+from cint_ls.running.run import RunRequest, run
 
 pytestmark = pytest.mark.needs_cc
 

@@ -19,7 +19,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
 
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.run import RunRequest, run
 
 pytestmark = pytest.mark.needs_cc
 
@@ -196,7 +196,7 @@ def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
     assert json.loads(json.dumps(data)) == data
     _validates_as_the_run_result_s_report(data)
 
-    from cint_ls.exec.report import _bytes, render_run_report
+    from cint_ls.running.report import _bytes, render_run_report
 
     lines = render_run_report(data).splitlines()
     (head,) = [line for line in lines if line.startswith("report: cluster ")]
@@ -227,7 +227,7 @@ def test_a_faulting_dispatch_reports_the_tiles_that_came_back(cluster):
     back = [s for s in entry["tile_seconds"] if s is not None]
     assert len(back) == sum(entry["per_worker"].values()) >= entry["tiles_back"]
 
-    from cint_ls.exec.report import render_run_report
+    from cint_ls.running.report import render_run_report
 
     text = render_run_report(outcome.run_report())
     assert f"in 8 tiles, {entry['tiles_back']} came back;" in text

@@ -19,8 +19,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
 
-from cint_ls.exec.isolated import Request, run_isolated
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.isolated import Request, run_isolated
+from cint_ls.running.run import RunRequest, run
 
 pytestmark = pytest.mark.needs_cc
 

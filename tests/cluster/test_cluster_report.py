@@ -1,9 +1,9 @@
-"""The run report's text for dispatches that went to a cluster (exec/report.py), from
+"""The run report's text for dispatches that went to a cluster (running/report.py), from
 rows as cluster.py's TileRunner.attach leaves them: no Dask needed."""
 
 from __future__ import annotations
 
-from cint_ls.exec.report import render_run_report
+from cint_ls.running.report import render_run_report
 
 A, B = "tcp://10.0.0.2:40000", "tcp://10.0.0.1:40000"  # B sorts first: w1
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.run import RunRequest, run
 
 pytestmark = pytest.mark.needs_cc
 

@@ -9,8 +9,8 @@ from cuda_support import program_of
 
 from cint_ls.cli.main import main
 from cint_ls.exec.cuda.ptx import emit_module
-from cint_ls.exec.isolated import Request, run_isolated
-from cint_ls.exec.report import render
+from cint_ls.running.isolated import Request, run_isolated
+from cint_ls.running.report import render
 from cint_ls.syntax import SourceText
 
 
@@ -159,8 +159,8 @@ def test_a_driver_error_ends_the_run_with_exit_3(capsys, monkeypatch):
     in-process run of the façade, whose outcome the CLI then prints."""
     import cint_ls.cli.commands as commands
     import cint_ls.exec.cuda as cuda
-    from cint_ls.exec import run as facade
     from cint_ls.exec.cuda.simulator import SimulatedDevice
+    from cint_ls.running import run as facade
 
     monkeypatch.setattr(cuda, "SimulatedDevice", lambda order, seed: SimulatedDevice(fail_launch=1))
     monkeypatch.setattr(commands, "run_request",
@@ -178,7 +178,7 @@ def test_a_driver_error_ends_the_run_with_exit_3(capsys, monkeypatch):
 def test_gpu_cuda_runs_in_a_child_process(monkeypatch):
     """[ARCHITECTURE "Isolated runs"] a native executor never runs in the CLI's process."""
     import cint_ls.exec.cuda as cuda
-    from cint_ls.exec.run import RunRequest, run
+    from cint_ls.running.run import RunRequest, run
 
     def boom(*args, **kwargs):
         raise AssertionError("gpu-cuda ran in the calling process")

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from cint_ls.exec.cuda import probe
-from cint_ls.exec.run import RunRequest, executor_label, run
+from cint_ls.running.run import RunRequest, executor_label, run
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from cuda_support import program_of
 
 from cint_ls.exec.cuda import device_ready, probe
 from cint_ls.exec.cuda import run as run_cuda
-from cint_ls.exec.run import executor_label
+from cint_ls.running.run import executor_label
 
 fake_libcuda = cuda_support.fake_libcuda  # the fixture: a stand-in libcuda (cuda_support.py)
 

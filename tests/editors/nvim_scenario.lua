@@ -108,20 +108,20 @@ local function processes()
   return list
 end
 
--- The live run processes (`cint_ls.exec.isolated`) of the server whose command line has `mark`;
+-- The live run processes (`cint_ls.running.isolated`) of the server whose command line has `mark`;
 -- not the spare the server keeps started for the next Run while it waits (`--spare`, until it
 -- is named `cint-run`).
 local function run_children(mark)
   local servers, found = {}, {}
   local all = processes()
   for _, p in ipairs(all) do
-    if p.cmdline:find(mark, 1, true) and not p.cmdline:find('cint_ls.exec.isolated', 1, true) then
+    if p.cmdline:find(mark, 1, true) and not p.cmdline:find('cint_ls.running.isolated', 1, true) then
       servers[p.pid] = true
     end
   end
   for _, p in ipairs(all) do
     local waiting = p.cmdline:find('--spare', 1, true) and p.comm ~= 'cint-run'
-    if servers[p.ppid] and p.state ~= 'Z' and p.cmdline:find('cint_ls.exec.isolated', 1, true) and not waiting then
+    if servers[p.ppid] and p.state ~= 'Z' and p.cmdline:find('cint_ls.running.isolated', 1, true) and not waiting then
       table.insert(found, p.pid)
     end
   end

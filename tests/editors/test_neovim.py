@@ -106,8 +106,8 @@ def server_run_results() -> list[dict]:
     from unittest import mock
 
     import cint_ls.exec.cuda as cuda
-    from cint_ls.exec import run as facade
     from cint_ls.exec.cuda.simulator import SimulatedDevice
+    from cint_ls.running import run as facade
     from cint_ls.server.runs import run_program, run_result_json
     from cint_ls.server.settings import Settings
 

@@ -1,4 +1,4 @@
-"""`--executor auto` (exec/auto.py): what it chooses on a machine with and without a C
+"""`--executor auto` (running/auto.py): what it chooses on a machine with and without a C
 compiler or a GPU, what it learns from measured runs and keeps (the thresholds file),
 that an explicit executor is never overridden, and that the choice never changes a
 result (the conformance programs under auto give the reference's output)."""
@@ -13,8 +13,8 @@ import pytest
 from conftest import CONFORMANCE, conformance_case, conformance_programs, matches_expected
 
 from cint_ls.cli.main import main
-from cint_ls.exec import auto
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running import auto
+from cint_ls.running.run import RunRequest, run
 
 HEAT = CONFORMANCE / "heat_tour.ci"
 HEAT_OUTPUT = "after 40 steps: total=60150 center=1042 edge=72\n"

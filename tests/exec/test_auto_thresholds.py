@@ -1,4 +1,4 @@
-"""`auto`'s thresholds file (exec/auto.py, docs/cli.md "auto") as data from outside
+"""`auto`'s thresholds file (running/auto.py, docs/cli.md "auto") as data from outside
 (issue 28, finding 8): every value read is validated and anything absurd is ignored as if
 never learned; nothing absurd is written back; concurrent runs lose no update (a lock);
 a stuck lock or a directory in the file's place costs a run nothing and leaves nothing
@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from cint_ls.exec import auto
+from cint_ls.running import auto
 
 COMPILER = (True, "cc 12")
 GPU = (True, "a CUDA device")

@@ -2,7 +2,7 @@
 
 `cint run --executor cpu-c17` of an endless loop is killed with SIGINT, SIGTERM and
 SIGKILL; no process of the run survives. The run's processes are found by walking /proc
-for a `cint_ls.exec.isolated` command line whose environment holds a marker unique to
+for a `cint_ls.running.isolated` command line whose environment holds a marker unique to
 the test (the child inherits the CLI's environment), so a re-parented child is found too.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.isolated import PARENT_ENV, Request, run_isolated
+from cint_ls.running.isolated import PARENT_ENV, Request, run_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="walks /proc (Linux)")
 
@@ -44,7 +44,7 @@ def _survivors(marker: str) -> list[int]:
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-            if b"cint_ls.exec.isolated" not in cmdline:  # `-m cint_ls.exec.isolated`
+            if b"cint_ls.running.isolated" not in cmdline:  # `-m cint_ls.running.isolated`
                 continue
             environ = (entry / "environ").read_bytes().split(b"\0")
             if f"{MARKER}={marker}".encode() not in environ:
@@ -121,14 +121,14 @@ def test_the_child_of_an_interrupted_cpu_c17_run_dies(signum, tmp_path, warm_lib
 @pytest.mark.needs_cc
 def test_a_child_whose_parent_is_gone_ends_itself(tmp_path, warm_library):
     """The child's own backstop (no death signal involved): an intermediate process starts
-    `python -m cint_ls.exec.isolated` as run_isolated would, minus the death signal, hands
+    `python -m cint_ls.running.isolated` as run_isolated would, minus the death signal, hands
     it an endless loop and exits; the child notices the new parent and ends."""
     marker = uuid.uuid4().hex
     request = Request("cpu-c17", "loop.ci", LOOP).to_json()
     script = (
         "import os, subprocess, sys\n"
         f"env = {{**os.environ, {PARENT_ENV!r}: str(os.getpid())}}\n"
-        "child = subprocess.Popen([sys.executable, '-P', '-m', 'cint_ls.exec.isolated'], stdin=subprocess.PIPE,\n"
+        "child = subprocess.Popen([sys.executable, '-P', '-m', 'cint_ls.running.isolated'], stdin=subprocess.PIPE,\n"
         "                         stdout=subprocess.DEVNULL, env=env, start_new_session=True)\n"
         "child.stdin.write(sys.argv[1].encode()); child.stdin.close()\n"
         "print(child.pid, flush=True)\n"
@@ -159,7 +159,7 @@ def test_a_child_whose_parent_is_gone_ends_itself(tmp_path, warm_library):
 def test_a_child_started_after_its_parent_died_does_not_run(tmp_path):
     """$CINT_ISOLATED_PARENT names a process that is not the parent: the child ends at once."""
     env = {**os.environ, PARENT_ENV: "1" if os.getpid() != 1 else "2"}
-    child = subprocess.run([sys.executable, "-P", "-m", "cint_ls.exec.isolated"],
+    child = subprocess.run([sys.executable, "-P", "-m", "cint_ls.running.isolated"],
                            input=Request("cpu-sir-interp", "loop.ci", LOOP).to_json().encode(),
                            env=env, capture_output=True, timeout=60, start_new_session=True, check=False)
     assert child.returncode == -signal.SIGKILL and child.stdout == b""

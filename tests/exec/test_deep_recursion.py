@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.executors import ExecutorUnavailable, get
+from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.faults import CINT_RESOURCE, HOST_STACK, MAX_CALL_DEPTH
 from cint_ls.exec.interp.machine import Machine
-from cint_ls.exec.report import render
 from cint_ls.ir.build import build
+from cint_ls.running.executors import get
+from cint_ls.running.report import render
 from cint_ls.syntax.source import SourceText
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import CONFORMANCE
 
-from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
+from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
 
 
 def test_output_and_fault_cross_the_process_boundary():
@@ -56,7 +56,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture
 def spare():
-    import cint_ls.exec.isolated as isolated
+    import cint_ls.running.isolated as isolated
 
     isolated.keep_spare(True)
     try:

@@ -1,5 +1,5 @@
 """Issue 28, finding 5: a run cut short by its time limit keeps the output it printed
-before, capped while it runs (the first 1 MiB and the last lines: exec/isolated.py
+before, capped while it runs (the first 1 MiB and the last lines: running/isolated.py
 _Kept), and says it was cut, in the CLI, in the façade's outcome and in the server's
 run result. The output reaches the parent as it is printed: cpu-sir-interp through the
 executor's `write`, cpu-c17 from its run-time (rt/text.c, cint_ctx_stream_output)."""
@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from cint_ls.cli.main import main
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.run import RunRequest, run
 from cint_ls.server.runs import OUTPUT_LIMIT, run_program, run_result_json
 from cint_ls.server.settings import Settings
 
@@ -92,7 +92,7 @@ def test_a_flood_through_cint_run_keeps_the_first_mib_and_the_last_lines(tmp_pat
 def test_output_before_a_memory_limit_is_kept():
     """`cint run`'s runs keep all of cpu-c17's output in the child (no output limit): a
     flood ends at the memory limit, with the first 1 MiB and the last lines kept."""
-    from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
+    from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
 
     with pytest.raises(IsolatedRunError) as raised:
         run_isolated(Request("cpu-c17", "flood.ci", FLOOD, memory_limit=768 << 20), time_limit=60)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from cint_ls.exec.dispatch import MAX_WORK_ITEMS
-from cint_ls.exec.executors import ExecutorUnavailable, get
+from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.ir.build import build
+from cint_ls.running.executors import get
 
 BEYOND = """
 kernel k[n](I64 s, in I64[n] a, out I64 total) over [i: n, j: 4294967296, l: 4294967296] {

@@ -1,4 +1,4 @@
-"""Tests of fault reports, cint_ls.exec.report (LANGUAGE.md "Reports", SPEC-02P.1 5.6).
+"""Tests of fault reports, cint_ls.running.report (LANGUAGE.md "Reports", SPEC-02P.1 5.6).
 
 Each conformance case builds the FaultRecord by hand and checks the rendered report
 against the example's .out file: every line that is not `...` must match exactly and in
@@ -14,7 +14,7 @@ import pytest
 
 from cint_ls.analysis.types import I32, I64, FixedType
 from cint_ls.exec.faults import Address, FaultRecord, StackFrame, ViewDescriptor
-from cint_ls.exec.report import format_view, render, summary
+from cint_ls.running.report import format_view, render, summary
 from cint_ls.syntax.source import Position, SourceText, Span
 
 CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
@@ -224,7 +224,7 @@ def test_summary_lines():
 
 def test_a_long_line_is_shown_as_an_excerpt_around_the_column():
     """Issue 13 item 8: a fault on a 10,000-character line printed the whole line."""
-    from cint_ls.exec.run import RunRequest, run
+    from cint_ls.running.run import RunRequest, run
     from cint_ls.syntax.report import MAX_EXCERPT
 
     text = ("void go() { I64 x = 9223372036854775807; I64 y = 0; " + "y = y +% 1; " * 1000

@@ -1,4 +1,4 @@
-"""A run that starts from an exported function (`RunRequest.function`, exec/run.py
+"""A run that starts from an exported function (`RunRequest.function`, running/run.py
 `with_entry`): the same outcome on every executor, in and out of a child process, and a
 one-line error for a function no run can start from."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from cint_ls.exec.executors import available
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.executors import available
+from cint_ls.running.run import RunRequest, run
 
 PROGRAM = """kernel bump[n](inout I64[n] a) over [i: n] {
     a[i] = a[i] + 1;

@@ -9,7 +9,7 @@ import time
 import pytest
 from conftest import CONFORMANCE
 
-from cint_ls.exec.isolated import IsolatedRunError, Request, run_isolated
+from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
 
 LOOP = "void f() { while (true) { } }\nf();\n"
 HEAT = (CONFORMANCE / "heat_e1.ci").read_text()

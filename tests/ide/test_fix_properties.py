@@ -33,7 +33,7 @@ import pytest
 from ide_support import CONFORMANCE, doc_of
 
 from cint_ls import ide
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.run import RunRequest, run
 from cint_ls.syntax.parser import _parser
 
 FUEL = 1_000_000  # each program here needs a few hundred; a fix that loops stops here

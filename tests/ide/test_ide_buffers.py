@@ -9,8 +9,8 @@ from ide_support import CONFORMANCE, find_offset
 
 from cint_ls import ide
 from cint_ls.analysis import check
-from cint_ls.exec.run import RunRequest, run
 from cint_ls.ide.document import Document
+from cint_ls.running.run import RunRequest, run
 from cint_ls.syntax import buffer_path, module_name, parse_source
 
 HEAT = (CONFORMANCE / "heat_e1.ci").read_text()

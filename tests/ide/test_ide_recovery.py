@@ -9,7 +9,7 @@ from ide_support import doc_of
 from test_ide_actions import apply
 
 from cint_ls import ide
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.run import RunRequest, run
 
 INTENDED = """void go() {
     I64 x = 1;

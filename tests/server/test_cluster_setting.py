@@ -13,7 +13,7 @@ import pytest
 from lsp_support import open_document, server_fixture, uri_of, wait_for
 from lsprotocol import types as lsp
 
-from cint_ls.exec.run import RunRequest, run
+from cint_ls.running.run import RunRequest, run
 from cint_ls.server.settings import Settings, parse_settings
 
 # 256 × 256 = 65,536 work-items per dispatch: cpu-c17's least dispatch for a cluster (cluster.CLUSTER_MIN)

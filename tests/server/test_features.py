@@ -8,8 +8,8 @@ import pytest
 from lsp_support import at, conformance, doc_id, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 
-from cint_ls.exec.run import executor_label
 from cint_ls.ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS
+from cint_ls.running.run import executor_label
 from cint_ls.server.runs import implemented_executors
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -155,7 +155,7 @@ RUN_PRINT = {"command": "cint.run", "arguments": [URI, "cpu-sir-interp"]}
 
 def _spare_after_a_run(server) -> list[int]:
     """Initialize, run a program that prints, and wait for the child the server starts
-    for the next Run (exec/isolated.py, keep_spare): its pid, alone."""
+    for the next Run (running/isolated.py, keep_spare): its pid, alone."""
     server.initialize()
     _open(server, 'void f() { "x\\n"; }\nf();\n')
     assert server.call("workspace/executeCommand", RUN_PRINT)["result"]["output"] == "x\n"

@@ -146,7 +146,7 @@ async def test_gpu_cuda_says_when_it_is_simulated(client):
 
 
 async def test_the_plain_run_lens_runs_where_auto_chooses(client):
-    from cint_ls.exec.auto import compiler_status
+    from cint_ls.running.auto import compiler_status
 
     uri = uri_of("lens_plain_run")
     await open_document(client, uri, PROGRAM)

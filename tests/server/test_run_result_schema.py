@@ -14,8 +14,8 @@ import pytest
 from conftest import CONFORMANCE
 
 from cint_ls.cli.main import main
-from cint_ls.exec import run as facade
-from cint_ls.exec.run import RunRequest
+from cint_ls.running import run as facade
+from cint_ls.running.run import RunRequest
 from cint_ls.server.runs import run_program, run_result_json
 from cint_ls.server.settings import Settings
 

@@ -10,9 +10,9 @@ from lsprotocol import types as lsp
 
 from cint_ls.analysis.types import I64
 from cint_ls.exec.faults import Address, FaultRecord, StackFrame
-from cint_ls.exec.run import RunOutcome
 from cint_ls.exec.runtime import RunResult
 from cint_ls.ide.document import Document
+from cint_ls.running.run import RunOutcome
 from cint_ls.server import convert, heap
 from cint_ls.server.handlers import Route, serve
 from cint_ls.server.handlers.features import minimal_edit
@@ -157,7 +157,7 @@ def first_difference(a: RunOutcome, b: RunOutcome) -> str | None:
 
 
 def test_compare():
-    """The server's Compare goes through the one comparer (exec.compare)."""
+    """The server's Compare goes through the one comparer (running.compare)."""
     a, b = _outcome("cpu-sir-interp"), _outcome("cpu-c17")
     assert first_difference(a, b) is None
     assert "line 2" in first_difference(_outcome("x", "1\n2\n"), _outcome("y", "1\n3\n"))

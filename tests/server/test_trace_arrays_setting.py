@@ -83,7 +83,7 @@ def test_vscode_contributes_the_settings_as_the_server_reads_them():
     import re
     from pathlib import Path
 
-    from cint_ls.exec.trace import ARRAY_LIMIT, ArraySelection
+    from cint_ls.exec.selection import ARRAY_LIMIT, ArraySelection
     from cint_ls.server.settings import TRACE_ARRAY_LIMIT
 
     manifest = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "package.json"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.run import RunRequest, run
-from cint_ls.exec.trace import ArraySelection, fault_map, records
+from cint_ls.running.run import RunRequest, run
+from cint_ls.running.trace import ArraySelection, fault_map, records
 
 pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("cc", "gcc", "clang")), reason="no C compiler")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.report import render_run_report
-from cint_ls.exec.run import RunRequest, run
-from cint_ls.exec.trace import ArraySelection, records
+from cint_ls.running.report import render_run_report
+from cint_ls.running.run import RunRequest, run
+from cint_ls.running.trace import ArraySelection, records
 
 CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
 HEAT_TOUR = CONFORMANCE / "heat_tour.ci"
@@ -116,7 +116,7 @@ def test_the_pages_hover_shows_the_copies():
     import re
     import subprocess
 
-    from cint_ls.exec.trace_page import render_page
+    from cint_ls.running.trace_page import render_page
 
     page = render_page([{"type": "run", "format": "cint-trace", "version": 1, "executor": "gpu-cuda", "outcome": "x"}])
     functions = "".join(re.search(r"^function " + name + r"\(.*?^}$", page, flags=re.S | re.M).group(0) + "\n"

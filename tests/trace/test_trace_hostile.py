@@ -14,8 +14,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from cint_ls.cli import trace as trace_cli
 from cint_ls.cli.main import main
-from cint_ls.exec.trace import TraceError, read_trace
-from cint_ls.exec.trace_page import render_page
+from cint_ls.running.trace import TraceError, read_trace
+from cint_ls.running.trace_page import render_page
 from cint_ls.server.handlers.commands import trace_page
 
 RUN = {"type": "run", "format": "cint-trace", "version": 1, "executor": "cpu-sir-interp", "outcome": "finished",

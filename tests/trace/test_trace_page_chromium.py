@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.run import RunRequest, run
-from cint_ls.exec.trace import ArraySelection, records
-from cint_ls.exec.trace_page import render_page
+from cint_ls.running.run import RunRequest, run
+from cint_ls.running.trace import ArraySelection, records
+from cint_ls.running.trace_page import render_page
 
 CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
 SHOTS = os.environ.get("CINT_TRACE_SHOTS")  # a directory to keep the screenshots in (docs/images)

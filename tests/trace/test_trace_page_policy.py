@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from cint_ls.exec import trace_page
-from cint_ls.exec.trace_page import render_page
+from cint_ls.running import trace_page
+from cint_ls.running.trace_page import render_page
 
 NONCE = "n0nceN0NCEn0nce_-AB"
 RUN = {"type": "run", "format": "cint-trace", "version": 1, "role": "run", "file": "t.ci", "executor": "cpu-sir-interp",

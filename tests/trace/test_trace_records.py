@@ -1,4 +1,4 @@
-"""The trace of a run (exec/trace.py, docs/trace.md): its lines on every executor, the
+"""The trace of a run (running/trace.py, docs/trace.md): its lines on every executor, the
 CLI's --trace / --trace-html / --trace-arrays and `cint trace`, and bad input."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.run import RunRequest, run
-from cint_ls.exec.trace import ArraySelection, TraceError, read_trace, records
-from cint_ls.exec.trace_page import render_page
+from cint_ls.running.run import RunRequest, run
+from cint_ls.running.trace import ArraySelection, TraceError, read_trace, records
+from cint_ls.running.trace_page import render_page
 
 CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
 HEAT_TOUR = CONFORMANCE / "heat_tour.ci"

@@ -4,16 +4,20 @@ into a shared library and run on the host, every kernel one work-item at a time.
 `emit` translates the IR to C (deterministic), `rt/` is the C run-time it links with
 (exact arithmetic, fault records, the dispatch protocol), `build` compiles with a cache,
 `host` loads the library with cffi and runs it (with `trace`, the boundaries that
-`exec.compare` checks against the reference), `describe` runs one work-item again for gpu-cuda
+`running.compare` checks against the reference), `describe` runs one work-item again for gpu-cuda
 (`describe_work_item`, SPEC-02P.1 10.6). README.md documents the design and the ABI.
 """
 
-from ..executors import Executor, ExecutorUnavailable, register
+from ...ir import nodes as ir
+from ...ir.build import Build
+from ...syntax import Diagnostic
+from ..executors import ExecutorUnavailable, Write
+from ..runtime import RunResult
 from .describe import describe_work_item
 from .host import EXECUTOR, run
 
 
-def emit_text(program) -> str:
+def emit_text(program: ir.Program) -> str:
     """The C17 that cpu-c17 compiles (`cint emit-c`): deterministic."""
     from .emit import EmitError, emit_program
 
@@ -25,7 +29,7 @@ def emit_text(program) -> str:
 
 def ready() -> tuple[bool, str]:
     """(whether there is a C compiler to run with, its name or why not): `--executor
-    auto`'s question (exec/auto.py), answered as `build.find_compiler` finds one."""
+    auto`'s question (running/auto.py), answered as `build.find_compiler` finds one."""
     from .build import find_compiler
 
     try:
@@ -35,7 +39,30 @@ def ready() -> tuple[bool, str]:
     return True, compiler.version or compiler.name
 
 
-register(Executor(EXECUTOR, "C17 through the system C compiler (gcc or clang)", run, native=True,
-                  options={"emit": emit_text, "compiles": True, "ready": ready}))
+class C17:
+    """cpu-c17 as an `Executor` (exec/executors.py)."""
 
-__all__ = ["EXECUTOR", "describe_work_item", "run"]
+    name = EXECUTOR
+    description = "C17 through the system C compiler (gcc or clang)"
+    native = True
+    compiles = True
+
+    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: dict) -> RunResult:
+        return run(program, fuel, write, options)
+
+    def admit(self, built: Build) -> Diagnostic | None:
+        return None  # beyond its limits it says so when it translates (host.Untranslatable)
+
+    def emit(self, program: ir.Program) -> str:
+        return emit_text(program)
+
+    def ready(self, timeout: float | None = None) -> tuple[bool, str]:
+        return ready()
+
+    def simulated(self) -> bool:
+        return False
+
+
+executor = C17()
+
+__all__ = ["EXECUTOR", "describe_work_item", "executor", "run"]

@@ -38,7 +38,7 @@ TILES_PER_WORKER = 2
 MAX_LOCAL_WORKERS = 64
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler, and for its first worker
 # Seconds before the run's time limit at which a wait on the cluster gives up: its one
-# line then reaches the parent before the parent stops the run (exec/isolated.py).
+# line then reaches the parent before the parent stops the run (running/isolated.py).
 LIMIT_MARGIN = 1.0
 TIME_LIMIT_SETTING = "the run's time limit bounds it: --time-limit, cint.run.timeLimit in the editors"
 
@@ -268,7 +268,7 @@ class TileRunner:
     tile_seconds: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     # dispatch number -> what its row of the run report says (`attach`; the rows:
-    # RunResult.dispatch_log, rendered by exec/report.py)
+    # RunResult.dispatch_log, rendered by running/report.py)
     rows: dict = field(default_factory=dict)
     minimum: int = CLUSTER_MIN
     per_worker_tiles: int = TILES_PER_WORKER

@@ -7,7 +7,7 @@ outcome of one thread: option `threads` (default: the cores this process may run
 `os.sched_getaffinity`), each thread with the entry thread's stack.
 
 The library is native code: a defect in it can crash the process, so the CLI and the
-language server run cpu-c17 in a child process (cint_ls/exec/isolated.py), which calls
+language server run cpu-c17 in a child process (cint_ls/running/isolated.py), which calls
 `run` here.
 """
 
@@ -22,8 +22,8 @@ from ...ir import nodes as ir
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
+from ..selection import current_selection
 from ..stages import RUNNING, output_stream, reached
-from ..trace import current_selection
 from .build import RT_DIR, build_library
 from .emit import EmitError, emit_program
 from .pictures import Pictures
@@ -166,11 +166,11 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     dispatch in RunResult.dispatch_log, for `cint run --report`), `stack_size` (bytes of
     the threads that run the entry and its work-items), `threads`, `parallel_min`,
     `chunk_min` (`thread_options`). With the trace's selection of arrays around the run
-    (exec/trace.py `selected_arrays`), the rows also hold their pictures (pictures.py)."""
+    (exec/selection.py `selected_arrays`), the rows also hold their pictures (pictures.py)."""
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
     library = build_library(emit(program))
-    selection = current_selection()  # pictures of arrays for the trace (exec/trace.py, pictures.py)
+    selection = current_selection()  # pictures of arrays for the trace (exec/selection.py, pictures.py)
     pictures = None if selection is None else Pictures(program, selection)
     tiles = None
     # The time limit of an isolated run counts from here (exec/stages.py): reaching the
@@ -263,7 +263,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
         boundaries.append(Boundary(None, kept + more, consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
-        if more:  # past the bytes kept (stream[1]): as exec.run.cap_output says it
+        if more:  # past the bytes kept (stream[1]): as running.run.cap_output says it
             result.notes.append(f"output truncated after {stream[1]} bytes (the program printed {kept + more})")
         if report:
             result.dispatch_log = _records(ffi, lib, ctx)
@@ -318,10 +318,10 @@ def _records(ffi, lib, ctx) -> list[dict]:
         rows.append({"number": int(r.number), "kernel": ffi.string(r.kernel).decode("utf-8", "replace"),
                      "work_items": None if r.work_items < 0 else int(r.work_items), "threads": int(r.threads),
                      "seconds": int(r.nanoseconds) / 1e9, "fuel": int(r.fuel),
-                     # for the trace (exec/trace.py): start from the first dispatch's, the over extents
+                     # for the trace (running/trace.py): start from the first dispatch's, the over extents
                      "start": (int(r.started_ns) - origin) / 1e9,
                      "space": [int(r.over[d]) for d in range(r.nover)] if r.work_items >= 0 else None,
-                     # which work-items ran (the trace's fault map, exec/trace.py): on one thread in
+                     # which work-items ran (the trace's fault map, running/trace.py): on one thread in
                      # ascending order, stopping at the first fault; in chunks (the pool, a
                      # cluster's tiles: rt/pool.c) all below the canonical fault, the others unknown
                      "order": "ascending" if int(r.ran) == RAN_SERIAL else "chunks"})

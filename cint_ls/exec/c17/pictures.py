@@ -1,7 +1,7 @@
 """The trace's pictures of cpu-c17's arrays (`cint run --trace-arrays`, docs/trace.md).
 
 cpu-c17 keeps its arrays in its C run-time. With pictures asked for (the selection of
-exec/trace.py, `current_selection`), host.py sets an observer on the run's context
+exec/selection.py, `current_selection`), host.py sets an observer on the run's context
 (`cint_ctx_set_observer`, rt/host.c): rt/dispatch.c calls it after each dispatch that
 published, off the dispatch's recorded time, with the kernel's qualified name, the
 dispatch's number and its arguments, the views the program passed. `Pictures.observe`
@@ -12,14 +12,14 @@ view's index tuples, a fixed-point element its stored integer, a Bool 0 or 1. Wi
 a selection no observer is set and the run-time pays nothing.
 
 The rows go into RunResult.dispatch_log (`attach`), which crosses the isolation
-boundary of exec/isolated.py as JSON like the interpreter's.
+boundary of running/isolated.py as JSON like the interpreter's.
 """
 
 from __future__ import annotations
 
 from ...ir import nodes as ir
 from ..runtime import DISPATCH_LOG_LIMIT
-from ..trace import ArraySelection
+from ..selection import ArraySelection
 
 # The element layout of the run-time (rt/cint_rt.h): a type code's bits, signedness,
 # Bool flag; a value of up to 64 bits is the <stdint.h> type of its width, a wider one

@@ -14,13 +14,13 @@ Options (all optional; JSON values, so an isolated run can pass them):
   "shuffled" (by `seed`), each thread to completion; "interleaved" (by `seed`) or
   "adversarial", the threads of a launch interleaved at every global access;
 - `max_launch`: work-items per launch (a dispatch larger than this is split);
-- `trace`: record the boundaries of a comparison (`RunResult.trace`, exec/compare.py);
+- `trace`: record the boundaries of a comparison (`RunResult.trace`, running/compare.py);
 - `report`: a row per dispatch in `RunResult.dispatch_log` (its launches, its time);
 - `param_space`: bytes of entry parameters beyond which a kernel takes its parameters
   in an argument block in device memory (4096, the PTX limit; tests lower it).
 
 Admission happens before `run`, where the checked module is at hand (`admission.admit`,
-also registered as `Executor.options["admit"]`): a program with a refused construct
+also the executor's `admit`): a program with a refused construct
 never reaches the emitter. If one does, the emitter's `EmitError` becomes a one-line
 `ExecutorUnavailable`.
 """
@@ -30,7 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir import nodes as ir
-from ..executors import Executor, ExecutorUnavailable, register
+from ...ir.build import Build
+from ...syntax import Diagnostic
+from ..executors import ExecutorUnavailable, Write
 from ..runtime import RunResult
 from ..stages import RUNNING, reached
 from ..words import counted
@@ -55,7 +57,7 @@ class CudaOptions:
     seed: int = 0
     max_launch: int = DEFAULT_MAX_LAUNCH
     param_space: int = PARAM_SPACE  # bytes of entry parameters before an argument block (tests lower it)
-    trace: bool = False  # the boundaries of a comparison in RunResult.trace (exec/compare.py)
+    trace: bool = False  # the boundaries of a comparison in RunResult.trace (running/compare.py)
     report: bool = False  # a row per dispatch in RunResult.dispatch_log (cint run --report)
     host: str = "auto"  # "c" (rt/gpu_host.c), "python" (host.py), auto: C where there is a C compiler
 
@@ -218,10 +220,6 @@ def run_on_python_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx:
     return result
 
 
-def _run(program: ir.Program, fuel, write, options) -> RunResult:
-    return run(program, fuel, write, options)
-
-
 def emit_text(program: ir.Program) -> str:
     """The PTX module gpu-cuda loads (`cint emit-ptx`); empty for a program without kernels."""
     return compile_program(program).text if program.kernels else ""
@@ -229,7 +227,7 @@ def emit_text(program: ir.Program) -> str:
 
 def device_ready(timeout: float | None = None) -> tuple[bool, str]:
     """(whether a CUDA device is present, what it is or why not), once the probe has
-    answered (at most `timeout` seconds): `--executor auto`'s question (exec/auto.py).
+    answered (at most `timeout` seconds): `--executor auto`'s question (running/auto.py).
     The simulated device does not count."""
     from . import probe
 
@@ -241,10 +239,31 @@ def device_ready(timeout: float | None = None) -> tuple[bool, str]:
     return True, "a CUDA device"
 
 
-register(Executor(EXECUTOR, "the work-item phase on an NVIDIA GPU (PTX through the CUDA driver API), "
-                            "or on the simulated device", _run, native=True,
-                  options={"admit": admit_build, "emit": emit_text, "simulated": simulated_reason,
-                           "compiles": True, "device_ready": device_ready}))
+class Cuda:
+    """gpu-cuda as an `Executor` (exec/executors.py)."""
 
-__all__ = ["CudaOptions", "DEVICES", "EXECUTOR", "device_note", "admit", "admit_build", "compile_program",
+    name = EXECUTOR
+    description = "the work-item phase on an NVIDIA GPU (PTX through the CUDA driver API), or on the simulated device"
+    native = True
+    compiles = True
+
+    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: dict) -> RunResult:
+        return run(program, fuel, write, options)
+
+    def admit(self, built: Build) -> Diagnostic | None:
+        return admit_build(built)
+
+    def emit(self, program: ir.Program) -> str:
+        return emit_text(program)
+
+    def ready(self, timeout: float | None = None) -> tuple[bool, str]:
+        return device_ready(timeout)
+
+    def simulated(self) -> bool:
+        return simulated_reason() is not None
+
+
+executor = Cuda()
+
+__all__ = ["CudaOptions", "DEVICES", "EXECUTOR", "device_note", "admit", "admit_build", "compile_program", "executor",
            "open_device", "run", "DeviceError"]

@@ -43,5 +43,5 @@ def admit(checked: CheckedModule) -> Diagnostic | None:
 
 
 def admit_build(built) -> Diagnostic | None:
-    """`admit` for a `cint_ls.ir.build.Build` (the hook `Executor.options["admit"]`)."""
+    """`admit` for a `cint_ls.ir.build.Build` (gpu-cuda's `Executor.admit`)."""
     return admit(built.checked)

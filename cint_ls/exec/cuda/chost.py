@@ -41,8 +41,8 @@ from ..c17.pictures import Pictures
 from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import RunResult
+from ..selection import current_selection
 from ..stages import RUNNING, reached
-from ..trace import current_selection
 from .device import Device, DeviceError
 from .ptx import PtxModule
 from .status import HOST_DIVERGENCE, HOST_RESOURCE, HostStatus
@@ -269,7 +269,7 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
     if ctx == ffi.NULL:
         raise MemoryError("the gpu-cuda run exceeded its memory limit")
-    selection = current_selection()  # the trace's pictures of arrays (exec/trace.py), as cpu-c17 takes them
+    selection = current_selection()  # the trace's pictures of arrays (exec/selection.py), as cpu-c17 takes them
     pictures = None if selection is None else Pictures(program, selection)
     try:
         lib.cint_gpu_attach(ctx, g)

@@ -6,7 +6,7 @@ running k again on the host completes: the executor is defective).
 
 The boundary record travels in `RunResult.fault` in the one FaultRecord shape, with the
 code `CINT_RESOURCE`, no operands, the dispatch as position and address (phase 1, no
-work-item) and the observations in `details`; `exec.report` prints it like a fault.
+work-item) and the observations in `details`; `running.report` prints it like a fault.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ class Machine:
     def __init__(self, program: ir.Program, fuel: int | None = None,
                  write: Callable[[str], object] | None = None, trace: bool = False) -> None:
         self.program = program
-        # With `trace`, a boundary after each published dispatch (exec/compare.py).
+        # With `trace`, a boundary after each published dispatch (running/compare.py).
         self.boundaries: list[Boundary] | None = [] if trace else None
         self.output_bytes = 0
         self.fuel = Fuel(fuel)

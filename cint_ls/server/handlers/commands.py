@@ -15,11 +15,11 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ...exec.run import AUTO, RunOutcome
-from ...exec.trace import TraceError, checked_lines
-from ...exec.trace_page import NONCE, render_page
 from ...ide.diagnostics import module_refusals
 from ...ide.lenses import SHOW_REFUSAL, entry_functions
+from ...running.run import AUTO, RunOutcome
+from ...running.trace import TraceError, checked_lines
+from ...running.trace_page import NONCE, render_page
 from .. import convert
 from ..pinned import held, hold, pin
 from ..runs import compare_executors, run_program, run_result_json
@@ -80,7 +80,7 @@ async def execute_command(session: Session, params: lsp.ExecuteCommandParams) ->
 
 def trace_page(lines: Any, options: Any = None) -> dict:
     """`cint.tracePage` [uri, trace, {nonce}?]: the self-contained HTML page
-    (exec/trace_page.py) of a run result's `trace`, as {"html": ...}; with `nonce`, the
+    (running/trace_page.py) of a run result's `trace`, as {"html": ...}; with `nonce`, the
     page's policy lets run only its own elements, which carry it (an editor's webview
     shows it as it is). A trace that is not one, checked line by line against the format
     as `cint trace` checks a file, is InvalidParams with the line's number."""

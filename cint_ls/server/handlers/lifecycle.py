@@ -29,7 +29,7 @@ OWN_CLIENTS = ("cint-vscode",)
 
 def initialize(session: Session, params: lsp.InitializeParams) -> None:
     check_client_version(session, params.client_info)
-    # After each Run a child is started for the next one (exec/isolated.py): a Run of a
+    # After each Run a child is started for the next one (running/isolated.py): a Run of a
     # cached program then takes no interpreter start and imports.
     keep_spare(True)
     if params.initialization_options is not None:

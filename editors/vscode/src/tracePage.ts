@@ -2,7 +2,7 @@
  *
  * The server's `cint/runResult` has `trace` (the lines of `cint run --trace`, docs/trace.md),
  * and the command `cint.tracePage` [uri, trace] answers the self-contained page, `{html}`
- * (cint_ls/exec/trace_page.py: the trace inlined, the script and styles inline, nothing
+ * (cint_ls/running/trace_page.py: the trace inlined, the script and styles inline, nothing
  * fetched). A webview shows it with a Content-Security-Policy that lets only the page's own
  * inline script and style run: a fresh nonce, sent with the command (`[uri, trace, {nonce}]`),
  * which the server puts on each of the page's `<script>` and `<style>` elements (never

@@ -334,15 +334,15 @@ function processes() {
   return list;
 }
 
-/** The live run processes (`cint_ls.exec.isolated`, in sessions of their own) of the
+/** The live run processes (`cint_ls.running.isolated`, in sessions of their own) of the
  * cint-ls servers that code-server (session E2E_SESSION) started; not the spare a server
  * keeps started for the next Run while it waits (`--spare`, until it is named `cint-run`). */
 function runProcesses() {
   const all = processes();
   const servers = new Set(all.filter((p) => p.session === SESSION && /cint_ls[./]server|cint-ls/.test(p.cmdline)
-    && !p.cmdline.includes("cint_ls.exec.isolated")).map((p) => p.pid));
+    && !p.cmdline.includes("cint_ls.running.isolated")).map((p) => p.pid));
   const waiting = (p) => p.cmdline.includes("--spare") && p.comm !== "cint-run";
-  return all.filter((p) => servers.has(p.ppid) && p.state !== "Z" && p.cmdline.includes("cint_ls.exec.isolated")
+  return all.filter((p) => servers.has(p.ppid) && p.state !== "Z" && p.cmdline.includes("cint_ls.running.isolated")
     && !waiting(p));
 }
 

@@ -46,7 +46,7 @@ function runChildren(parent) {
       const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8");
       const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const waiting = cmdline.includes("--spare") && comm !== "cint-run";
-      if (ppid === parent && cmdline.includes("cint_ls.exec.isolated") && !waiting) {
+      if (ppid === parent && cmdline.includes("cint_ls.running.isolated") && !waiting) {
         found.push(Number(name));
       }
     } catch {

@@ -7,10 +7,10 @@ machine has and, where a GPU could take the run, by measurement (docs/cli.md, "a
 The candidates, in order:
 
 - gpu-cuda, only when a CUDA device is present (not the simulated device: the
-  executor's `device_ready` option, exec/cuda/probe.py), gpu-cuda admits the program
+  executor's `ready`, exec/cuda/probe.py), gpu-cuda admits the program
   (its capability profile), and the measurements say the GPU wins at the size of the
   program's dispatches;
-- cpu-c17, when a C compiler is found (the executor's `ready` option: as cpu-c17 finds
+- cpu-c17, when a C compiler is found (the executor's `ready`: as cpu-c17 finds
   it, `$CC`, else `cc`, `gcc`, `clang`);
 - cpu-sir-interp otherwise.
 
@@ -54,8 +54,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from .dispatch import MAX_WORK_ITEMS
-from .executors import ExecutorUnavailable, get
+from ..exec.dispatch import MAX_WORK_ITEMS
+from ..exec.executors import ExecutorUnavailable
+from .executors import get
 
 T = TypeVar("T")
 
@@ -95,24 +96,18 @@ class Decision:
 def compiler_status() -> tuple[bool, str]:
     """(whether cpu-c17 can compile here, the compiler or why not)."""
     try:
-        ready = get(C17).options.get("ready")
+        return get(C17).ready()
     except ExecutorUnavailable as error:
         return False, str(error)
-    if ready is None:
-        return True, "cpu-c17"
-    return ready()
 
 
 def gpu_status(timeout: float | None = PROBE_TIMEOUT) -> tuple[bool, str]:
     """(whether a CUDA device is present, its description or why not). The simulated
     device does not count."""
     try:
-        ready = get(GPU).options.get("device_ready")
+        return get(GPU).ready(timeout)
     except ExecutorUnavailable as error:
         return False, str(error)
-    if ready is None:
-        return False, "gpu-cuda cannot say whether a device is present"
-    return ready(timeout)
 
 
 def _cpu_model() -> str:

@@ -30,6 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from ..exec.executors import ExecutorUnavailable
+from ..exec.runtime import RunResult
+from ..exec.selection import selected_arrays
+from ..exec.stages import RUNNING, reached
 from ..ir import nodes as ir
 from ..ir.build import Build, build
 from ..syntax import Diagnostic, SourceText
@@ -37,12 +41,10 @@ from ..syntax.report import diagnostic_line
 from . import auto as auto_executor
 from .auto import AUTO, Decision
 from .compare import Comparison, compare
-from .executors import Executor, ExecutorUnavailable, get
+from .executors import get
 from .isolated import IsolatedRunError, Request, run_isolated
 from .report import device_of, render, summary
-from .runtime import RunResult
-from .stages import RUNNING, reached
-from .trace import copies_of, selected_arrays
+from .trace import copies_of
 
 REFERENCE = "cpu-sir-interp"
 # How cpu-c17's refusal of a program beyond its limits begins (c17/host.py, Untranslatable).
@@ -67,7 +69,7 @@ class RunRequest:
     function: str | None = None  # run this exported function instead of the top-level statements
     stage: Callable[[str], object] | None = None  # told each stage of an isolated run (stages.py)
     report: bool = False  # record each dispatch (RunResult.dispatch_log) for RunOutcome.run_report
-    # Pictures of 2-D out/inout arrays after each dispatch for the trace (exec/trace.py,
+    # Pictures of 2-D out/inout arrays after each dispatch for the trace (running/trace.py,
     # ArraySelection.to_json); implies `report`.
     trace_arrays: dict | None = None
     learn: bool = True  # auto: keep what the run measured (auto.learn); tests and benchmarks say no
@@ -187,10 +189,10 @@ def executor_label(name: str) -> str:
     will take place on the simulated device (the executor's `simulated` option, a quick
     forecast)."""
     try:
-        forecast = get(name).options.get("simulated")
+        simulated = get(name).simulated()
     except ExecutorUnavailable:
         return name
-    return f"{name} (simulated)" if forecast is not None and forecast() else name
+    return f"{name} (simulated)" if simulated else name
 
 
 class NoSuchEntry(ValueError):
@@ -229,28 +231,21 @@ class Refused(ExecutorUnavailable):
     """The executor does not build this program (its capability profile refuses it)."""
 
 
-def _admission(executor: Executor, built: Build) -> Diagnostic | None:
-    admit = executor.options.get("admit")
-    return admit(built) if admit is not None else None
-
-
 def refusal(built: Build, executor_name: str) -> Diagnostic | None:
     """The executor's build error for the program (gpu-cuda: the first construct its
     capability profile refuses), or None. Raises ExecutorUnavailable for an unknown name."""
-    return _admission(get(executor_name), built)
+    return get(executor_name).admit(built)
 
 
 def emitted(built: Build, executor_name: str) -> str:
     """The code the executor builds from the program (cpu-c17: C17, gpu-cuda: PTX).
     Raises ExecutorUnavailable (Refused when the executor refuses the program)."""
     executor = get(executor_name)
-    emit = executor.options.get("emit")
-    if emit is None:
-        raise ExecutorUnavailable(f"{executor_name} emits no code")
-    found = _admission(executor, built)
+    found = executor.admit(built)
     if found is not None:
         raise Refused(found.message)
-    return emit(built.program)
+    assert built.program is not None, "only a program without translation errors is emitted"
+    return executor.emit(built.program)
 
 
 def cap_output(result: RunResult, limit: int | None) -> RunResult:
@@ -273,11 +268,11 @@ def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
     Raises ExecutorUnavailable (Refused for a program the executor refuses) and
     NoSuchEntry."""
     executor = get(executor_name)
-    refusal = _admission(executor, built)
+    refusal = executor.admit(built)
     if refusal is not None:
         raise Refused(refusal.message)
     program = with_entry(built, function)
-    if not executor.options.get("compiles"):
+    if not executor.compiles:
         reached(RUNNING)  # an executor that compiles reports it once compiled
     with selected_arrays(options) as plain:
         return executor.run(program, fuel, write, plain)
@@ -291,7 +286,7 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
     except ExecutorUnavailable as error:
         outcome.error = str(error)
         return outcome
-    refusal = _admission(executor, built)
+    refusal = executor.admit(built)
     if refusal is not None:
         outcome.diagnostics, outcome.refused = [refusal], True
         return outcome

@@ -1,4 +1,4 @@
-"""The trace page: one self-contained HTML file drawn from a trace (exec/trace.py).
+"""The trace page: one self-contained HTML file drawn from a trace (running/trace.py).
 
 No network and nothing fetched: the trace's lines are inlined as JSON, the script and
 the styles are inline, and everything is drawn on canvases by the page itself. It shows

@@ -42,11 +42,11 @@ Formats this project chose where the spec shows none (tested in tests/exec/test_
 
 from __future__ import annotations
 
+from ..exec.faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, TypedValue, ViewDescriptor
+from ..exec.words import counted
 from ..syntax.report import display_path, frame, gutter_width
 from ..syntax.source import SourceText
 from ..vocabulary.values import format_exact, format_typed
-from .faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, TypedValue, ViewDescriptor
-from .words import counted
 
 
 def _typed(value: TypedValue | None) -> str:

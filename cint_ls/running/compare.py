@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .faults import FaultRecord
-from .runtime import Boundary, RunResult
+from ..exec.faults import FaultRecord
+from ..exec.runtime import Boundary, RunResult
 
 # The order in which the fields of two records are compared (the first that differs
 # is the one reported); `details` (executor notes) and the fuel (compared as the run's)

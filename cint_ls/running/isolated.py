@@ -30,7 +30,7 @@ so a Run of a cached program does not wait for an interpreter's start and its im
 when it was started under the same environment, working directory and memory limit as
 the run would be; it is killed with the others, and when the spare is turned off.
 
-    python -m cint_ls.exec.isolated  < request.json  > result.json
+    python -m cint_ls.running.isolated  < request.json  > result.json
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .faults import FaultRecord
-from .runtime import RunResult
-from .stages import COMPILING, RUNNING, STAGES, WAITING, listen, reached
+from ..exec.faults import FaultRecord
+from ..exec.runtime import RunResult
+from ..exec.stages import COMPILING, RUNNING, STAGES, WAITING, listen, reached
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
 COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
@@ -89,8 +89,8 @@ class Request:
     fuel: int | None = None
     options: dict | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
-    output_limit: int | None = None  # bytes of output sent back (exec.run.cap_output)
-    function: str | None = None  # the entry: this exported function (exec.run.with_entry)
+    output_limit: int | None = None  # bytes of output sent back (running.run.cap_output)
+    function: str | None = None  # the entry: this exported function (running.run.with_entry)
     # The run's time limit, set by run_isolated: what the child waits on (a cluster) gives
     # up within it and says what it waited for (stages.remaining).
     time_limit: float | None = None
@@ -231,7 +231,7 @@ def _start_child(memory_limit: int, stage_fd: int, output_fd: int, spare: bool =
     parent = os.getpid()
     return subprocess.Popen(
         # -P: the child imports the installed package, never a source tree in the cwd.
-        [sys.executable, "-P", "-m", "cint_ls.exec.isolated", *([SPARE_ARG] if spare else [])],
+        [sys.executable, "-P", "-m", "cint_ls.running.isolated", *([SPARE_ARG] if spare else [])],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -671,11 +671,12 @@ def _send_line(text: str) -> None:
 def child_main() -> int:
     """The child: read the request, build, run (run.run_built: the same admission and
     executor call as an in-process run), write the result."""
+    from ..exec.executors import ExecutorUnavailable
+    from ..exec.stages import limit, stream_output
     from ..ir.build import build
     from ..syntax.report import diagnostic_line
-    from .executors import ExecutorUnavailable, preload
+    from .executors import preload
     from .run import NoSuchEntry, cap_output, run_built
-    from .stages import limit, stream_output
 
     spare = SPARE_ARG in sys.argv[1:]
     if spare:
