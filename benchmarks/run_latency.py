@@ -31,7 +31,8 @@ environment it was started in).
     python benchmarks/run_latency.py [-n 7] [--executor auto]
 
 Prints each case's median, minimum and maximum, the machine's load average before and
-after, and whether the targets were met.
+after, the C compiler's CPU time for a first Run's library with and without the prebuilt
+run-time (which the machine's load changes little), and whether the targets were met.
 """
 
 from __future__ import annotations
@@ -98,6 +99,34 @@ def check_prebuilt() -> str:
     return f"{' '.join(compiler.argv)} ({compiler.version})"
 
 
+def compiler_time(directory: str, prebuilt: bool) -> float:
+    """The CPU seconds of the C compiler (user and system, of the processes this one
+    waited for) when cpu-c17 builds heat_tour's library on an empty cache, in this
+    process: a figure the machine's load changes little, beside the Run's time."""
+    from cint_ls.exec.c17.build import build_library
+    from cint_ls.exec.c17.host import emit
+    from cint_ls.ir.build import build
+
+    c_text = emit(build(HEAT.read_text(), str(HEAT)).program)
+    previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "CINT_C17_PREBUILT")}
+    os.environ["XDG_CACHE_HOME"] = directory
+    if prebuilt:
+        os.environ.pop("CINT_C17_PREBUILT", None)
+    else:
+        os.environ["CINT_C17_PREBUILT"] = "off"
+    try:
+        before = os.times()
+        build_library(c_text)
+        after = os.times()
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
 def runtime_only_cache(base: Path, executor: str) -> Path:
     """A cache holding the run-time's objects and no program library."""
     cache = base / "runtime-only"
@@ -145,6 +174,8 @@ def main() -> int:
         cached = [with_cache(str(warm), args.executor)[0] for _ in range(args.n)]
         keep_spare(False)
         unspared = [with_cache(str(warm), args.executor)[0] for _ in range(args.n)]
+        compiler_fresh = [compiler_time(str(base / f"cpu-fresh-{k}"), True) for k in range(args.n)]
+        compiler_cold = [compiler_time(str(base / f"cpu-cold-{k}"), False) for k in range(args.n)]
     load_after = os.getloadavg()
     print(f"Run of {HEAT.relative_to(ROOT)} through server.runs.run_program, executor {args.executor} "
           f"(ran on {executor}); {os.cpu_count()} CPUs; load average {load_before[0]:.2f} before, "
@@ -156,6 +187,8 @@ def main() -> int:
     print(line("cached, no spare", unspared))
     print(f"a spare child: cached runs {statistics.median(unspared) / statistics.median(cached):.2f}x faster "
           f"(medians, side by side)")
+    print(f"the C compiler's CPU time for a first Run's library: fresh install "
+          f"{statistics.median(compiler_fresh):.2f} s, cold {statistics.median(compiler_cold):.2f} s (medians)")
     print(f"the prebuilt run-time: a first Run {statistics.median(cold) / statistics.median(fresh):.2f}x faster "
           f"(medians, side by side)")
     for name, samples in (("fresh install", fresh), ("cold", cold), ("cached", cached)):
