@@ -135,7 +135,7 @@ def _build_while_declaring(c_text: str) -> Path:
     def declare() -> None:
         try:
             _declarations()
-        except Exception:  # said by _load, on the run's own thread
+        except Exception:  # noqa: BLE001 - said by _load, on the run's own thread
             pass
 
     helper = threading.Thread(target=declare, name="cint-c17-cdef", daemon=True)
