@@ -246,3 +246,17 @@ def test_prebuilt_objects_match_only_the_same_compiler_flags_and_sources(tmp_pat
     assert usable_prebuilt(compiler, directory) == {}
     assert usable_prebuilt(compiler, tmp_path / "none") == {}
 
+
+
+def test_a_prebuild_the_compiler_fails_leaves_nothing_usable(tmp_path, monkeypatch):
+    # setup.py then warns and ships no prebuilt run-time: cpu-c17 compiles it at its first
+    # Run. A half-built directory has no manifest, so none of its objects is ever taken.
+    import subprocess
+
+    monkeypatch.delenv(toolchain.PREBUILT_ENV, raising=False)
+    failing = Compiler(("/bin/false",), "")
+    directory = _manifest(tmp_path / "prebuilt", failing)  # as an earlier, good build left it
+    with pytest.raises(subprocess.CalledProcessError):
+        toolchain.prebuild(directory, failing, jobs=2)
+    assert not (directory / PREBUILT_MANIFEST).exists()
+    assert usable_prebuilt(failing, directory) == {}
