@@ -44,6 +44,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,23 +67,30 @@ def one_run(executor: str) -> tuple[float, str]:
     return seconds, outcome.executor
 
 
-def with_cache(directory: str, executor: str, prebuilt: bool = True) -> tuple[float, str]:
-    time.sleep(PAUSE)
+@contextmanager
+def cache_environment(directory: str, prebuilt: bool) -> Iterator[None]:
+    """XDG_CACHE_HOME `directory`, and CINT_C17_PREBUILT `off` unless `prebuilt`."""
     changes = {"XDG_CACHE_HOME": directory, "CINT_C17_PREBUILT": None if prebuilt else "off"}
     previous = {name: os.environ.get(name) for name in changes}
-    for name, value in changes.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    try:
-        return one_run(executor)
-    finally:
-        for name, value in previous.items():
+
+    def put(values: dict[str, str | None]) -> None:
+        for name, value in values.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+    put(changes)
+    try:
+        yield
+    finally:
+        put(previous)
+
+
+def with_cache(directory: str, executor: str, prebuilt: bool = True) -> tuple[float, str]:
+    time.sleep(PAUSE)
+    with cache_environment(directory, prebuilt):
+        return one_run(executor)
 
 
 def check_prebuilt() -> str:
@@ -108,22 +117,10 @@ def compiler_time(directory: str, prebuilt: bool) -> float:
     from cint_ls.ir.build import build
 
     c_text = emit(build(HEAT.read_text(), str(HEAT)).program)
-    previous = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "CINT_C17_PREBUILT")}
-    os.environ["XDG_CACHE_HOME"] = directory
-    if prebuilt:
-        os.environ.pop("CINT_C17_PREBUILT", None)
-    else:
-        os.environ["CINT_C17_PREBUILT"] = "off"
-    try:
+    with cache_environment(directory, prebuilt):
         before = os.times()
         build_library(c_text)
         after = os.times()
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     return (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 
