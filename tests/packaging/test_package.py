@@ -69,6 +69,11 @@ def test_wheel_is_abi3_with_the_grammar_and_its_queries(dist):
     assert "cint_ls/server/schema/run-result.schema.json" in names
     assert "cint_ls/server/docs/diagnostics.md" in names  # what an installed server's diagnostics link to
     assert "cint_ls/exec/c17/rt/cint_rt.h" in names
+    # cpu-c17's run-time, prebuilt as the grammar is (issue 29), one object per rt/*.c.
+    from cint_ls.exec.c17.toolchain import PREBUILT_MANIFEST, RT_SOURCES, object_name
+
+    prebuilt = {n.rsplit("/", 1)[1] for n in names if n.startswith("cint_ls/exec/c17/prebuilt/")}
+    assert prebuilt == {PREBUILT_MANIFEST, *map(object_name, RT_SOURCES)}, prebuilt
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     meta = zipfile.ZipFile(wheel).read(f"cint_ls-{cint_ls.__version__}.dist-info/METADATA").decode()
     assert "License-Expression: Apache-2.0" in meta
@@ -85,8 +90,11 @@ def test_sdist_has_the_generated_grammar(dist):
     # Building from the sdist needs no tree-sitter CLI and no Node.js: the C is there.
     for name in ("grammar/src/parser.c", "grammar/src/tree_sitter/parser.h", "cint_ls/syntax/binding.c",
                  "setup.py", "pyproject.toml", "LICENSE", "grammar/queries/highlights.scm",
-                 "docs/diagnostics.md"):
+                 "docs/diagnostics.md", "cint_ls/exec/c17/toolchain.py", "cint_ls/exec/c17/rt/pool.c"):
         assert name in names, name
+    # The run-time's objects are built from the sdist, never shipped in it (an editable
+    # install leaves them in the source tree).
+    assert not [n for n in names if n.startswith("cint_ls/exec/c17/prebuilt")]
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +120,34 @@ def installed(dist, tmp_path_factory) -> dict[str, str]:
     env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
     return {"cint": str(bindir / "cint"), "cint-ls": str(bindir / "cint-ls"), "how": how, "cwd": str(tmp),
             "env": json.dumps(env)}
+
+
+FIRST_RUN = r"""
+import os, tempfile
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()
+from cint_ls.exec.c17 import build, toolchain
+from cint_ls.exec.c17.host import emit
+from cint_ls.ir.build import build as build_ir
+compiler = build.find_compiler()
+usable = toolchain.usable_prebuilt(compiler)
+assert sorted(usable) == sorted(map(toolchain.object_name, toolchain.RT_SOURCES)), (compiler, sorted(usable))
+def compiled(compiler, name, obj):
+    raise AssertionError(f"rt/{name} was compiled")
+build._compile_runtime_file = compiled
+program = build_ir('"{6 * 7}\\n";', "p.ci").program
+print(build.build_library(emit(program), compiler))
+"""
+
+
+def test_installed_first_run_compiles_only_the_program(installed, tmp_path):
+    # Issue 29: the wheel's prebuilt run-time is what this machine's compiler makes, so a
+    # first Run on a fresh cache copies it and compiles only the program.
+    env = json.loads(installed["env"])
+    script = Path(installed["cint"]).resolve()
+    python = script.read_text(errors="replace").splitlines()[0][2:].split()[0]
+    proc = run([python, "-c", FIRST_RUN], env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip().endswith("program.so")
 
 
 def test_installed_commands_report_the_version(installed):

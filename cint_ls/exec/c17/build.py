@@ -1,9 +1,12 @@
 """Compiling emitted C into a shared library, cached by content.
 
 The compiler is `$CC` (which may hold arguments, `ccache gcc`), else the first of `cc`,
-`gcc`, `clang` on PATH. The run-time (rt/*.c) is compiled once per compiler, flags and
-run-time sources into objects under the cache; each program is compiled and linked with
-them into `program.so`. The cache lives in `$XDG_CACHE_HOME/cint-ls/c17` (default
+`gcc`, `clang` on PATH (toolchain.py, which setup.py shares). The run-time (rt/*.c) is
+compiled once per compiler, flags and run-time sources into objects under the cache, or
+copied there from the objects prebuilt with the package when they are what this
+compiler would make (toolchain.usable_prebuilt: same compiler, flags and sources; the
+copy's sha256 checked); each program is compiled and linked with them into
+`program.so`. The cache lives in `$XDG_CACHE_HOME/cint-ls/c17` (default
 `~/.cache/cint-ls/c17`); a program's key is a hash of its C text, the flags, the
 compiler's identity (path and `--version`) and the run-time's key.
 
@@ -43,7 +46,6 @@ import hashlib
 import os
 import re
 import secrets
-import shlex
 import shutil
 import stat
 import subprocess
@@ -61,19 +63,21 @@ except ImportError:  # not POSIX: no locks (cpu-c17 needs GCC or Clang on a POSI
     fcntl = None  # type: ignore[assignment]
 
 from ..executors import ExecutorUnavailable
-
-RT_DIR = Path(__file__).parent / "rt"
-RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
-              "host.c", "stack.c", "gpu_host.c", "gpu_cuda.c")
-# gpu-cuda's host (SPEC-02P.1 10.5): linked into a library built for gpu-cuda only, so
-# that a cold cpu-c17 Run does not compile it (issue 14).
-RT_GPU_SOURCES = ("gpu_host.c", "gpu_cuda.c")
-RT_HEADERS = ("cint_rt.h", "cint_ops.h", "gpu_host.h")
-
-# SPEC-02P.1 10.3 paragraph 3 [B-7]: the emitted C compiles without a warning under these.
-WARNING_FLAGS = ("-std=c17", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wpedantic",
-                 "-Werror")
-FLAGS = WARNING_FLAGS + ("-O2", "-fPIC", "-pthread")  # POSIX threads: the pool of rt/pool.c
+from . import toolchain
+from .toolchain import (  # noqa: F401 (RT_DIR, RT_HEADERS, WARNING_FLAGS: this module's API, as before)
+    FLAGS,
+    RT_DIR,
+    RT_GPU_SOURCES,
+    RT_HEADERS,
+    RT_SOURCES,
+    WARNING_FLAGS,
+    Compiler,
+    CompilerMissing,
+    PrebuiltObject,
+    compile_runtime_args,
+    object_name,
+    usable_prebuilt,
+)
 
 COMPILE_TIME_LIMIT = 300  # seconds for one compiler command
 
@@ -105,45 +109,12 @@ class CacheError(ExecutorUnavailable):
     that others may change). The message is one line that names the directory."""
 
 
-@dataclass(frozen=True)
-class Compiler:
-    argv: tuple[str, ...]
-    version: str  # the first line of `--version`
-
-    @property
-    def name(self) -> str:
-        return Path(self.argv[-1]).name
-
-    @property
-    def identity(self) -> str:
-        return " ".join(self.argv) + "\n" + self.version
-
-
 def find_compiler() -> Compiler:
-    """The C compiler to use; ExecutorUnavailable when there is none."""
-    env = os.environ.get("CC", "").strip()
-    if env:
-        argv = shlex.split(env)
-        path = shutil.which(argv[0])
-        if path is None:
-            raise NoCompiler(f"no C compiler found: CC={env} does not name a program; install gcc or clang, "
-                             "or set CC")
-        return _identify((path, *argv[1:]))
-    for name in ("cc", "gcc", "clang"):
-        path = shutil.which(name)
-        if path is not None:
-            return _identify((path,))
-    raise NoCompiler("no C compiler found: install gcc or clang, or set CC")
-
-
-@cache
-def _identify(argv: tuple[str, ...]) -> Compiler:
+    """The C compiler to use (toolchain.find_compiler); NoCompiler when there is none."""
     try:
-        result = subprocess.run([*argv, "--version"], capture_output=True, text=True, timeout=60)
-    except OSError as error:
-        raise NoCompiler(f"the C compiler {argv[0]} cannot run: {error.strerror or error}") from None
-    lines = (result.stdout or result.stderr).strip().splitlines()
-    return Compiler(argv, lines[0] if lines else "")
+        return toolchain.find_compiler()
+    except CompilerMissing as error:
+        raise NoCompiler(str(error)) from None
 
 
 def cache_root() -> Path:
@@ -526,29 +497,68 @@ def runtime_objects(compiler: Compiler, gpu: bool = False) -> list[Path]:
 
 def _runtime_objects(compiler: Compiler, directory: Path, gpu: bool = False) -> list[Path]:
     names = runtime_sources(gpu)
-    objects = [directory / (Path(name).stem + ".o") for name in names]
+    objects = [directory / object_name(name) for name in names]
     recorded = read_manifest(directory)
     stale = [(name, obj) for name, obj in zip(names, objects) if not _verified(obj, recorded)]
     if not stale:
         return objects
     # The manifest keeps what it recorded of the files not asked for (gpu-cuda's).
-    digests = {Path(name).stem + ".o": recorded[Path(name).stem + ".o"] for name in RT_SOURCES
-               if Path(name).stem + ".o" in recorded}
-    # One compiler per core at a time: a cold Run waits for the run-time (issue 14).
-    with ThreadPoolExecutor(max_workers=max(1, min(len(stale), _cores()))) as pool:
-        jobs = [(obj, pool.submit(_compile_runtime_file, compiler, name, obj)) for name, obj in stale]
-        for obj, job in jobs:
-            digests[obj.name] = job.result()
+    digests = {object_name(name): recorded[object_name(name)] for name in RT_SOURCES
+               if object_name(name) in recorded}
+    # The objects prebuilt with the package, where this compiler would make the same
+    # ones (issue 29: a first Run compiles only the program); the rest are compiled.
+    prebuilt = usable_prebuilt(compiler)
+    missing = []
+    for name, obj in stale:
+        copied = _copy_prebuilt(prebuilt[obj.name], obj) if obj.name in prebuilt else None
+        if copied is None:
+            missing.append((name, obj))
+        else:
+            digests[obj.name] = copied
+    if missing:
+        # One compiler per core at a time: a cold Run waits for the run-time (issue 14).
+        with ThreadPoolExecutor(max_workers=max(1, min(len(missing), _cores()))) as pool:
+            jobs = [(obj, pool.submit(_compile_runtime_file, compiler, name, obj)) for name, obj in missing]
+            for obj, job in jobs:
+                digests[obj.name] = job.result()
     _write_manifest(directory, digests)
     return objects
+
+
+def _copy_prebuilt(prebuilt: PrebuiltObject, obj: Path) -> str | None:
+    """Copy a prebuilt object into the cache entry as `obj` (under a temporary name,
+    then renamed); its sha256, or None when the prebuilt file is not the one its
+    manifest records (corrupt, truncated, replaced): then it is compiled instead. The
+    package's files are trusted as its Python code is (whoever installed it owns them),
+    so only their content is checked, not their owner."""
+    try:
+        data = prebuilt.path.read_bytes()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != prebuilt.sha256:
+        return None
+    temporary = _temporary(obj)
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                     0o600)
+        with open(fd, "wb") as f:
+            f.write(data)
+        digest = file_digest(temporary)
+        if digest != prebuilt.sha256:
+            return None
+        _publish(temporary, obj)
+        return digest
+    except OSError:
+        return None
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _compile_runtime_file(compiler: Compiler, name: str, obj: Path) -> str:
     """Compile rt/`name` into `obj` (under a temporary name, then renamed); its sha256."""
     temporary = _temporary(obj)
     try:
-        _run(compiler, [*FLAGS, "-I", str(RT_DIR), "-c", str(RT_DIR / name), "-o", str(temporary)],
-             f"the run-time file rt/{name}", runtime=True)
+        _run(compiler, compile_runtime_args(name, temporary), f"the run-time file rt/{name}", runtime=True)
         digest = _compiled_digest(temporary, f"the run-time file rt/{name}")
         _publish(temporary, obj)
         return digest

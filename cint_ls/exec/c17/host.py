@@ -109,20 +109,53 @@ class Untranslatable(ExecutorUnavailable):
 
 
 _ffi = None
+_ffi_lock = threading.Lock()
 _libraries: dict[str, object] = {}
 
 
-def _load(path: Path):
+def _declarations():
+    """cffi's FFI told the run-time's declarations (CDEF), made once: pycparser reads
+    them in some 40 to 70 ms, which `run` spends while the C compiler runs."""
     global _ffi
-    import cffi
+    with _ffi_lock:
+        if _ffi is None:
+            import cffi
 
-    if _ffi is None:
-        _ffi = cffi.FFI()
-        _ffi.cdef(CDEF)
+            ffi = cffi.FFI()
+            ffi.cdef(CDEF)
+            _ffi = ffi
+    return _ffi
+
+
+def _build_while_declaring(c_text: str) -> Path:
+    """build_library, while cffi reads the declarations on a thread of its own: on a
+    first Run the compiler runs meanwhile (issue 29). In turn where no thread starts (a
+    tight memory limit); a failure to declare is left to `_load`, which says it."""
+
+    def declare() -> None:
+        try:
+            _declarations()
+        except Exception:  # noqa: BLE001 - said by _load, on the run's own thread
+            pass
+
+    helper = threading.Thread(target=declare, name="cint-c17-cdef", daemon=True)
+    try:
+        helper.start()
+    except RuntimeError:  # can't start new thread
+        helper = None
+    try:
+        return build_library(c_text)
+    finally:
+        if helper is not None:
+            helper.join()
+
+
+def _load(path: Path):
+    ffi = _declarations()
     key = str(path)
     if key not in _libraries:
-        _libraries[key] = _ffi.dlopen(key)
-    return _ffi, _libraries[key]
+        _libraries[key] = ffi.dlopen(key)
+    return ffi, _libraries[key]
 
 
 def emit(program: ir.Program, also: tuple[str, ...] = ()) -> str:
@@ -169,7 +202,7 @@ def run(program: ir.Program, fuel: int | None, write=None, options: dict | None 
     (exec/selection.py `selected_arrays`), the rows also hold their pictures (pictures.py)."""
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
-    library = build_library(emit(program))
+    library = _build_while_declaring(emit(program))
     selection = current_selection()  # pictures of arrays for the trace (exec/selection.py, pictures.py)
     pictures = None if selection is None else Pictures(program, selection)
     tiles = None
