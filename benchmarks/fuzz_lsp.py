@@ -238,7 +238,7 @@ class Fuzzer:
     def step(self) -> None:
         rng = self.rng
         roll = rng.random()
-        for _kind, weight in (("edit", 0.42), ("whole", 0.02), ("bad_edit", 0.03), ("request", 0.25),
+        for kind, weight in (("edit", 0.42), ("whole", 0.02), ("bad_edit", 0.03), ("request", 0.25),  # noqa: B007 - the kind is read after the break
                              ("wrong_params", 0.05), ("framing", 0.08), ("batch", 0.01),
                              ("initialize", 0.005), ("cancel_storm", 0.04), ("run", 0.01), ("shutdown", 0.0015)):
             if roll < weight:
