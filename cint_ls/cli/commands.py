@@ -11,8 +11,9 @@ from dataclasses import replace
 from ..exec.executors import EXECUTOR_NAMES, ExecutorUnavailable
 from ..ir.build import Build, build
 from ..ir.printer import format_program
+from ..running.entry import emitted, refusal
 from ..running.report import render, render_run_report
-from ..running.run import AUTO, REFERENCE, RunOutcome, RunRequest, emitted, refusal
+from ..running.run import AUTO, REFERENCE, RunOutcome, RunRequest
 from ..running.run import run as run_request
 from ..syntax import Diagnostic, SourceText, parse_source
 from ..syntax.diagnostics import Related
@@ -123,8 +124,8 @@ def _print_outcome_notes(outcome: RunOutcome, args: argparse.Namespace) -> None:
     on a machine without a CUDA driver)."""
     notes = outcome.result.notes if outcome.result is not None else []
     for number, note in enumerate(notes):
-        chosen_by_default = (number == 0 and outcome.executor == "gpu-cuda" and args.device == "auto"
-                             and "simulated device" in note)
+        # The device's note comes first (RunResult.simulated says which device it was).
+        chosen_by_default = number == 0 and args.device == "auto" and outcome.simulated
         if args.verbose or chosen_by_default:
             sys.stderr.write(f"note: {note}\n")
     _print_null_note(outcome)

@@ -21,6 +21,16 @@ from .runtime import RunResult
 
 # Every executor of SPEC-02P.1 clause 10, in the order tools list them.
 EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")
+# Not an executor: the name that asks `running/auto.py` to choose one per run (the
+# default of `cint run` and of the editor's plain Run).
+AUTO = "auto"
+
+
+def display_name(name: str, simulated: bool) -> str:
+    """The executor's name as an editor shows it: `gpu-cuda (simulated)` where its runs
+    will take place on a simulated device (the façade's forecast,
+    running.run.simulated_executors)."""
+    return f"{name} (simulated)" if simulated else name
 
 # Where the program's output goes as it is printed (None: kept in RunResult.output only).
 Write = Callable[[str], object]
@@ -29,6 +39,15 @@ Write = Callable[[str], object]
 class ExecutorUnavailable(Exception):
     """The executor cannot run here (no C compiler, no CUDA driver, ...): one line
     that names the cause."""
+
+    # The kind of refusal, a fact the façade acts on without reading the message
+    # (RunOutcome.refusal): UNTRANSLATABLE, or None for any other cause.
+    refusal: str | None = None
+
+
+# ExecutorUnavailable.refusal of a program beyond cpu-c17's limits (its README, "Limits"):
+# `auto` then runs it on the reference.
+UNTRANSLATABLE = "untranslatable"
 
 
 @runtime_checkable

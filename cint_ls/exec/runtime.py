@@ -69,6 +69,10 @@ class Boundary:
     digest: int | None  # FNV-1a of the published data (exec/digest.py, rt/dispatch.c)
 
 
+# RunResult.device_kind: a GPU through the CUDA driver, the simulated device, the null device.
+GPU_DEVICE, SIMULATED, NULL_DEVICE = "cuda", "sim", "null"
+DEVICE_KINDS = (GPU_DEVICE, SIMULATED, NULL_DEVICE)
+
 DISPATCH_LOG_LIMIT = 10000  # rows of RunResult.dispatch_log (rt/cint_rt.h CINT_MAX_RECORDS too)
 
 
@@ -92,6 +96,23 @@ class RunResult:
     # "launches" (gpu-cuda), "seconds" (wall time), "fuel" (consumed by the dispatch)}.
     # At most DISPATCH_LOG_LIMIT rows; the dispatches after those are only counted.
     dispatch_log: list[dict] | None = None
+    # Where the run took place, set by the executor that knows (gpu-cuda), never read out
+    # of the notes: the device's description ("NVIDIA H200 (sm_90)", "the simulated
+    # device", "the null device (launches do nothing)") and its kind, one of DEVICE_KINDS
+    # (the values of gpu-cuda's option `device`). None for both: the CPU.
+    device: str | None = None
+    device_kind: str | None = None
+
+    @property
+    def simulated(self) -> bool:
+        """Whether the run took place on gpu-cuda's simulated device."""
+        return self.device_kind == SIMULATED
+
+    @property
+    def null_device(self) -> bool:
+        """Whether the run took place on gpu-cuda's null device (launches do nothing:
+        its output, fuel and outcome are not the program's)."""
+        return self.device_kind == NULL_DEVICE
 
     def boundaries(self) -> list[Boundary] | None:
         return None if self.trace is None else [Boundary(*row) for row in self.trace]

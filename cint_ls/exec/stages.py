@@ -8,7 +8,7 @@ child is running: compilation has a limit of its own. With no listener (an in-pr
 run) reaching a stage does nothing.
 
 Executors that compile say so with `Executor.compiles` and
-report RUNNING themselves once compiled; for the others `run.run_built` reports it.
+report RUNNING themselves once compiled; for the others `running.entry.run_built` reports it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Code lenses where a run starts: above the entry (the first top-level statement) and
 above each exported function without parameters (the functions a run can start from,
-`running.run.with_entry`): `▶ Run` (the executor `auto` chooses, as `cint run` does),
+`running.entry.with_entry`): `▶ Run` (the executor `auto` chooses, as `cint run` does),
 `▶ Run on <executor>` for each executor given (the implemented ones), and `Compare
 executors`. A function with parameters gets none: nothing would
 give it arguments.
@@ -13,15 +13,18 @@ A program gpu-cuda refuses (SPEC-02P.1 10.5: any construct of any kernel outside
 profile) gets no `▶ Run on gpu-cuda`, which would only answer E_UNSUPPORTED: its lens
 says what is refused, "gpu-cuda refuses: `neg` (unary minus), ...", and its command
 `cint.showRefusal` (uri,) goes to the first refused construct (the server shows it
-with window/showDocument). A title names the executor as `running.run.executor_label` does:
-`gpu-cuda (simulated)` on a machine where gpu-cuda runs on its simulated device.
+with window/showDocument). A title names the executor as `exec.executors.display_name` does:
+`gpu-cuda (simulated)` on a machine where gpu-cuda runs on its simulated device. Which
+executors those are is an argument (`simulated`): the server asks the running façade
+(`running.run.simulated_executors`, which may ask the CUDA probe); an ide function does
+no I/O and starts no process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from ..running.run import AUTO, executor_label
+from ..exec.executors import AUTO, display_name
 from ..syntax import ast
 from .diagnostics import GPU, module_refusals, refusal_summary
 from .find import total
@@ -46,9 +49,12 @@ def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple, 
 
 
 @total(list)
-def code_lenses(doc, executors: Sequence[str] = ("cpu-sir-interp",)) -> list[CodeLens]:
+def code_lenses(doc, executors: Sequence[str] = ("cpu-sir-interp",),
+                simulated: Collection[str] = frozenset()) -> list[CodeLens]:
+    """The lenses of the document for these executors; `simulated`: those of them whose
+    runs will take place on a simulated device (the server's forecast)."""
     # The labels are part of the key: a forecast of gpu-cuda's device can arrive later.
-    labelled = tuple((name, executor_label(name)) for name in executors)
+    labelled = tuple((name, display_name(name, name in simulated)) for name in executors)
     key = ("lenses", labelled)
     found = doc.memo.get(key)
     if found is None:

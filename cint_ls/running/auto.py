@@ -60,7 +60,6 @@ from .executors import get
 
 T = TypeVar("T")
 
-AUTO = "auto"
 GPU, C17, INTERP = "gpu-cuda", "cpu-c17", "cpu-sir-interp"
 CPU_WIN_SECONDS = 1e-3  # counted dispatches faster than this on the CPU: the GPU is not tried
 GPU_DEVICE = "cuda"  # the device option of a gpu-cuda run auto chose (never the simulated one)

@@ -38,12 +38,17 @@ class Comparison:
         return self.difference is None
 
     @property
+    def sentence(self) -> str:
+        """`A and B agree at N boundaries`, or `A and B differ at ...`."""
+        if self.difference is not None:
+            return f"{self.first} and {self.second} differ at {self.difference}"
+        plural = "y" if self.boundaries == 1 else "ies"
+        return f"{self.first} and {self.second} agree at {self.boundaries} boundar{plural}"
+
+    @property
     def line(self) -> str:
         """`check: A and B agree at N boundaries`, or `check: A and B differ at ...`."""
-        if self.difference is not None:
-            return f"check: {self.first} and {self.second} differ at {self.difference}"
-        plural = "y" if self.boundaries == 1 else "ies"
-        return f"check: {self.first} and {self.second} agree at {self.boundaries} boundar{plural}"
+        return f"check: {self.sentence}"
 
 
 def _text(data: bytes) -> str:

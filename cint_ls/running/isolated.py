@@ -65,6 +65,11 @@ class IsolatedRunError(Exception):
     The message is one line that names the cause."""
 
     output: str | None = None  # what the program printed before the run was cut short
+    refusal: str | None = None  # the executor's ExecutorUnavailable.refusal, from the child's reply
+
+    def __init__(self, message: str, refusal: str | None = None) -> None:
+        super().__init__(message)
+        self.refusal = refusal
 
 
 class _SpareSilent(Exception):
@@ -89,8 +94,8 @@ class Request:
     fuel: int | None = None
     options: dict | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
-    output_limit: int | None = None  # bytes of output sent back (running.run.cap_output)
-    function: str | None = None  # the entry: this exported function (running.run.with_entry)
+    output_limit: int | None = None  # bytes of output sent back (running.entry.cap_output)
+    function: str | None = None  # the entry: this exported function (running.entry.with_entry)
     # The run's time limit, set by run_isolated: what the child waits on (a cluster) gives
     # up within it and says what it waited for (stages.remaining).
     time_limit: float | None = None
@@ -109,6 +114,8 @@ def result_to_json(result: RunResult) -> dict:
         "notes": result.notes,
         "trace": result.trace,
         "dispatch_log": result.dispatch_log,
+        "device": result.device,
+        "device_kind": result.device_kind,
     }
 
 
@@ -123,6 +130,8 @@ def result_from_json(data: dict) -> RunResult:
         list(data.get("notes", [])),
         data.get("trace"),
         data.get("dispatch_log"),
+        data.get("device"),
+        data.get("device_kind"),
     )
 
 
@@ -560,7 +569,7 @@ def _run_isolated(request: Request, time_limit: float | None, cancel, stage, com
                                + (f": {last}" if last else ""))
     data = json.loads(out)
     if "error" in data:
-        raise IsolatedRunError(data["error"])
+        raise IsolatedRunError(data["error"], data.get("refusal"))
     return result_from_json(data)
 
 
@@ -669,14 +678,14 @@ def _send_line(text: str) -> None:
 
 
 def child_main() -> int:
-    """The child: read the request, build, run (run.run_built: the same admission and
+    """The child: read the request, build, run (entry.run_built: the same admission and
     executor call as an in-process run), write the result."""
     from ..exec.executors import ExecutorUnavailable
     from ..exec.stages import limit, stream_output
     from ..ir.build import build
     from ..syntax.report import diagnostic_line
+    from .entry import NoSuchEntry, cap_output, run_built
     from .executors import preload
-    from .run import NoSuchEntry, cap_output, run_built
 
     spare = SPARE_ARG in sys.argv[1:]
     if spare:
@@ -703,7 +712,9 @@ def child_main() -> int:
                                function=request.get("function"),
                                write=None if output is None else output.write)
             reply = result_to_json(cap_output(result, request.get("output_limit")))
-        except (ExecutorUnavailable, NoSuchEntry) as error:
+        except ExecutorUnavailable as error:
+            reply = {"error": str(error), "refusal": error.refusal}
+        except NoSuchEntry as error:
             reply = {"error": str(error)}
         finally:
             if output is not None:

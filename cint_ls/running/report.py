@@ -43,6 +43,7 @@ Formats this project chose where the spec shows none (tested in tests/exec/test_
 from __future__ import annotations
 
 from ..exec.faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, TypedValue, ViewDescriptor
+from ..exec.runtime import RunResult
 from ..exec.words import counted
 from ..syntax.report import display_path, frame, gutter_width
 from ..syntax.source import SourceText
@@ -232,15 +233,13 @@ def diagnostic_message(record: FaultRecord, executor: str) -> str:
 # output on stdout); `render_run_report` renders the JSON form (RunOutcome.run_report).
 
 
-def device_of(executor: str, notes: list[str]) -> str:
-    """Where a run took place: `cpu` for the CPU executors; for gpu-cuda the device its
-    first note names (`NVIDIA H200 (sm_90)`, `the simulated device`)."""
+def device_of(executor: str, result: RunResult | None) -> str:
+    """Where a run took place: `cpu` for the CPU executors; for gpu-cuda the device the
+    result names (RunResult.device: `NVIDIA H200 (sm_90)`, `the simulated device`), `gpu`
+    without a result."""
     if executor != "gpu-cuda":
         return "cpu"
-    for note in notes:
-        if note.startswith("gpu-cuda ran on "):
-            return note[len("gpu-cuda ran on "):].split(", not a GPU", 1)[0]
-    return "gpu"
+    return "gpu" if result is None or result.device is None else result.device
 
 
 def _duration(seconds) -> str:

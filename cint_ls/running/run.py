@@ -26,29 +26,26 @@ launches, time, fuel), rendered by `report.render_run_report`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ..exec.executors import ExecutorUnavailable
+from ..exec.executors import AUTO, UNTRANSLATABLE, ExecutorUnavailable, display_name
 from ..exec.runtime import RunResult
 from ..exec.selection import selected_arrays
-from ..exec.stages import RUNNING, reached
-from ..ir import nodes as ir
 from ..ir.build import Build, build
 from ..syntax import Diagnostic, SourceText
 from ..syntax.report import diagnostic_line
 from . import auto as auto_executor
-from .auto import AUTO, Decision
+from .auto import Decision
 from .compare import Comparison, compare
+from .entry import NoSuchEntry, cap_output, emitted, refusal, with_entry
 from .executors import get
 from .isolated import IsolatedRunError, Request, run_isolated
 from .report import device_of, render, summary
 from .trace import copies_of
 
 REFERENCE = "cpu-sir-interp"
-# How cpu-c17's refusal of a program beyond its limits begins (c17/host.py, Untranslatable).
-C17_UNTRANSLATABLE = "cpu-c17 cannot translate this program"
 
 
 @dataclass
@@ -101,6 +98,9 @@ class RunOutcome:
     # A run cut short (time or memory limit, a crash, a cancel): what the program printed
     # before, its first bytes and last lines (isolated.py, _Kept); `error` says it was cut.
     cut_output: str | None = None
+    # Why the executor would not run the program, as a kind (ExecutorUnavailable.refusal,
+    # UNTRANSLATABLE), beside `error`'s line; None for any other cause, or a result.
+    refusal: str | None = None
 
     @property
     def reason(self) -> str | None:
@@ -130,8 +130,8 @@ class RunOutcome:
             what = summary(self.result.fault, path=PurePath(self.source.path).name)
         else:
             what = "finished"
-        where = "; ran on the simulated device" if self.simulated else ""
-        if self.null_device:
+        where = "; ran on the simulated device" if self.result.simulated else ""
+        if self.result.null_device:
             where = "; ran on the null device (launches did nothing: not the program's output)"
         return head + f"{what}{where}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s"
 
@@ -140,7 +140,7 @@ class RunOutcome:
         executor and device, what auto decided, and a row per dispatch (rows need
         RunRequest.report)."""
         result = self.result
-        device = device_of(self.executor, result.notes if result is not None else [])
+        device = device_of(self.executor, result)
         rows = [] if result is None or result.dispatch_log is None else result.dispatch_log
         dispatches = [{"number": row.get("number"), "kernel": row.get("kernel"), "executor": self.executor,
                        "device": device, "work_items": row.get("work_items"), "threads": row.get("threads"),
@@ -172,110 +172,50 @@ class RunOutcome:
     @property
     def null_device(self) -> bool:
         """Whether the run took place on gpu-cuda's null device (launches do nothing, for
-        measuring the host: its output, fuel and outcome are not the program's), as its
-        note says (exec/cuda/__init__.py; the CLI always prints a note then)."""
-        return self.result is not None and any(note.startswith("gpu-cuda ran on the null device")
-                                               for note in self.result.notes)
+        measuring the host: its output, fuel and outcome are not the program's; the CLI
+        always prints a note then): the result's field, set by gpu-cuda."""
+        return self.result is not None and self.result.null_device
 
     @property
     def simulated(self) -> bool:
-        """Whether the run took place on gpu-cuda's simulated device, as its note says
-        (cuda.device_note; the CLI reads the same note)."""
-        return self.result is not None and any("ran on the simulated device" in note for note in self.result.notes)
+        """Whether the run took place on gpu-cuda's simulated device: the result's field."""
+        return self.result is not None and self.result.simulated
+
+
+def simulated_executors(names: Iterable[str]) -> frozenset[str]:
+    """Those of the executors named whose runs will take place on a simulated device
+    here (each executor's `simulated`, a quick forecast: gpu-cuda's asks the CUDA probe,
+    which may start a process once and keeps its answer). The server asks this and gives
+    the answer to the ide's lenses, which do no I/O."""
+    out = set()
+    for name in names:
+        try:
+            if get(name).simulated():
+                out.add(name)
+        except ExecutorUnavailable:
+            continue
+    return frozenset(out)
 
 
 def executor_label(name: str) -> str:
     """The executor's name as an editor shows it: `gpu-cuda (simulated)` where its runs
-    will take place on the simulated device (the executor's `simulated` option, a quick
-    forecast)."""
+    will take place on the simulated device (display_name with this machine's forecast)."""
+    return display_name(name, name in simulated_executors((name,)))
+
+
+def cluster_problem(spec: object) -> str | None:
+    """Why `spec` is not a cluster cpu-c17 can be given (its option `cluster`,
+    docs/cluster.md: "local:N", "tcp://HOST:PORT", "tls://HOST:PORT"), in one line, or
+    None where it is one. Reads the text only: needs no Dask and reaches no scheduler."""
+    from ..exec.c17.cluster import ClusterError, parse_address
+
+    if not isinstance(spec, str):
+        return f"a cluster is a text, not {spec!r}"
     try:
-        simulated = get(name).simulated()
-    except ExecutorUnavailable:
-        return name
-    return f"{name} (simulated)" if simulated else name
-
-
-class NoSuchEntry(ValueError):
-    """The function asked for cannot be an entry: one line that says why."""
-
-
-def runnable_functions(built: Build) -> list[str]:
-    """The functions a run can start from: exported, without parameters."""
-    return [name for name, info in built.checked.functions.items() if info.node.export and not info.params]
-
-
-def with_entry(built: Build, function: str | None) -> ir.Program:
-    """The built program, its entry replaced by a call of `function` when one is named.
-    Raises NoSuchEntry."""
-    program = built.program
-    assert program is not None, "only a program without translation errors runs"
-    if function is None:
-        return program
-    info = built.checked.functions.get(function)
-    if info is None or not info.node.export:
-        known = ", ".join(runnable_functions(built)) or "none"
-        what = "no function" if info is None else "no exported function"
-        raise NoSuchEntry(f"{what} {function!r} to run (exported functions without parameters: {known})")
-    if info.params:
-        raise NoSuchEntry(f"{function} takes parameters: only a function without parameters can be run")
-    target = program.functions[function]
-    # The call's span is the function's name: where the entry's stack frame and the
-    # call's fuel charge point.
-    call = ir.Call(target.return_type, function, [], target.span)
-    entry = ir.Function("<entry>", f"{program.module} entry {function}()", [], [], [], program.entry.return_type,
-                        [ir.Eval(target.span, call)], 0, target.span)
-    return ir.Program(program.module, program.path, program.functions, program.kernels, entry)
-
-
-class Refused(ExecutorUnavailable):
-    """The executor does not build this program (its capability profile refuses it)."""
-
-
-def refusal(built: Build, executor_name: str) -> Diagnostic | None:
-    """The executor's build error for the program (gpu-cuda: the first construct its
-    capability profile refuses), or None. Raises ExecutorUnavailable for an unknown name."""
-    return get(executor_name).admit(built)
-
-
-def emitted(built: Build, executor_name: str) -> str:
-    """The code the executor builds from the program (cpu-c17: C17, gpu-cuda: PTX).
-    Raises ExecutorUnavailable (Refused when the executor refuses the program)."""
-    executor = get(executor_name)
-    found = executor.admit(built)
-    if found is not None:
-        raise Refused(found.message)
-    assert built.program is not None, "only a program without translation errors is emitted"
-    return executor.emit(built.program)
-
-
-def cap_output(result: RunResult, limit: int | None) -> RunResult:
-    """The result with at most `limit` bytes of output (cut at a character boundary) and
-    a note saying so: what a run sends back to an editor is bounded, whatever the
-    program prints."""
-    if limit is None:
-        return result
-    data = result.output.encode("utf-8")
-    if len(data) <= limit:
-        return result
-    result.output = data[:limit].decode("utf-8", "ignore")
-    result.notes.append(f"output truncated after {limit} bytes (the program printed {len(data)})")
-    return result
-
-
-def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
-              write: Callable[[str], object] | None = None, function: str | None = None) -> RunResult:
-    """Run a built program in this process (the child of an isolated run calls this).
-    Raises ExecutorUnavailable (Refused for a program the executor refuses) and
-    NoSuchEntry."""
-    executor = get(executor_name)
-    refusal = executor.admit(built)
-    if refusal is not None:
-        raise Refused(refusal.message)
-    program = with_entry(built, function)
-    if not executor.compiles:
-        reached(RUNNING)  # an executor that compiles reports it once compiled
-    with selected_arrays(options) as plain:
-        return executor.run(program, fuel, write, plain)
+        parse_address(spec)
+    except ClusterError as error:
+        return str(error)
+    return None
 
 
 def _one(request: RunRequest, executor_name: str, source: SourceText, built: Build,
@@ -308,11 +248,11 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
                 outcome.result = cap_output(executor.run(with_entry(built, request.function), request.fuel, write,
                                                          plain), request.output_limit)
     except IsolatedRunError as error:
-        outcome.error, outcome.cut_output = str(error), error.output
+        outcome.error, outcome.cut_output, outcome.refusal = str(error), error.output, error.refusal
         if write is not None and error.output:
             write(error.output)
     except ExecutorUnavailable as error:
-        outcome.error = str(error)
+        outcome.error, outcome.refusal = str(error), error.refusal
     outcome.seconds = time.monotonic() - started
     return outcome
 
@@ -358,7 +298,7 @@ def run(request: RunRequest) -> RunOutcome:
         executor, extra = decision.executor, decision.options
     outcome = _one(request, executor, source, built, request.write, extra)
     if (decision is not None and executor == auto_executor.C17 and outcome.result is None
-            and (outcome.error or "").startswith(C17_UNTRANSLATABLE)):
+            and outcome.refusal == UNTRANSLATABLE):
         # Beyond cpu-c17's limits (its README, "Limits"): the reference runs it.
         decision.executor, decision.why = REFERENCE, f"{outcome.error}; {decision.why}"
         executor = REFERENCE

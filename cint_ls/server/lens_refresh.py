@@ -21,6 +21,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from .. import ide
+from ..running.run import simulated_executors
 from .pinned import held, pin
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class LensRefresh:
         if entry is None:  # closed
             self.layouts.pop(uri, None)
             return
+        executors = self.session.executors()
+        simulated = simulated_executors(executors)  # the façade's forecast, before the document's lock
         snapshot = pin(entry.doc)
         if not snapshot.lock.acquire(blocking=False):  # never block the loop on the worker
             self._schedule(asyncio.get_running_loop(), uri, RETRY_DELAY)
@@ -68,7 +71,7 @@ class LensRefresh:
         with held(snapshot.lock):
             try:
                 layout = tuple((lens.span.line, lens.title, lens.command, lens.arguments)
-                               for lens in ide.code_lenses(snapshot, self.session.executors()))
+                               for lens in ide.code_lenses(snapshot, executors, simulated))
             except Exception:  # logged; a refresh is a courtesy, the lenses' own request reports errors
                 logger.exception("code lens layout failed")
                 return

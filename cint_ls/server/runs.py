@@ -8,7 +8,6 @@ messages and a diagnostic. The JSON shapes are documented in docs/server.md and
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..exec.executors import EXECUTOR_NAMES
 from ..running.compare import compare as compare_two
@@ -18,7 +17,7 @@ from ..running.run import REFERENCE, RunOutcome, RunRequest, run
 from ..running.trace import records
 from .settings import Settings
 
-__all__ = ["REFERENCE", "Verdict", "compare_executors", "implemented_executors", "keep_spare", "run_program",
+__all__ = ["REFERENCE", "compare_executors", "implemented_executors", "keep_spare", "run_program",
            "run_result_json"]
 
 
@@ -92,51 +91,38 @@ def run_result_json(outcome: RunOutcome, uri: str, version: int | None) -> dict:
     }
 
 
-@dataclass
-class Verdict:
-    """The verdict of a comparison: the executors whose results were compared, those that
-    gave none (an executor may refuse a program by its capability profile, or be
-    unavailable here) with the reason, and the first difference among the results."""
-
-    compared: list[str]
-    skipped: list[tuple[str, str]]
-    difference: str | None
-
-    @property
-    def agree(self) -> bool:
-        return self.difference is None
-
-    @property
-    def message(self) -> str:
-        if self.difference is not None:
-            text = f"the executors disagree: {self.difference}"
-        elif len(self.compared) >= 2:
-            text = f"{', '.join(self.compared)} agree: output, fault record and fuel"
-        elif self.compared:
-            text = f"only {self.compared[0]} gave a result: nothing to compare"
-        else:
-            text = "no executor gave a result"
-        for executor, reason in self.skipped:
-            text += f"; {executor} gave no result: {reason}"
-        return text
-
-
 def _reason(outcome: RunOutcome) -> str:
     if outcome.diagnostics:
         return outcome.diagnostics[0].message
     return outcome.error or "no result"
 
 
-def compare_executors(outcomes: list[RunOutcome]) -> Verdict:
-    """Compare every outcome that has a result with the first of them (the reference,
-    cpu-sir-interp when it ran), with `running.compare` (at every boundary when both were
-    traced)."""
+def compare_executors(outcomes: list[RunOutcome]) -> dict:
+    """The verdict of the editor's Compare as its JSON (`cint/compareResult`: compared,
+    skipped, agree, difference, message): every outcome that has a result compared with
+    the first of them (the reference, cpu-sir-interp when it ran) by `running.compare`
+    (at every boundary when both were traced), up to the first `Comparison` that
+    differs; the executors that gave no result (a refusal by a capability profile, or
+    unavailable here) with the reason."""
     ran = [o for o in outcomes if o.result is not None]
+    compared = [o.executor for o in ran]
     skipped = [(o.executor, _reason(o)) for o in outcomes if o.result is None]
-    difference = None
+    differing = None
     for other in ran[1:]:
-        verdict = compare_two(ran[0].result, other.result)  # type: ignore[arg-type]
-        if verdict.difference is not None:
-            difference = f"{verdict.first} and {verdict.second} differ at {verdict.difference}"
+        comparison = compare_two(ran[0].result, other.result)  # type: ignore[arg-type]
+        if not comparison.agree:
+            differing = comparison
             break
-    return Verdict([o.executor for o in ran], skipped, difference)
+    if differing is not None:
+        message = f"the executors disagree: {differing.sentence}"
+    elif len(compared) >= 2:
+        message = f"{', '.join(compared)} agree: output, fault record and fuel"
+    elif compared:
+        message = f"only {compared[0]} gave a result: nothing to compare"
+    else:
+        message = "no executor gave a result"
+    for executor, reason in skipped:
+        message += f"; {executor} gave no result: {reason}"
+    return {"compared": compared, "skipped": [{"executor": e, "reason": r} for e, r in skipped],
+            "agree": differing is None, "difference": None if differing is None else differing.sentence,
+            "message": message}

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 
 from ..exec.executors import EXECUTOR_NAMES
 from ..exec.selection import ARRAY_LIMIT, ArraySelection
+from ..running.run import cluster_problem
 
 DEFAULT_TARGETS = ("cpu-c17", "gpu-cuda")
 TRACE_ARRAY_LIMIT = 256 * 256  # elements of one pictured array in a run from the editor
@@ -199,20 +200,13 @@ def parse_settings(value: object, base: Settings | None = None,
         cluster = flat["cluster"]
         if cluster is None or (isinstance(cluster, str) and cluster.strip() == ""):
             changes["cluster"] = None
+        elif cluster_problem(cluster) is None:  # the façade reads the address: no Dask needed
+            changes["cluster"] = cluster.strip()
         else:
-            # no Dask needed to check an address
-            from ..exec.c17.cluster import ClusterError, parse_address
-
-            try:
-                if not isinstance(cluster, str):
-                    raise ClusterError(repr(cluster))
-                parse_address(cluster)
-                changes["cluster"] = cluster.strip()
-            except ClusterError:
-                if previous is not None:
-                    changes["cluster"] = previous.cluster
-                warnings.append(f"cint.cluster: expected \"\" (no cluster), \"local:N\" (N worker processes here, 1 to "
-                                f"64), \"tcp://HOST:PORT\" or \"tls://HOST:PORT\" (a Dask scheduler), got {cluster!r}")
+            if previous is not None:
+                changes["cluster"] = previous.cluster
+            warnings.append(f"cint.cluster: expected \"\" (no cluster), \"local:N\" (N worker processes here, 1 to "
+                            f"64), \"tcp://HOST:PORT\" or \"tls://HOST:PORT\" (a Dask scheduler), got {cluster!r}")
 
     if "trace.arrays" in flat:
         arrays = flat["trace.arrays"]

@@ -66,13 +66,28 @@ def test_no_lens_where_nothing_would_run():
 
 
 def test_gpu_cuda_lens_says_simulated_where_it_will_be():
+    doc = doc_of("export void k() {}\n")
+    executors = ["cpu-sir-interp", "gpu-cuda"]
+    titles = [lens.title for lens in code_lenses(doc, executors, frozenset({"gpu-cuda"}))]
+    assert titles == ["▶ Run", "▶ Run on cpu-sir-interp", "▶ Run on gpu-cuda (simulated)", "Compare executors"]
+    titles = [lens.title for lens in code_lenses(doc, executors, frozenset())]
+    assert titles == ["▶ Run", "▶ Run on cpu-sir-interp", "▶ Run on gpu-cuda", "Compare executors"]
+
+
+def test_code_lenses_take_the_forecast_and_never_ask_the_probe(monkeypatch):
+    """Issue 29: an ide function does no I/O; the lenses reached the CUDA probe (which
+    may open the driver or start a process) through running.run.executor_label. The
+    server passes the forecast in (running.run.simulated_executors)."""
     from cint_ls.exec.cuda import probe
 
-    reason = probe.wait(60)
+    def asked(*args, **kwargs):
+        raise AssertionError("the ide asked the CUDA probe")
+
+    monkeypatch.setattr(probe, "simulated_reason", asked)
+    monkeypatch.setattr(probe, "wait", asked)
     doc = doc_of("export void k() {}\n")
     titles = [lens.title for lens in code_lenses(doc, ["cpu-sir-interp", "gpu-cuda"])]
-    expected = "▶ Run on gpu-cuda (simulated)" if reason else "▶ Run on gpu-cuda"
-    assert titles == ["▶ Run", "▶ Run on cpu-sir-interp", expected, "Compare executors"]
+    assert titles == ["▶ Run", "▶ Run on cpu-sir-interp", "▶ Run on gpu-cuda", "Compare executors"]
 
 
 def test_no_entry_no_lens():

@@ -153,7 +153,7 @@ def _outcome(executor: str, output="1\n", fault=None, fuel=3, error=None) -> Run
 
 
 def first_difference(a: RunOutcome, b: RunOutcome) -> str | None:
-    return compare_executors([a, b]).difference
+    return compare_executors([a, b])["difference"]
 
 
 def test_compare():
@@ -166,10 +166,31 @@ def test_compare():
     assert "differ in address" in first_difference(_outcome("x", fault=_record()),
                                                    _outcome("y", fault=_record(address=Address("m.k", 0, 1, 2, 1))))
     verdict = compare_executors([a, b, _outcome("gpu-cuda", error="gpu-cuda cannot build this program: neg")])
-    assert verdict.agree and verdict.compared == ["cpu-sir-interp", "cpu-c17"]
-    assert "gpu-cuda gave no result" in verdict.message
+    assert verdict["agree"] and verdict["compared"] == ["cpu-sir-interp", "cpu-c17"]
+    assert "gpu-cuda gave no result" in verdict["message"]
     verdict = compare_executors([a, _outcome("cpu-c17", output="2\n")])
-    assert not verdict.agree and "disagree" in verdict.message
+    assert not verdict["agree"] and "disagree" in verdict["message"]
+
+
+def test_compare_has_one_verdict_type():
+    """Issue 29: the server's Compare had a `Verdict` of its own beside running.compare's
+    `Comparison`; its difference is now the Comparison's sentence, and its JSON is the
+    same (`cint/compareResult`)."""
+    from cint_ls.running.compare import compare
+    from cint_ls.server import runs
+
+    assert not hasattr(runs, "Verdict")
+    a, b = _outcome("cpu-sir-interp"), _outcome("cpu-c17", output="2\n")
+    comparison = compare(a.result, b.result)
+    assert compare_executors([a, b]) == {
+        "compared": ["cpu-sir-interp", "cpu-c17"], "skipped": [], "agree": False,
+        "difference": comparison.sentence,
+        "message": f"the executors disagree: {comparison.sentence}"}
+    assert comparison.line == f"check: {comparison.sentence}"
+    skipped = compare_executors([a, _outcome("gpu-cuda", error="no GPU")])
+    assert skipped == {"compared": ["cpu-sir-interp"], "skipped": [{"executor": "gpu-cuda", "reason": "no GPU"}],
+                       "agree": True, "difference": None,
+                       "message": "only cpu-sir-interp gave a result: nothing to compare; gpu-cuda gave no result: no GPU"}
 
 
 # ---- the guard

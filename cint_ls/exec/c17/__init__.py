@@ -14,7 +14,7 @@ from ...syntax import Diagnostic
 from ..executors import ExecutorUnavailable, Write
 from ..runtime import RunResult
 from .describe import describe_work_item
-from .host import EXECUTOR, run
+from .host import EXECUTOR, Untranslatable, run
 
 
 def emit_text(program: ir.Program) -> str:
@@ -24,7 +24,7 @@ def emit_text(program: ir.Program) -> str:
     try:
         return emit_program(program)
     except EmitError as error:
-        raise ExecutorUnavailable(f"cpu-c17 cannot translate this program: {error}") from None
+        raise Untranslatable(f"cpu-c17 cannot translate this program: {error}") from None
 
 
 def ready() -> tuple[bool, str]:

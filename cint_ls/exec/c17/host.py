@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from ...ir import nodes as ir
-from ..executors import ExecutorUnavailable
+from ..executors import UNTRANSLATABLE, ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
 from ..selection import current_selection
@@ -106,6 +106,8 @@ class C17RunError(ExecutorUnavailable):
 
 class Untranslatable(ExecutorUnavailable):
     """cpu-c17 cannot translate the program (beyond its limits: README.md "Limits")."""
+
+    refusal = UNTRANSLATABLE
 
 
 _ffi = None
@@ -296,7 +298,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
         boundaries.append(Boundary(None, kept + more, consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
-        if more:  # past the bytes kept (stream[1]): as running.run.cap_output says it
+        if more:  # past the bytes kept (stream[1]): as running.entry.cap_output says it
             result.notes.append(f"output truncated after {stream[1]} bytes (the program printed {kept + more})")
         if report:
             result.dispatch_log = _records(ffi, lib, ctx)

@@ -33,7 +33,7 @@ from ...ir import nodes as ir
 from ...ir.build import Build
 from ...syntax import Diagnostic
 from ..executors import ExecutorUnavailable, Write
-from ..runtime import RunResult
+from ..runtime import GPU_DEVICE, NULL_DEVICE, SIMULATED, RunResult
 from ..stages import RUNNING, reached
 from ..words import counted
 from .admission import admit, admit_build
@@ -172,6 +172,13 @@ def run_on_c_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx: PtxM
                                                  **kwargs)
     if write is not None and result.output:
         write(result.output)
+    if target == NULL_DEVICE:
+        result.device_kind = NULL_DEVICE
+    elif fallback is not None or (isinstance(target, Device) and target.simulated):
+        result.device_kind = SIMULATED
+    else:
+        result.device_kind = GPU_DEVICE
+    result.device = description
     result.notes.append(f"gpu-cuda ran on {description}" + (f", not a GPU: {fallback}" if fallback else ""))
     result.notes.append(f"block size {opts.block_size}; {counted(stats.launches, 'launch')} for "
                         f"{counted(stats.dispatches, 'dispatch')}"
@@ -208,6 +215,7 @@ def run_on_python_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx:
     result.executor = EXECUTOR
     result.dispatch_log = machine.dispatcher.log
     stats = machine.runner.stats  # type: ignore[attr-defined]
+    result.device, result.device_kind = device.description, SIMULATED if device.simulated else GPU_DEVICE
     result.notes.append(device_note(device, fallback))
     result.notes.append(f"block size {opts.block_size}; {counted(stats.launches, 'launch')} for "
                         f"{counted(stats.dispatches, 'dispatch')}"

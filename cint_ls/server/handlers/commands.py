@@ -229,16 +229,13 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
         return run_result_json(outcomes[0], uri, version)
 
     verdict = compare_executors(outcomes)
-    session.log(lsp.MessageType.Info if verdict.agree else lsp.MessageType.Error, f"cint compare: {verdict.message}")
+    session.log(lsp.MessageType.Info if verdict["agree"] else lsp.MessageType.Error,
+                f"cint compare: {verdict['message']}")
     result = {
         "uri": uri,
         "version": version,
         "executors": executors,
-        "compared": verdict.compared,
-        "skipped": [{"executor": e, "reason": r} for e, r in verdict.skipped],
-        "agree": verdict.agree,
-        "difference": verdict.difference,
-        "message": verdict.message,
+        **verdict,  # compared, skipped, agree, difference, message
         "results": [run_result_json(o, uri, version) for o in outcomes],
     }
     client.notify(COMPARE_RESULT, result)

@@ -16,6 +16,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from ... import ide
+from ...running.run import simulated_executors
 from ...syntax.source import SourceText
 from .. import convert, fragments
 from ..scheduling import checkpoint
@@ -140,16 +141,20 @@ def formatting(doc, params: lsp.DocumentFormattingParams, prepared) -> list[lsp.
     return [minimal_edit(doc.source, formatted)]
 
 
-def code_lenses_prepare(session: Session, entry: OpenDocument, params) -> list[str]:
-    return session.executors()
+def code_lenses_prepare(session: Session, entry: OpenDocument, params) -> tuple[list[str], frozenset[str]]:
+    """The executors and which of them run on a simulated device (the façade's forecast:
+    it may ask the CUDA probe, which the ide's lenses never do)."""
+    executors = session.executors()
+    return executors, simulated_executors(executors)
 
 
-def code_lenses(doc, params: lsp.CodeLensParams, executors: list[str]) -> list[lsp.CodeLens]:
+def code_lenses(doc, params: lsp.CodeLensParams, prepared: tuple[list[str], frozenset[str]]) -> list[lsp.CodeLens]:
+    executors, simulated = prepared
     return [
         lsp.CodeLens(range=convert.lsp_range(doc.source, lens.span),
                      command=lsp.Command(title=lens.title, command=lens.command,
                                          arguments=list(lens.arguments)))
-        for lens in ide.code_lenses(doc, executors)
+        for lens in ide.code_lenses(doc, executors, simulated)
     ]
 
 
