@@ -33,7 +33,7 @@ RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "a
 # gpu-cuda's host (SPEC-02P.1 10.5): linked into a library built for gpu-cuda only, so
 # that a cold cpu-c17 Run does not compile it (issue 14).
 RT_GPU_SOURCES = ("gpu_host.c", "gpu_cuda.c")
-RT_HEADERS = ("cint_rt.h", "cint_ops.h", "gpu_host.h")
+RT_HEADERS = ("cint_rt.h", "cint_ops.h", "cint_faults.h", "gpu_host.h")
 
 # SPEC-02P.1 10.3 paragraph 3 [B-7]: the emitted C compiles without a warning under these.
 WARNING_FLAGS = ("-std=c17", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wpedantic",

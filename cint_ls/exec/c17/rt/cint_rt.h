@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cint_faults.h" /* the fault codes, generated from the vocabulary */
+
 #define CINT_ABI_VERSION 3
 
 /* ------------------------------------------------------------------ type codes */
