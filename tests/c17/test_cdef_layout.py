@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from cint_ls.exec.c17.build import RT_DIR
 from cint_ls.exec.c17.host import CDEF, header_types
+from cint_ls.exec.c17.toolchain import RT_INCLUDES
 from cint_ls.exec.cuda.chost import GPU_CDEF
 
 COMPILER = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
@@ -32,7 +32,7 @@ def test_every_declared_struct_has_the_compilers_layout(tmp_path):
     source = tmp_path / "layout.c"
     source.write_text('#include <stdio.h>\n#include <stddef.h>\n#include "cint_rt.h"\n#include "gpu_host.h"\n'
                       "int main(void) {\n" + "\n".join(lines) + "\nreturn 0;\n}\n")
-    subprocess.run([COMPILER, "-std=c17", "-I", str(RT_DIR), "-o", str(tmp_path / "layout"), str(source)],
+    subprocess.run([COMPILER, "-std=c17", *RT_INCLUDES, "-o", str(tmp_path / "layout"), str(source)],
                    check=True)
     got = dict(line.split() for line in subprocess.run([str(tmp_path / "layout")], capture_output=True, text=True,
                                                        check=True).stdout.splitlines())
