@@ -47,7 +47,7 @@ from .report import device_of, render, summary
 from .trace import copies_of
 
 REFERENCE = "cpu-sir-interp"
-# How cpu-c17's refusal of a program beyond its limits begins (c17/host.py, Untranslatable).
+# How cpu-c17's refusal of a program beyond its limits begins (c17/library.py, Untranslatable).
 C17_UNTRANSLATABLE = "cpu-c17 cannot translate this program"
 
 

@@ -31,7 +31,7 @@ from cint_ls.exec.c17.build import (
     runtime_directory,
     runtime_objects,
 )
-from cint_ls.exec.c17.host import emit
+from cint_ls.exec.c17.library import emit
 from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.ir.build import build
 from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated

@@ -1,4 +1,4 @@
-"""The cffi declarations of the structs the hosts read or allocate (exec/c17/host.py
+"""The cffi declarations of the structs the hosts read or allocate (exec/c17/library.py
 CDEF, exec/cuda/chost.py GPU_CDEF) come from the run-time's headers (`header_types`):
 their layout is the C compiler's, field by field."""
 
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from cint_ls.exec.c17.host import CDEF, header_types
+from cint_ls.exec.c17.library import CDEF, header_types
 from cint_ls.exec.c17.toolchain import RT_INCLUDES
 from cint_ls.exec.cuda.chost import GPU_CDEF
 

@@ -129,7 +129,7 @@ FIRST_RUN = r"""
 import os, tempfile
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()
 from cint_ls.exec.c17 import build, toolchain
-from cint_ls.exec.c17.host import emit
+from cint_ls.exec.c17.library import emit
 from cint_ls.ir.build import build as build_ir
 compiler = build.find_compiler()
 usable = toolchain.usable_prebuilt(compiler)

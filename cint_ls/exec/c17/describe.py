@@ -48,7 +48,7 @@ from ..faults import FaultRecord
 from ..runtime import CintFault
 from ..views import View
 from .build import build_library
-from .host import CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _load, call_in_thread, emit
+from .library import CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _load, call_in_thread, emit
 
 M64 = (1 << 64) - 1
 ACC_BYTES = 18 * 8  # cint_reduction.acc

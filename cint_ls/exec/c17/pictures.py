@@ -1,7 +1,7 @@
 """The trace's pictures of cpu-c17's arrays (`cint run --trace-arrays`, docs/trace.md).
 
 cpu-c17 keeps its arrays in its C run-time. With pictures asked for (the selection of
-exec/selection.py, `current_selection`), host.py sets an observer on the run's context
+exec/selection.py, `current_selection`), library.py sets an observer on the run's context
 (`cint_ctx_set_observer`, rt/host.c): rt/dispatch.c calls it after each dispatch that
 published, off the dispatch's recorded time, with the kernel's qualified name, the
 dispatch's number and its arguments, the views the program passed. `Pictures.observe`

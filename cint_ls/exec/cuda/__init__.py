@@ -138,7 +138,7 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
 def c_host_unusable(program: ir.Program) -> str | None:
     """Why the C host cannot run the program (no C compiler, beyond cpu-c17's limits), or None."""
     from ..c17.build import NoCompiler, find_compiler
-    from ..c17.host import Untranslatable, emit
+    from ..c17.library import Untranslatable, emit
 
     try:
         find_compiler()

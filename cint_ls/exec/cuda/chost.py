@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ...ir import nodes as ir
 from ..c17.build import build_library
-from ..c17.host import (
+from ..c17.library import (
     CDEF,
     CINT_FAULT,
     CINT_OK,
