@@ -6,7 +6,7 @@ paragraph 9).
 
 The program's C is emitted and compiled as for `cint run --executor cpu-c17` (the same
 cache; a kernel that the entry does not dispatch, because a host dispatched it directly,
-is emitted too), and `cint_ctx_describe` (rt/host.c) runs the kernel's `describe` function for
+is emitted too), and `cint_ctx_describe` (rt/context.c) runs the kernel's `describe` function for
 work-item `k` alone, counting steps, with:
 
 - the arguments as they were before the dispatch: each storage a view of `plan.reads`

@@ -36,7 +36,7 @@ GPU_RT_DIR = Path(__file__).parent.parent / "cuda" / "rt"
 RT_GPU_SOURCES = ("gpu_host.c", "gpu_cuda.c")
 RT_GPU_HEADERS = ("gpu_host.h",)
 RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
-              "host.c", "stack.c") + RT_GPU_SOURCES
+              "context.c", "stack.c") + RT_GPU_SOURCES
 RT_HEADERS = ("cint_rt.h", "cint_ops.h", "cint_faults.h") + RT_GPU_HEADERS
 RT_INCLUDES = ("-I", str(RT_DIR), "-I", str(GPU_RT_DIR))
 
