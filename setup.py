@@ -7,7 +7,8 @@ serves every CPython from 3.11 on (the VS Code extension bundles one wheel for a
 them; docs/editors.md). The sdist carries grammar/src, so building it needs only a C
 compiler, not the tree-sitter CLI or Node.js.
 
-cpu-c17's C run-time (cint_ls/exec/c17/rt/*.c) is compiled here too, as the grammar is,
+cpu-c17's C run-time (cint_ls/exec/c17/rt/*.c, and gpu-cuda's host in C,
+cint_ls/exec/cuda/rt/*.c) is compiled here too, as the grammar is,
 into cint_ls/exec/c17/prebuilt/ with a manifest (compiler, flags, sources' sha256), by
 the compiler and the flags cpu-c17 chooses at run time ($CC, else cc, gcc, clang:
 cint_ls/exec/c17/toolchain.py, loaded by its path since the package's dependencies are

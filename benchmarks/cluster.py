@@ -73,7 +73,7 @@ def main() -> int:
 
     from cint_ls.exec.c17 import cluster
     from cint_ls.exec.c17.build import build_library
-    from cint_ls.exec.c17.host import default_threads, emit, run_library
+    from cint_ls.exec.c17.library import default_threads, emit, run_library
     from cint_ls.ir.build import build
 
     n, steps = args.size, args.steps

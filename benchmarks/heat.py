@@ -203,7 +203,7 @@ def main() -> int:
     import cffi
 
     from cint_ls.exec.c17.build import build_library, find_compiler
-    from cint_ls.exec.c17.host import default_threads, emit, run_library
+    from cint_ls.exec.c17.library import default_threads, emit, run_library
     from cint_ls.ir.build import build
 
     n, steps = args.size, args.steps

@@ -113,7 +113,7 @@ def compiler_time(directory: str, prebuilt: bool) -> float:
     waited for) when cpu-c17 builds heat_tour's library on an empty cache, in this
     process: a figure the machine's load changes little, beside the Run's time."""
     from cint_ls.exec.c17.build import build_library
-    from cint_ls.exec.c17.host import emit
+    from cint_ls.exec.c17.library import emit
     from cint_ls.ir.build import build
 
     c_text = emit(build(HEAT.read_text(), str(HEAT)).program)

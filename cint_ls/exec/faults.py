@@ -10,32 +10,17 @@ from fractions import Fraction
 
 from ..analysis.types import Type, scalar_type_named
 from ..syntax.source import Span
-
-# The one-line message of every fault code (LANGUAGE.md, fault codes table).
-FAULT_MESSAGES = {
-    "E_OVERFLOW": "the exact result is outside the type's range",
-    "E_DIV_ZERO": "division by zero",
-    "E_NARROW": "the value does not fit the destination type",
-    "E_SHAPE": "shapes do not match",
-    "E_ALIAS": "views overlap",
-    "E_FUEL": "fuel allowance exhausted",
-    "E_UNSUPPORTED": "the executor does not support this",
-    "E_STALE_HANDLE": "the view's storage was released or reset",
-    "E_BOUNDS": "index out of range",
-    "E_SHIFT": "shift count out of range",
-    "E_EMPTY": "the reduction has no contributions",
-    "E_ASSERT": "assertion failed",
-}
+from ..vocabulary.faults import CINT_RESOURCE as CINT_RESOURCE  # the records' readers import it from here
+from ..vocabulary.faults import FAULT_MESSAGES as FAULT_MESSAGES
 
 PHASE_ENTRY, PHASE_WORK_ITEM, PHASE_EPILOGUE = 0, 1, 2
 
 # Host statuses (SPEC-02P.1 10.5 para 9, 10.6 para 11): not cint faults, but the entry
-# ends with a boundary record in the FaultRecord shape, code CINT_RESOURCE, whose
-# operation says which: a driver error, a device/host divergence (a defect), or calls
-# nested deeper than the executors' limit or than a machine's stack holds
+# ends with a boundary record in the FaultRecord shape, code CINT_RESOURCE (the
+# vocabulary's), whose operation says which: a driver error, a device/host divergence
+# (a defect), or calls nested deeper than the executors' limit or than a machine's stack holds
 # (docs/semantics.md, "Calls"). host.stack travels like a fault (position, stack,
 # address), so that the first one in ascending work-item order is the one reported.
-CINT_RESOURCE = "CINT_RESOURCE"
 HOST_RESOURCE = "host.resource"
 HOST_DIVERGENCE = "host.divergence"
 HOST_STACK = "host.stack"

@@ -4,7 +4,7 @@ editor's cint.trace.arrays), and where the executors find that selection.
 The pictures are taken after each dispatch publishes: by the shared dispatch protocol
 (`Dispatcher`, exec/dispatch.py) for the executors that run on it, and by the C run-time
 through an observer (exec/c17/pictures.py) for cpu-c17 and gpu-cuda's host in C
-(exec/cuda/chost.py), all through `ArraySelection.take`. The selection reaches them
+(exec/cuda/c_host.py), all through `ArraySelection.take`. The selection reaches them
 through `selected_arrays` around the executor's run (in the child process of an
 isolated run too), so no executor needs an option of its own. The trace that carries
 the pictures is built above the executors (running/trace.py).

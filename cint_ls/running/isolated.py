@@ -701,7 +701,7 @@ def child_main() -> int:
     if spare:
         _name_process(RUNNING_NAME)
     output = _OutputStream.from_environment()
-    if output is not None:  # cpu-c17 sends its own (c17/host.py); the others through write
+    if output is not None:  # cpu-c17 sends its own (c17/library.py); the others through write
         stream_output(output.fd, request.get("output_limit"))
     built = build(request["text"], request["path"])
     if built.program is None:

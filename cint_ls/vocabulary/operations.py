@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
+from .faults import E_BOUNDS, E_DIV_ZERO, E_EMPTY, E_NARROW, E_OVERFLOW, E_SHIFT
+
 
 class Spelled(Protocol):
     """What the vocabulary needs of a cint type (`analysis.types` defines them)."""
@@ -70,12 +72,6 @@ def reduction_id(kind: str, contrib: Spelled, target: Spelled) -> str:
 
 # ---- faults
 
-E_OVERFLOW = "E_OVERFLOW"
-E_DIV_ZERO = "E_DIV_ZERO"
-E_NARROW = "E_NARROW"
-E_SHIFT = "E_SHIFT"
-E_EMPTY = "E_EMPTY"
-E_BOUNDS = "E_BOUNDS"
 
 
 class Fault(NamedTuple):

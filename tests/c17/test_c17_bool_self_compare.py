@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cint_ls.exec.c17.host import run
+from cint_ls.exec.c17.library import run
 from cint_ls.ir.build import build
 from cint_ls.running.executors import get
 

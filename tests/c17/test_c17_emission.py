@@ -13,8 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from conftest import CONFORMANCE, conformance_programs
 
-from cint_ls.exec.c17.build import FLAGS, RT_DIR, RT_SOURCES, WARNING_FLAGS
+from cint_ls.exec.c17.build import FLAGS, RT_SOURCES, WARNING_FLAGS
 from cint_ls.exec.c17.emit import emit_program
+from cint_ls.exec.c17.toolchain import RT_INCLUDES, rt_path
 from cint_ls.ir.build import build
 
 B7 = ("-std=c17", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wpedantic", "-Werror")
@@ -48,7 +49,7 @@ def _compiler(name: str) -> str:
 
 def _compile(compiler: str, source, out_dir, name: str) -> str | None:
     obj = out_dir / (name + ".o")
-    result = subprocess.run([compiler, *B7, "-O2", "-fPIC", "-I", str(RT_DIR), "-c", str(source), "-o", str(obj)],
+    result = subprocess.run([compiler, *B7, "-O2", "-fPIC", *RT_INCLUDES, "-c", str(source), "-o", str(obj)],
                             capture_output=True, text=True)
     if result.returncode != 0 or result.stderr.strip():
         return f"{name}: {result.stderr.strip().splitlines()[:3]}"
@@ -74,7 +75,7 @@ def test_every_conformance_program_compiles_without_a_warning(compiler, tmp_path
 @pytest.mark.parametrize("compiler", ["gcc", "clang"])
 def test_the_run_time_compiles_without_a_warning(compiler, tmp_path):
     cc = _compiler(compiler)
-    failures = [f for f in (_compile(cc, RT_DIR / name, tmp_path, name) for name in RT_SOURCES) if f]
+    failures = [f for f in (_compile(cc, rt_path(name), tmp_path, name) for name in RT_SOURCES) if f]
     assert not failures, "\n".join(failures)
 
 

@@ -19,7 +19,7 @@ from conftest import conformance_case, conformance_programs, matches_expected
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cint_ls.exec.c17.host import MAX_THREADS, default_threads, run, thread_options
+from cint_ls.exec.c17.library import MAX_THREADS, default_threads, run, thread_options
 from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.ir.build import build
 from cint_ls.running.executors import get
@@ -86,16 +86,16 @@ def test_a_bad_thread_count_is_one_line(bad):
 def test_stacks_under_an_address_space_limit(monkeypatch):
     import resource
 
-    from cint_ls.exec.c17 import host
+    from cint_ls.exec.c17 import library
 
     monkeypatch.setattr(resource, "getrlimit", lambda _: (4 << 30, resource.RLIM_INFINITY))
-    assert host._fit_threads(1, 256 << 20) == (1, 256 << 20)
-    assert host._fit_threads(2, 256 << 20) == (2, 256 << 20)  # the entry thread's stack
-    threads, stack = host._fit_threads(7, 256 << 20)
-    assert threads == 7 and 6 * stack <= 1 << 30 and stack >= host.WORKER_STACK_MIN and stack % 65536 == 0
-    assert host._fit_threads(64, 256 << 20) == (17, 64 << 20)  # a quarter of the limit, 64 MiB each
+    assert library._fit_threads(1, 256 << 20) == (1, 256 << 20)
+    assert library._fit_threads(2, 256 << 20) == (2, 256 << 20)  # the entry thread's stack
+    threads, stack = library._fit_threads(7, 256 << 20)
+    assert threads == 7 and 6 * stack <= 1 << 30 and stack >= library.WORKER_STACK_MIN and stack % 65536 == 0
+    assert library._fit_threads(64, 256 << 20) == (17, 64 << 20)  # a quarter of the limit, 64 MiB each
     monkeypatch.setattr(resource, "getrlimit", lambda _: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    assert host._fit_threads(64, 256 << 20) == (64, 256 << 20)
+    assert library._fit_threads(64, 256 << 20) == (64, 256 << 20)
 
 
 def test_an_isolated_run_takes_the_option():

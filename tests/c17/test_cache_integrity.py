@@ -31,7 +31,7 @@ from cint_ls.exec.c17.build import (
     runtime_directory,
     runtime_objects,
 )
-from cint_ls.exec.c17.host import emit
+from cint_ls.exec.c17.library import emit
 from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.ir.build import build
 from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
@@ -179,9 +179,9 @@ def test_a_planted_runtime_object_is_never_linked(cache, tmp_path):
     assert _run(PROGRAM) == "49\n"
     assert not marker.exists()
     assert _entry_is_recorded(directory / "alias.o") and file_digest(directory / "alias.o") != file_digest(planted)
-    shutil.copy(planted, directory / "host.o")  # after it: the next program's link
+    shutil.copy(planted, directory / "context.o")  # after it: the next program's link
     assert _run(OTHER) == "27\n"
-    assert not marker.exists() and _entry_is_recorded(directory / "host.o")
+    assert not marker.exists() and _entry_is_recorded(directory / "context.o")
     library = library_directory(_c_text(OTHER), compiler) / "program.so"
     assert b"cint_planted_symbol" not in library.read_bytes()
 

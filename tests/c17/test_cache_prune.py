@@ -26,7 +26,7 @@ from cint_ls.exec.c17.build import (
     read_manifest,
     runtime_directory,
 )
-from cint_ls.exec.c17.host import emit, run_library
+from cint_ls.exec.c17.library import emit, run_library
 from cint_ls.ir.build import build
 
 

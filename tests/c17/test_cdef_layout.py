@@ -1,5 +1,5 @@
-"""The cffi declarations of the structs the hosts read or allocate (exec/c17/host.py
-CDEF, exec/cuda/chost.py GPU_CDEF) come from the run-time's headers (`header_types`):
+"""The cffi declarations of the structs the hosts read or allocate (exec/c17/library.py
+CDEF, exec/cuda/c_host.py GPU_CDEF) come from the run-time's headers (`header_types`):
 their layout is the C compiler's, field by field."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from cint_ls.exec.c17.build import RT_DIR
-from cint_ls.exec.c17.host import CDEF, header_types
-from cint_ls.exec.cuda.chost import GPU_CDEF
+from cint_ls.exec.c17.library import CDEF, header_types
+from cint_ls.exec.c17.toolchain import RT_INCLUDES
+from cint_ls.exec.cuda.c_host import GPU_CDEF
 
 COMPILER = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 STRUCTS = ("cint_storage", "cint_view", "cint_arg", "cint_boundary", "cint_dispatch_record", "cint_gpu_device",
@@ -32,7 +32,7 @@ def test_every_declared_struct_has_the_compilers_layout(tmp_path):
     source = tmp_path / "layout.c"
     source.write_text('#include <stdio.h>\n#include <stddef.h>\n#include "cint_rt.h"\n#include "gpu_host.h"\n'
                       "int main(void) {\n" + "\n".join(lines) + "\nreturn 0;\n}\n")
-    subprocess.run([COMPILER, "-std=c17", "-I", str(RT_DIR), "-o", str(tmp_path / "layout"), str(source)],
+    subprocess.run([COMPILER, "-std=c17", *RT_INCLUDES, "-o", str(tmp_path / "layout"), str(source)],
                    check=True)
     got = dict(line.split() for line in subprocess.run([str(tmp_path / "layout")], capture_output=True, text=True,
                                                        check=True).stdout.splitlines())
@@ -61,6 +61,6 @@ def test_header_functions_are_the_header_s_prototypes_and_a_missing_one_is_refus
     with pytest.raises(RuntimeError, match="declares no function cint_no_such_function"):
         header_types("@FUNCTIONS cint_rt.h: cint_no_such_function@")
     # Every function the hosts call is declared from a header but the program's own entry.
-    from cint_ls.exec.cuda.chost import GPU_CDEF
+    from cint_ls.exec.cuda.c_host import GPU_CDEF
 
     assert "@" not in CDEF + GPU_CDEF

@@ -12,7 +12,7 @@ import pytest
 from cint_ls.analysis.types import IntType
 from cint_ls.exec.c17.emit import kernel as kernel_emitter
 from cint_ls.exec.c17.emit.ctypes import NARROW_ITEMS, is_narrow
-from cint_ls.exec.c17.host import emit
+from cint_ls.exec.c17.library import emit
 from cint_ls.ir.build import build
 from cint_ls.running.run import RunRequest, run
 

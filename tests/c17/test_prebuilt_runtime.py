@@ -29,7 +29,7 @@ from cint_ls.exec.c17.build import (
     runtime_directory,
     runtime_sources,
 )
-from cint_ls.exec.c17.host import emit
+from cint_ls.exec.c17.library import emit
 from cint_ls.exec.c17.toolchain import (
     FLAGS,
     PREBUILT_MANIFEST,

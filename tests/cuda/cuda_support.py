@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from cint_ls.exec.cuda import run as run_cuda
-from cint_ls.exec.cuda.host import CudaMachine
 from cint_ls.exec.cuda.ptx import emit_module
+from cint_ls.exec.cuda.python_host import CudaMachine
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.interp import run_program
 from cint_ls.exec.interp.machine import Machine

@@ -1,4 +1,4 @@
-"""gpu-cuda's host in C (rt/gpu_host.c, rt/gpu_cuda.c, exec/cuda/chost.py; issue 15):
+"""gpu-cuda's host in C (rt/gpu_host.c, rt/gpu_cuda.c, exec/cuda/c_host.py; issue 15):
 the thread-limit check (SPEC-02P.1 10.5: a kernel is never launched in blocks larger than
 its CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), identically on the simulated device and on a
 driver; storages not sent again while unchanged, and sent again after a store; the null

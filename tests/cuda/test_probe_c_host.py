@@ -1,6 +1,6 @@
 """The forecast of gpu-cuda's default device (exec/cuda/probe.py) where a run takes the
 host in C (a C compiler is present): cuda-python plays no part, the child opens the
-device as the C host does (chost.open_cuda, rt/gpu_cuda.c), and the reason is the run's
+device as the C host does (c_host.open_cuda, rt/gpu_cuda.c), and the reason is the run's
 own note. Against the stand-in libcuda (fake_libcuda.c), with cuda-python made
 unimportable both here and in the probe's child: no driver, a driver but no device, a
 driver with a device."""

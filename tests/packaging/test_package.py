@@ -69,6 +69,8 @@ def test_wheel_is_abi3_with_the_grammar_and_its_queries(dist):
     assert "cint_ls/server/schema/run-result.schema.json" in names
     assert "cint_ls/server/docs/diagnostics.md" in names  # what an installed server's diagnostics link to
     assert "cint_ls/exec/c17/rt/cint_rt.h" in names
+    assert "cint_ls/exec/c17/rt/cint_faults.h" in names  # generated from the vocabulary, committed
+    assert "cint_ls/exec/cuda/rt/gpu_host.h" in names and "cint_ls/exec/cuda/rt/gpu_host.c" in names
     # cpu-c17's run-time, prebuilt as the grammar is (issue 29), one object per rt/*.c.
     from cint_ls.exec.c17.toolchain import PREBUILT_MANIFEST, RT_SOURCES, object_name
 
@@ -90,7 +92,8 @@ def test_sdist_has_the_generated_grammar(dist):
     # Building from the sdist needs no tree-sitter CLI and no Node.js: the C is there.
     for name in ("grammar/src/parser.c", "grammar/src/tree_sitter/parser.h", "cint_ls/syntax/binding.c",
                  "setup.py", "pyproject.toml", "LICENSE", "grammar/queries/highlights.scm",
-                 "docs/diagnostics.md", "cint_ls/exec/c17/toolchain.py", "cint_ls/exec/c17/rt/pool.c"):
+                 "docs/diagnostics.md", "cint_ls/exec/c17/toolchain.py", "cint_ls/exec/c17/rt/pool.c",
+                 "cint_ls/exec/c17/rt/cint_faults.h", "cint_ls/exec/cuda/rt/gpu_cuda.c"):
         assert name in names, name
     # The run-time's objects are built from the sdist, never shipped in it (an editable
     # install leaves them in the source tree).
@@ -126,7 +129,7 @@ FIRST_RUN = r"""
 import os, tempfile
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()
 from cint_ls.exec.c17 import build, toolchain
-from cint_ls.exec.c17.host import emit
+from cint_ls.exec.c17.library import emit
 from cint_ls.ir.build import build as build_ir
 compiler = build.find_compiler()
 usable = toolchain.usable_prebuilt(compiler)

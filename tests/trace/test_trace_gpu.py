@@ -1,5 +1,5 @@
 """gpu-cuda in the trace (docs/trace.md): its pictures of arrays on the host in C (the C
-run-time's observer, exec/cuda/chost.py) and on the host in Python (the shared dispatch
+run-time's observer, exec/cuda/c_host.py) and on the host in Python (the shared dispatch
 protocol) are the interpreter's; its fault map says nothing of the other work-items; its
 copies between host and device, as the host in C records them, in the trace's dispatch
 lines and the run report, and `null` where nothing recorded them."""

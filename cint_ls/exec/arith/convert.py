@@ -15,7 +15,8 @@ from fractions import Fraction
 from functools import cache
 
 from cint_ls.analysis.types import FixedType, IntType
-from cint_ls.vocabulary.operations import E_NARROW, conversion_id
+from cint_ls.vocabulary.faults import E_NARROW
+from cint_ls.vocabulary.operations import conversion_id
 
 from .fault import NumType, OperationFault, Typed, bounds, frac_bits
 from .scalar import CHECKED, WRAP, wrap

@@ -13,7 +13,7 @@ from functools import cache
 from typing import TypeAlias
 
 from cint_ls.analysis.types import FixedType, IntType, Type
-from cint_ls.vocabulary.operations import E_OVERFLOW
+from cint_ls.vocabulary.faults import E_OVERFLOW
 
 from ..faults import OperationFault
 

@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from cint_ls.analysis.types import BOOL, I64, FixedType, IntType, Type
-from cint_ls.vocabulary.operations import E_EMPTY, reduction_id
+from cint_ls.vocabulary.faults import E_EMPTY
+from cint_ls.vocabulary.operations import reduction_id
 
 from .fault import Exact, NumType, OperationFault, bounds, overflow, real, storage_bits
 from .scalar import wrap

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from functools import cache
 
 from cint_ls.analysis.types import IntType
-from cint_ls.vocabulary.operations import E_DIV_ZERO, div_round_id
+from cint_ls.vocabulary.faults import E_DIV_ZERO
+from cint_ls.vocabulary.operations import div_round_id
 
 from .fault import OperationFault, bounds, overflow
 

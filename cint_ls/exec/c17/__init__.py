@@ -14,7 +14,7 @@ from ...syntax import Diagnostic
 from ..executors import ExecutorUnavailable, Write
 from ..runtime import RunResult
 from .describe import describe_work_item
-from .host import EXECUTOR, Untranslatable, run
+from .library import EXECUTOR, Untranslatable, run
 
 
 def emit_text(program: ir.Program) -> str:

@@ -64,8 +64,9 @@ except ImportError:  # not POSIX: no locks (cpu-c17 needs GCC or Clang on a POSI
 
 from ..executors import ExecutorUnavailable
 from . import toolchain
-from .toolchain import (  # noqa: F401 (RT_DIR, RT_HEADERS, WARNING_FLAGS: this module's API, as before)
+from .toolchain import (  # noqa: F401 (GPU_RT_DIR, RT_DIR, WARNING_FLAGS: this module's API, as before)
     FLAGS,
+    GPU_RT_DIR,
     RT_DIR,
     RT_GPU_SOURCES,
     RT_HEADERS,
@@ -76,6 +77,7 @@ from .toolchain import (  # noqa: F401 (RT_DIR, RT_HEADERS, WARNING_FLAGS: this 
     PrebuiltObject,
     compile_runtime_args,
     object_name,
+    rt_path,
     usable_prebuilt,
 )
 
@@ -260,7 +262,7 @@ def _digest(*parts: str | bytes) -> str:
 
 @cache
 def runtime_sources_key() -> str:
-    return _digest(*((RT_DIR / name).read_bytes() for name in RT_HEADERS + RT_SOURCES))
+    return _digest(*(rt_path(name).read_bytes() for name in RT_HEADERS + RT_SOURCES))
 
 
 def _run(compiler: Compiler, args: list[str], what: str, runtime: bool = False) -> None:

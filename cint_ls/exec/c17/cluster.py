@@ -213,7 +213,7 @@ def _worker_library(key: str, library: bytes):
         with open(temporary, "wb") as handle:
             handle.write(library)
         os.replace(temporary, path)
-        from .host import header_types
+        from .library import header_types
 
         ffi = cffi.FFI()
         ffi.cdef(header_types(WORKER_CDEF))

@@ -6,7 +6,7 @@ paragraph 9).
 
 The program's C is emitted and compiled as for `cint run --executor cpu-c17` (the same
 cache; a kernel that the entry does not dispatch, because a host dispatched it directly,
-is emitted too), and `cint_ctx_describe` (rt/host.c) runs the kernel's `describe` function for
+is emitted too), and `cint_ctx_describe` (rt/context.c) runs the kernel's `describe` function for
 work-item `k` alone, counting steps, with:
 
 - the arguments as they were before the dispatch: each storage a view of `plan.reads`
@@ -48,7 +48,7 @@ from ..faults import FaultRecord
 from ..runtime import CintFault
 from ..views import View
 from .build import build_library
-from .host import CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _load, call_in_thread, emit
+from .library import CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _load, call_in_thread, emit
 
 M64 = (1 << 64) - 1
 ACC_BYTES = 18 * 8  # cint_reduction.acc

@@ -1,8 +1,8 @@
 """The trace's pictures of cpu-c17's arrays (`cint run --trace-arrays`, docs/trace.md).
 
 cpu-c17 keeps its arrays in its C run-time. With pictures asked for (the selection of
-exec/selection.py, `current_selection`), host.py sets an observer on the run's context
-(`cint_ctx_set_observer`, rt/host.c): rt/dispatch.c calls it after each dispatch that
+exec/selection.py, `current_selection`), library.py sets an observer on the run's context
+(`cint_ctx_set_observer`, rt/context.c): rt/dispatch.c calls it after each dispatch that
 published, off the dispatch's recorded time, with the kernel's qualified name, the
 dispatch's number and its arguments, the views the program passed. `Pictures.observe`
 reads the selected 2-D out/inout views' elements there, through the same
@@ -90,7 +90,7 @@ class Pictures:
             self.taken.clear()
 
     def listen(self, ffi, lib, ctx) -> None:
-        """Become the run-time's observer of `ctx` (rt/host.c), the callback kept alive
+        """Become the run-time's observer of `ctx` (rt/context.c), the callback kept alive
         with this object (the caller keeps it until the run ends)."""
         self._callback = ffi.callback("void(void *, const char *, int64_t, int32_t, const cint_arg *)",
                                       lambda user, kernel, number, nparams, args:

@@ -1,5 +1,6 @@
-"""cpu-c17's C toolchain: the compiler it chooses, its flags, the run-time's files, and
-the run-time prebuilt when the package is built.
+"""cpu-c17's C toolchain: the compiler it chooses, its flags, the run-time's files (rt/,
+and gpu-cuda's host in C in ../cuda/rt/), and the run-time prebuilt when the package is
+built.
 
 The standard library only, and no import from the package: setup.py loads this file by
 its path to prebuild the run-time (the package's dependencies are not installed then),
@@ -28,12 +29,21 @@ from functools import cache
 from pathlib import Path
 
 RT_DIR = Path(__file__).parent / "rt"
-RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
-              "host.c", "stack.c", "gpu_host.c", "gpu_cuda.c")
-# gpu-cuda's host (SPEC-02P.1 10.5): linked into a library built for gpu-cuda only, so
-# that a cold cpu-c17 Run does not compile it (issue 14).
+# gpu-cuda's host in C (SPEC-02P.1 10.5), beside gpu-cuda: built on this run-time, and
+# linked into a library built for gpu-cuda only, so that a cold cpu-c17 Run does not
+# compile it (issue 14).
+GPU_RT_DIR = Path(__file__).parent.parent / "cuda" / "rt"
 RT_GPU_SOURCES = ("gpu_host.c", "gpu_cuda.c")
-RT_HEADERS = ("cint_rt.h", "cint_ops.h", "gpu_host.h")
+RT_GPU_HEADERS = ("gpu_host.h",)
+RT_SOURCES = ("big.c", "arith.c", "fault.c", "views.c", "text.c", "reduce.c", "alias.c", "dispatch.c", "pool.c",
+              "context.c", "stack.c") + RT_GPU_SOURCES
+RT_HEADERS = ("cint_rt.h", "cint_ops.h", "cint_faults.h") + RT_GPU_HEADERS
+RT_INCLUDES = ("-I", str(RT_DIR), "-I", str(GPU_RT_DIR))
+
+
+def rt_path(name: str) -> Path:
+    """Where the run-time's file `name` (a member of RT_SOURCES or RT_HEADERS) lives."""
+    return (GPU_RT_DIR if name in RT_GPU_SOURCES + RT_GPU_HEADERS else RT_DIR) / name
 
 # SPEC-02P.1 10.3 paragraph 3 [B-7]: the emitted C compiles without a warning under these.
 WARNING_FLAGS = ("-std=c17", "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wpedantic",
@@ -99,7 +109,7 @@ def object_name(source: str) -> str:
 def compile_runtime_args(source: str, obj: Path) -> list[str]:
     """The compiler's arguments for rt/`source` (after its argv): the same at package
     build and at run time, so that the objects are the same."""
-    return [*FLAGS, "-I", str(RT_DIR), "-c", str(RT_DIR / source), "-o", str(obj)]
+    return [*FLAGS, *RT_INCLUDES, "-c", str(rt_path(source)), "-o", str(obj)]
 
 
 def sha256_of(path: Path) -> str:
@@ -113,7 +123,7 @@ def sha256_of(path: Path) -> str:
 @cache
 def source_digests() -> dict[str, str]:
     """The sha256 of every header and source of the run-time, as they are now."""
-    return {name: sha256_of(RT_DIR / name) for name in RT_HEADERS + RT_SOURCES}
+    return {name: sha256_of(rt_path(name)) for name in RT_HEADERS + RT_SOURCES}
 
 
 def prebuild(directory: Path, compiler: Compiler, jobs: int = 1) -> list[Path]:

@@ -38,9 +38,9 @@ from ..stages import RUNNING, reached
 from ..words import counted
 from .admission import admit, admit_build
 from .device import ORDERS, Device, DeviceError, DeviceUnavailable
-from .host import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, CudaMachine
 from .probe import simulated_reason
 from .ptx import PARAM_SPACE, EmitError, PtxModule, emit_module
+from .python_host import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, CudaMachine
 from .simulator import SimulatedDevice
 from .status import HostStatus
 
@@ -59,7 +59,7 @@ class CudaOptions:
     param_space: int = PARAM_SPACE  # bytes of entry parameters before an argument block (tests lower it)
     trace: bool = False  # the boundaries of a comparison in RunResult.trace (running/compare.py)
     report: bool = False  # a row per dispatch in RunResult.dispatch_log (cint run --report)
-    host: str = "auto"  # "c" (rt/gpu_host.c), "python" (host.py), auto: C where there is a C compiler
+    host: str = "auto"  # "c" (rt/gpu_host.c), "python" (python_host.py), auto: C where there is a C compiler
 
     @classmethod
     def from_dict(cls, options: dict | None) -> CudaOptions:
@@ -138,7 +138,7 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
 def c_host_unusable(program: ir.Program) -> str | None:
     """Why the C host cannot run the program (no C compiler, beyond cpu-c17's limits), or None."""
     from ..c17.build import NoCompiler, find_compiler
-    from ..c17.host import Untranslatable, emit
+    from ..c17.library import Untranslatable, emit
 
     try:
         find_compiler()
@@ -150,8 +150,8 @@ def c_host_unusable(program: ir.Program) -> str | None:
 
 def run_on_c_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx: PtxModule,
                   device: Device | None) -> RunResult:
-    """The host in C (chost.py, rt/gpu_host.c)."""
-    from .chost import DeviceUnavailableHere, run_c_host
+    """The host in C (c_host.py, rt/gpu_host.c)."""
+    from .c_host import DeviceUnavailableHere, run_c_host
 
     fallback = None
     target: Device | str
@@ -193,7 +193,7 @@ def run_on_c_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx: PtxM
 
 def run_on_python_host(program: ir.Program, fuel, write, opts: CudaOptions, ptx: PtxModule,
                        device: Device | None) -> RunResult:
-    """The host in Python (host.py): where there is no C compiler."""
+    """The host in Python (python_host.py): where there is no C compiler."""
     fallback = None
     if device is None:
         device, fallback = open_device(opts)

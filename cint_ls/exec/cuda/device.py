@@ -1,5 +1,5 @@
 """The device interface of gpu-cuda: one shape for the CUDA driver (`driver.py`) and the
-simulated device (`simulator.py`), so the host protocol (`host.py`) cannot tell them
+simulated device (`simulator.py`), so the host protocol (`python_host.py`) cannot tell them
 apart except by `simulated` and `description`.
 
 Every method is synchronous. A driver error of any kind (a failed allocation, a launch

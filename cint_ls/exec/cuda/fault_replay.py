@@ -87,7 +87,7 @@ def describe_work_item(machine: Machine, plan: DispatchPlan, k: int, folds: dict
     propagates."""
     from ..c17.build import NoCompiler
     from ..c17.describe import describe_work_item as c17
-    from ..c17.host import Untranslatable
+    from ..c17.library import Untranslatable
 
     try:
         fault, after = c17(machine.program, plan, k, folds, consumed, machine.depth)

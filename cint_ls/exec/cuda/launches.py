@@ -37,7 +37,7 @@ from .placement import Placement, registers
 from .ptx import KernelCode, canonical, minmax_flip, slot_words
 
 if TYPE_CHECKING:
-    from .host import Stats
+    from .python_host import Stats
 
 
 @dataclass

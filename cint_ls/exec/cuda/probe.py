@@ -7,13 +7,13 @@ so it must be quick and must not open a device in the asking process.
 
 The forecast follows the host a run takes (`run` in __init__.py, option `host`: auto):
 
-- the host in C (chost.py) where there is a C compiler: it dlopens the driver library
+- the host in C (c_host.py) where there is a C compiler: it dlopens the driver library
   itself (rt/gpu_cuda.c; `$CINT_LIBCUDA`, else libcuda.so.1), so cuda-python plays no
   part. Where libcuda.so.1 does not load, the answer is at once; where it loads (or
   `$CINT_LIBCUDA` names the library), a child process builds a program's library as a
-  run does and opens the device with chost.open_cuda, so the reason is the C host's own
+  run does and opens the device with c_host.open_cuda, so the reason is the C host's own
   ("no CUDA driver (...)", "a CUDA driver but no CUDA device (...)", ...);
-- the host in Python (host.py, driver.py) where there is none: without cuda-python, or
+- the host in Python (python_host.py, driver.py) where there is none: without cuda-python, or
   where the driver library does not load, the answer is at once; else a child process
   opens the device with driver.CudaDevice.
 
@@ -33,7 +33,7 @@ import sys
 import threading
 
 _LIBRARY = "nvcuda.dll" if os.name == "nt" else "libcuda.so.1"
-LIBRARY_ENV = "CINT_LIBCUDA"  # the C host's driver library instead of libcuda.so.1 (chost.open_cuda; tests)
+LIBRARY_ENV = "CINT_LIBCUDA"  # the C host's driver library instead of libcuda.so.1 (c_host.open_cuda; tests)
 # The same wording as the run's own note (driver.py; rt/gpu_cuda.c for the default
 # library), so the label and the note agree.
 NO_PYTHON = "cuda-python is not installed: pip install 'cint-ls[cuda]'"
@@ -47,7 +47,7 @@ import sys
 
 
 def c_host():
-    from cint_ls.exec.cuda.chost import DeviceUnavailableHere, _load, library_for, open_cuda
+    from cint_ls.exec.cuda.c_host import DeviceUnavailableHere, _load, library_for, open_cuda
     from cint_ls.ir.build import build
 
     ffi, lib = _load(library_for(build('"probe\\\\n";\\n', "cuda_probe.ci").program))

@@ -90,7 +90,7 @@ static void two_operands(cint_ctx *ctx, uint32_t tc, const cint_big *a, const ci
 
 static int overflow2(cint_ctx *ctx, const char *operation, int32_t span, uint32_t tc, const cint_big *a,
                      const cint_big *b, const cint_big *result) {
-    cint_fault_begin(ctx, "E_OVERFLOW", operation, span);
+    cint_fault_begin(ctx, CINT_E_OVERFLOW, operation, span);
     two_operands(ctx, tc, a, b);
     cint_fault_crossed(ctx, tc, result);
     return 1;
@@ -98,7 +98,7 @@ static int overflow2(cint_ctx *ctx, const char *operation, int32_t span, uint32_
 
 static int div_zero(cint_ctx *ctx, const char *operation, int32_t span, uint32_t tc, const cint_big *a,
                     const cint_big *b) {
-    cint_fault_begin(ctx, "E_DIV_ZERO", operation, span);
+    cint_fault_begin(ctx, CINT_E_DIV_ZERO, operation, span);
     two_operands(ctx, tc, a, b);
     return 1;
 }
@@ -167,7 +167,7 @@ int cint_binary(cint_ctx *ctx, int op, int form, uint32_t tc, void *r, const voi
         cint_big_from_i64(&width, bits);
         if (cint_big_is_negative(&y) || cint_big_cmp(&y, &width) >= 0) {
             cint_big limit;
-            cint_fault_begin(ctx, "E_SHIFT", operation, span);
+            cint_fault_begin(ctx, CINT_E_SHIFT, operation, span);
             two_operands(ctx, tc, &x, &y);
             cint_big_from_i64(&limit, cint_big_is_negative(&y) ? 0 : bits - 1);
             cint_fault_limit(ctx, tc, &limit);
@@ -207,7 +207,7 @@ int cint_unary(cint_ctx *ctx, int op, uint32_t tc, void *r, const void *a, const
         if (op == CINT_OP_NEG || cint_big_is_negative(&x)) cint_big_neg(&res, &x);
         else res = x;
         if (!cint_big_fits(&res, tc)) {
-            cint_fault_begin(ctx, "E_OVERFLOW", operation, span);
+            cint_fault_begin(ctx, CINT_E_OVERFLOW, operation, span);
             cint_fault_operand(ctx, tc, &x);
             cint_fault_exact_real(ctx, tc, &res);
             cint_fault_crossed(ctx, tc, &res);
@@ -219,7 +219,7 @@ int cint_unary(cint_ctx *ctx, int op, uint32_t tc, void *r, const void *a, const
 }
 
 static int narrow(cint_ctx *ctx, const char *operation, int32_t span, uint32_t from, const cint_big *x) {
-    cint_fault_begin(ctx, "E_NARROW", operation, span);
+    cint_fault_begin(ctx, CINT_E_NARROW, operation, span);
     cint_fault_operand(ctx, from, x);
     return 1;
 }

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cint_faults.h" /* the fault codes, generated from the vocabulary */
+
 #define CINT_ABI_VERSION 3
 
 /* ------------------------------------------------------------------ type codes */
@@ -537,7 +539,7 @@ extern const cint_host cint_cpu_host;
 int cint_rt_describe(cint_ctx *ctx, const cint_kernel *k, int64_t number, const int64_t *sizes,
                      const int64_t *over, cint_arg *args, const void *const *folds, int64_t item);
 
-/* host.c: the host's API (cffi). */
+/* context.c: the API a library exports to its host (cffi): the context of a run. */
 cint_ctx *cint_ctx_new(int64_t budget, int trace);
 void cint_ctx_free(cint_ctx *ctx);
 void cint_ctx_set_threads(cint_ctx *ctx, int32_t threads, uint64_t stack, int64_t parallel_min, int64_t chunk_min);

@@ -36,7 +36,7 @@ static bool compare(int op, int64_t a, int64_t b) {
 }
 
 static int shape_fault(cint_ctx *ctx, int32_t p, int32_t d, int64_t actual, int64_t expected) {
-    cint_fault_begin(ctx, "E_SHAPE", "bind.shape", -1);
+    cint_fault_begin(ctx, CINT_E_SHAPE, "bind.shape", -1);
     cint_fault_operand_i64(ctx, p);
     cint_fault_operand_i64(ctx, d);
     cint_fault_operand_i64(ctx, actual);
@@ -86,7 +86,7 @@ static int bind_sizes(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args,
                     cint_big_from_i64(&y, c);
                     if (add) cint_big_add(&r, &x, &y);
                     else cint_big_sub(&r, &x, &y);
-                    cint_fault_begin(ctx, "E_OVERFLOW", add ? "add.checked.i64" : "sub.checked.i64", -1);
+                    cint_fault_begin(ctx, CINT_E_OVERFLOW, add ? "add.checked.i64" : "sub.checked.i64", -1);
                     cint_fault_operand(ctx, CINT_TC_I64, &x);
                     cint_fault_operand(ctx, CINT_TC_I64, &y);
                     /* no exact result: "no entry check has an exact result" (5.3) */
@@ -113,7 +113,7 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
         const cint_view *v = &args[p].view;
         if (is_array(&k->params[p]) && v->storage != NULL && v->generation != v->storage->generation) {
             cint_big g;
-            cint_fault_begin(ctx, "E_STALE_HANDLE", "bind.stale", -1);
+            cint_fault_begin(ctx, CINT_E_STALE_HANDLE, "bind.stale", -1);
             cint_fault_operand_i64(ctx, p);
             cint_big_from_u64(&g, v->generation);
             cint_fault_operand(ctx, CINT_TC_U64, &g);
@@ -124,13 +124,13 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
     }
     for (int32_t p = 0; p < k->nparams; p++) /* 2: outputs writable */
         if (is_array(&k->params[p]) && is_output(&k->params[p]) && !args[p].view.writable)
-            return simple_fault(ctx, "E_ALIAS", "bind.permission", p);
+            return simple_fault(ctx, CINT_E_ALIAS, "bind.permission", p);
     for (int32_t p = 0; p < k->nparams; p++) { /* 3: element type and rank */
         const cint_param *param = &k->params[p];
         if (!is_array(param)) continue;
-        if (args[p].view.element != param->type) return simple_fault(ctx, "E_UNSUPPORTED", "bind.type", p);
+        if (args[p].view.element != param->type) return simple_fault(ctx, CINT_E_UNSUPPORTED, "bind.type", p);
         if (args[p].view.rank != param->rank) {
-            simple_fault(ctx, "E_SHAPE", "bind.type", p);
+            simple_fault(ctx, CINT_E_SHAPE, "bind.type", p);
             cint_fault_operand_i64(ctx, args[p].view.rank);
             cint_fault_limit_i64(ctx, param->rank);
             return 1;
@@ -142,7 +142,7 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
         int64_t value = 0;
         if (k->over(ctx, plan->sizes, d, &value)) return 1;
         if (value < 0) {
-            cint_fault_begin(ctx, "E_SHAPE", "bind.over", -1);
+            cint_fault_begin(ctx, CINT_E_SHAPE, "bind.over", -1);
             cint_fault_operand_i64(ctx, d);
             cint_fault_operand_i64(ctx, value);
             cint_fault_limit_i64(ctx, 0);
@@ -154,7 +154,7 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
         int64_t left = 0, right = 0;
         if (k->where(ctx, plan->sizes, w, &left, &right)) return 1;
         if (!compare(k->where_ops[w], left, right)) {
-            cint_fault_begin(ctx, "E_SHAPE", "bind.where", -1);
+            cint_fault_begin(ctx, CINT_E_SHAPE, "bind.where", -1);
             cint_fault_operand_i64(ctx, w);
             cint_fault_operand_i64(ctx, left);
             cint_fault_operand_i64(ctx, right);
@@ -163,14 +163,14 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
     }
     for (int32_t p = 0; p < k->nparams; p++) /* 6: the write-view test */
         if (is_array(&k->params[p]) && is_output(&k->params[p]) && !cint_write_view_passes(&args[p].view))
-            return simple_fault(ctx, "E_ALIAS", "bind.injective", p);
+            return simple_fault(ctx, CINT_E_ALIAS, "bind.injective", p);
     for (int32_t p = 0; p < k->nparams; p++) { /* 7: the pairwise test */
         if (!is_array(&k->params[p]) || !is_output(&k->params[p])) continue;
         for (int32_t q = 0; q < k->nparams; q++) {
             if (q == p || !is_array(&k->params[q])) continue;
             if (is_output(&k->params[q]) && q < p) continue;
             if (!cint_pair_disjoint(&args[p].view, &args[q].view)) {
-                simple_fault(ctx, "E_ALIAS", "bind.alias", p);
+                simple_fault(ctx, CINT_E_ALIAS, "bind.alias", p);
                 cint_fault_operand_i64(ctx, q);
                 cint_describe_view(&ctx->fault.views[0], &args[p].view);
                 cint_describe_view(&ctx->fault.views[1], &args[q].view);
@@ -194,7 +194,7 @@ static int entry_checks(cint_ctx *ctx, const cint_kernel *k, const cint_arg *arg
     if (huge) {
         int32_t first = 0;
         while (first < k->nparams && !is_array(&k->params[first])) first++;
-        return simple_fault(ctx, "E_UNSUPPORTED", "bind.limit", first < k->nparams ? first : 0);
+        return simple_fault(ctx, CINT_E_UNSUPPORTED, "bind.limit", first < k->nparams ? first : 0);
     }
     if (ctx->budget >= 0 && (uint64_t)count > ctx->fuel_left) {
         cint_fail_fuel(ctx, -1);

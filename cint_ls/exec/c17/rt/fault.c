@@ -133,7 +133,7 @@ void cint_resource(cint_ctx *ctx, const char *message) {
 /* ---- faults the emitted code raises */
 
 void cint_fail_fuel(cint_ctx *ctx, int32_t span) {
-    cint_fault_begin(ctx, "E_FUEL", "fuel.charge", span);
+    cint_fault_begin(ctx, CINT_E_FUEL, "fuel.charge", span);
     cint_fault_limit_i64(ctx, ctx->budget);
 }
 
@@ -148,11 +148,11 @@ int cint_fuel_out(cint_ctx *ctx, int32_t span) {
     return 1;
 }
 
-void cint_fail_assert(cint_ctx *ctx, int32_t span) { cint_fault_begin(ctx, "E_ASSERT", "assert", span); }
+void cint_fail_assert(cint_ctx *ctx, int32_t span) { cint_fault_begin(ctx, CINT_E_ASSERT, "assert", span); }
 
 void cint_fail_index(cint_ctx *ctx, const char *operation, int64_t index, int32_t dimension, int64_t extent,
                      int32_t span) {
-    cint_fault_begin(ctx, "E_BOUNDS", operation, span);
+    cint_fault_begin(ctx, CINT_E_BOUNDS, operation, span);
     cint_fault_operand_i64(ctx, index);
     cint_fault_operand_i64(ctx, dimension);
     cint_fault_limit_i64(ctx, extent);
@@ -162,13 +162,13 @@ int cint_call_enter(cint_ctx *ctx, int32_t span) {
     if (ctx->fuel_left == 0u && cint_fuel_out(ctx, span)) return 1;
     ctx->fuel_left--;
     if (ctx->depth >= CINT_MAX_CALL_DEPTH) { /* every executor's limit */
-        cint_fault_begin(ctx, "CINT_RESOURCE", "host.stack", span);
+        cint_fault_begin(ctx, CINT_RESOURCE_CODE, "host.stack", span);
         cint_fault_operand_i64(ctx, ctx->depth + 1);
         cint_fault_limit_i64(ctx, CINT_MAX_CALL_DEPTH);
         return 1;
     }
     if (CINT_UNLIKELY((uintptr_t)__builtin_frame_address(0) < ctx->stack_low)) { /* this thread's stack */
-        cint_fault_begin(ctx, "CINT_RESOURCE", "host.stack", span);
+        cint_fault_begin(ctx, CINT_RESOURCE_CODE, "host.stack", span);
         cint_fault_operand_i64(ctx, ctx->depth + 1);
         return 1;
     }

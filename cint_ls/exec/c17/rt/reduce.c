@@ -205,7 +205,7 @@ int cint_red_add(cint_ctx *ctx, cint_reduction *r, const cint_reduction_desc *d,
         cint_big_load(&v, t, x);
         cint_big_add(&sum, &acc, &v);
         if (!cint_big_fits(&sum, t)) {
-            cint_fault_begin(ctx, "E_OVERFLOW", d->operation, d->span);
+            cint_fault_begin(ctx, CINT_E_OVERFLOW, d->operation, d->span);
             cint_fault_operand_i64(ctx, item);
             cint_fault_operand(ctx, t, &acc);
             cint_fault_operand(ctx, t, &v);
@@ -229,7 +229,7 @@ int cint_red_finish(cint_ctx *ctx, cint_reduction *r, const cint_reduction_desc 
     case CINT_RED_SUM:
         load_acc(&total, r, d->contribution);
         if (!cint_big_fits(&total, t)) {
-            cint_fault_begin(ctx, "E_OVERFLOW", d->operation, d->span);
+            cint_fault_begin(ctx, CINT_E_OVERFLOW, d->operation, d->span);
             cint_fault_operand_i64(ctx, r->count);
             cint_fault_exact_real(ctx, t, &total);
             cint_fault_crossed(ctx, t, &total);
@@ -245,7 +245,7 @@ int cint_red_finish(cint_ctx *ctx, cint_reduction *r, const cint_reduction_desc 
     case CINT_RED_COUNT:
         cint_big_from_i64(&n, r->trues);
         if (!cint_big_fits(&n, t)) {
-            cint_fault_begin(ctx, "E_OVERFLOW", d->operation, d->span);
+            cint_fault_begin(ctx, CINT_E_OVERFLOW, d->operation, d->span);
             cint_fault_operand_i64(ctx, r->count);
             cint_fault_exact_int(ctx, &n);
             cint_fault_crossed(ctx, t, &n);
@@ -256,7 +256,7 @@ int cint_red_finish(cint_ctx *ctx, cint_reduction *r, const cint_reduction_desc 
     case CINT_RED_MIN:
     case CINT_RED_MAX:
         if (!r->has) {
-            cint_fault_begin(ctx, "E_EMPTY", d->operation, d->span);
+            cint_fault_begin(ctx, CINT_E_EMPTY, d->operation, d->span);
             cint_fault_operand_i64(ctx, 0);
             return 1;
         }

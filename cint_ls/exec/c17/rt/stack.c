@@ -2,7 +2,7 @@
  *
  * Every executor runs calls nested up to CINT_MAX_CALL_DEPTH deep (100,000) and ends
  * the entry with the host status host.stack, the limit in its record, at the call
- * beyond. cpu-c17 runs the entry on a thread with a large stack (host.py, STACK_SIZE),
+ * beyond. cpu-c17 runs the entry on a thread with a large stack (library.py, STACK_SIZE),
  * which holds that many frames of ordinary functions; a program whose frames are so
  * large that the thread's stack runs out first ends with host.stack too, without the
  * limit (the depth it reached is its operand), rather than a crash: each call tests the

@@ -26,7 +26,7 @@ int cint_array_make(cint_ctx *ctx, cint_view *v, uint32_t element, int32_t rank,
     cint_array_free(v);
     for (int32_t d = 0; d < rank; d++) {
         if (extents[d] < 0) {
-            cint_fault_begin(ctx, "E_SHAPE", "array.make", span);
+            cint_fault_begin(ctx, CINT_E_SHAPE, "array.make", span);
             cint_fault_operand_i64(ctx, d);
             cint_fault_operand_i64(ctx, extents[d]);
             cint_fault_limit_i64(ctx, 0);
@@ -42,7 +42,7 @@ int cint_array_make(cint_ctx *ctx, cint_view *v, uint32_t element, int32_t rank,
     cint_big limit;
     cint_big_from_i64(&limit, CINT_MAX_ARRAY_ELEMENTS);
     if (cint_big_cmp(&count, &limit) > 0) {
-        cint_fault_begin(ctx, "E_UNSUPPORTED", "array.limit", span);
+        cint_fault_begin(ctx, CINT_E_UNSUPPORTED, "array.limit", span);
         cint_fault_operand(ctx, CINT_TC_I64, &count);
         cint_fault_limit_i64(ctx, CINT_MAX_ARRAY_ELEMENTS);
         return 1;
@@ -84,7 +84,7 @@ int cint_array_make(cint_ctx *ctx, cint_view *v, uint32_t element, int32_t rank,
  * number of elements. */
 int cint_array_init_count(cint_ctx *ctx, const cint_view *v, int64_t given, int32_t span) {
     if (v->storage->count == given) return 0;
-    cint_fault_begin(ctx, "E_SHAPE", "array.init", span);
+    cint_fault_begin(ctx, CINT_E_SHAPE, "array.init", span);
     cint_fault_operand_i64(ctx, given);
     cint_fault_limit_i64(ctx, v->storage->count);
     return 1;
@@ -92,7 +92,7 @@ int cint_array_init_count(cint_ctx *ctx, const cint_view *v, int64_t given, int3
 
 static int bounds(cint_ctx *ctx, const char *operation, int32_t span, int n, const int64_t *operands,
                   int64_t limit) {
-    cint_fault_begin(ctx, "E_BOUNDS", operation, span);
+    cint_fault_begin(ctx, CINT_E_BOUNDS, operation, span);
     for (int i = 0; i < n; i++) cint_fault_operand_i64(ctx, operands[i]);
     cint_fault_limit_i64(ctx, limit);
     return 1;

@@ -24,7 +24,7 @@ from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
 from ..selection import current_selection
 from ..stages import RUNNING, output_stream, reached
-from .build import RT_DIR, build_library
+from .build import build_library, rt_path
 from .emit import EmitError, emit_program
 from .pictures import Pictures
 
@@ -63,7 +63,7 @@ def header_types(text: str) -> str:
     import re
 
     def read(name: str) -> tuple[str, dict]:
-        header = re.sub(r"/\*.*?\*/", " ", (RT_DIR / name).read_text(), flags=re.S)
+        header = re.sub(r"/\*.*?\*/", " ", rt_path(name).read_text(), flags=re.S)
         return header, dict(re.findall(r"^#define\s+(\w+)\s+(\d+)\b", header, flags=re.M))
 
     def plain(declaration: str, defines: dict) -> str:

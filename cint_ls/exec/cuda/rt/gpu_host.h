@@ -1,5 +1,5 @@
 /* gpu-cuda's host in C (gpu_host.c) and its launch interface (cint_gpu_device): the
- * functions cint_ls/exec/cuda/chost.py calls through cffi. */
+ * functions cint_ls/exec/cuda/c_host.py calls through cffi. */
 #ifndef CINT_GPU_HOST_H
 #define CINT_GPU_HOST_H
 

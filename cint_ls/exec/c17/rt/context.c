@@ -1,7 +1,7 @@
-/* The host's side of the ABI: a context per entry, running it, and reading back the
+/* The host's side of the ABI: a context (cint_ctx) per entry, running it, and reading back the
  * output, the fault record (JSON), the fuel consumed and the --check trace; and the
  * description of one work-item for gpu-cuda.  These are the functions
- * cint_ls/exec/c17/host.py and describe.py call through cffi. */
+ * cint_ls/exec/c17/library.py and describe.py call through cffi. */
 #include "cint_rt.h"
 
 #include <pthread.h>

@@ -27,7 +27,7 @@
  *   4. a device error ends the entry with host.resource [B-16e].
  *
  * The device: the CUDA driver (gpu_cuda.c, dlopen of libcuda.so.1), the simulated
- * device (cint_ls/exec/cuda/chost.py: cffi callbacks into the PTX simulator) or the
+ * device (cint_ls/exec/cuda/c_host.py: cffi callbacks into the PTX simulator) or the
  * null device (below: launches do nothing; the host's own cost). */
 #include "cint_rt.h"
 #include "gpu_host.h"
@@ -71,7 +71,7 @@ static bool dense_view(const cint_view *v) {
 
 /* ------------------------------------------------------------------ device memory */
 
-/* A host status: the entry ends with CINT_RESOURCE; chost.py reads what (host.resource,
+/* A host status: the entry ends with CINT_RESOURCE; c_host.py reads what (host.resource,
  * host.divergence) from the gpu state and builds the boundary record. */
 static int device_failed(cint_ctx *ctx, cint_gpu *g) {
     g->status_kind = CINT_GPU_RESOURCE;
@@ -741,7 +741,7 @@ int cint_gpu_load(cint_gpu *g, const char *ptx) {
  * parameters (kind, a, b per parameter of KernelCode.params), whether they go in an
  * argument block and whether the body charges fuel.  Resolves the entry and its
  * CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the kernel's block is the chosen one, or
- * that limit when it is lower (chost.py's note says so).  0, or 1 with a message. */
+ * that limit when it is lower (c_host.py's note says so).  0, or 1 with a message. */
 int cint_gpu_kernel_set(cint_gpu *g, int32_t index, const char *entry, int32_t nparams, const int32_t *params,
                         int32_t block_params, int32_t charges) {
     if (index < 0 || index >= g->nkernels || nparams > CINT_GPU_MAX_PARAMS) {
@@ -926,7 +926,7 @@ int cint_gpu_null_device(cint_gpu_device *device) {
     return 0;
 }
 
-/* ------------------------------------------------------------------ the program's tables (chost.py) */
+/* ------------------------------------------------------------------ the program's tables (c_host.py) */
 
 int32_t cint_gpu_program_kernels(const cint_program *program) { return program->nkernels; }
 

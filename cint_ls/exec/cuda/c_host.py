@@ -1,6 +1,6 @@
 """gpu-cuda's host in C (SPEC-02P.1 10.5, 10.6): the program's C, emitted as for cpu-c17
 and compiled with `CINT_GPU_CUDA`, runs the sequential code and the dispatch protocol of
-cpu-c17's run-time (rt/dispatch.c), whose work-item phase is gpu-cuda's (rt/gpu_host.c):
+cpu-c17's run-time (exec/c17/rt/dispatch.c), whose work-item phase is gpu-cuda's (rt/gpu_host.c):
 launches of the kernel's PTX entry through a launch interface (`cint_gpu_device`), the
 fault word, the fuel and fold scans, the description of the canonical fault by
 cpu-c17's counting code. This module loads the library, makes the device and reads the
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ...ir import nodes as ir
 from ..c17.build import build_library
-from ..c17.host import (
+from ..c17.library import (
     CDEF,
     CINT_FAULT,
     CINT_OK,
@@ -345,7 +345,7 @@ def _divergence(s, description: str) -> HostStatus:
 
 
 def _report(ffi, lib, ctx, s) -> list[dict]:
-    """RunResult.dispatch_log: cpu-c17's rows (rt/dispatch.c) with gpu-cuda's launches and
+    """RunResult.dispatch_log: cpu-c17's rows (exec/c17/rt/dispatch.c) with gpu-cuda's launches and
     copies (rt/gpu_host.c): bytes to the device, from it, and read but already there."""
     rows = _records(ffi, lib, ctx)
     copies = {int(s.rows[j].number): s.rows[j] for j in range(int(s.nrows))}
