@@ -45,7 +45,18 @@ def c_compiler() -> str | None:
     return next((path for path in map(shutil.which, ("cc", "gcc", "clang")) if path), None)
 
 
+def _measured_slow() -> frozenset[str]:
+    """The node ids of tests/slow_tests.txt: tests measured at seconds each in the quick run."""
+    lines = (TESTS / "slow_tests.txt").read_text().splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
+    slow = _measured_slow()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
     if c_compiler() is not None:
         return
     why = (f"no C compiler: CC={os.environ['CC'].strip()} does not name a program" if os.environ.get("CC", "").strip()
