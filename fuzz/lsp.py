@@ -238,14 +238,14 @@ class Fuzzer:
     def step(self) -> None:
         rng = self.rng
         roll = rng.random()
-        for _kind, weight in (("edit", 0.42), ("whole", 0.02), ("bad_edit", 0.03), ("request", 0.25),
-                             ("wrong_params", 0.05), ("framing", 0.08), ("batch", 0.01),
-                             ("initialize", 0.005), ("cancel_storm", 0.04), ("run", 0.01), ("shutdown", 0.0015)):
+        kind = "request"  # the remainder of the weights
+        for candidate, weight in (("edit", 0.42), ("whole", 0.02), ("bad_edit", 0.03), ("request", 0.25),
+                                  ("wrong_params", 0.05), ("framing", 0.08), ("batch", 0.01),
+                                  ("initialize", 0.005), ("cancel_storm", 0.04), ("run", 0.01), ("shutdown", 0.0015)):
             if roll < weight:
+                kind = candidate
                 break
             roll -= weight
-        else:
-            kind = "request"
         self.step_kind = kind
         self.stats.kinds[kind] += 1
         getattr(self, f"_step_{kind}")()
