@@ -11,8 +11,8 @@
   `pip download --python-version 3.12 --platform ... --only-binary=:all:`, and the wheel
   of cint-ls itself (`pip wheel --no-deps .`). Its one extension uses only the limited C
   API of 3.11, so the wheel is `cp311-abi3` and installs on 3.12 without a compiler;
-- `cint-ls-tests.tar.gz`: tests/, benchmarks/ and pyproject.toml of this checkout (the
-  tests are not in the wheel);
+- `cint-ls-tests.tar.gz`: tests/, benchmarks/, fuzz/ and pyproject.toml of this checkout
+  (the tests are not in the wheel);
 - this script, and `MANIFEST.txt` (what is there, the commit).
 
 `run DIR OUT` (no network; at most about 5 minutes: each step has a time limit, 90 + 60 +
@@ -75,12 +75,12 @@ def prepare(target: Path, python_version: str) -> int:
               f"{python_version}", file=sys.stderr)
         return 1
     with tarfile.open(target / "cint-ls-tests.tar.gz", "w:gz") as tar:
-        for name in ("tests", "benchmarks", "pyproject.toml"):
+        for name in ("tests", "benchmarks", "fuzz", "pyproject.toml"):
             tar.add(ROOT / name, arcname=name,
                     filter=lambda info: None if "__pycache__" in info.name or info.name.endswith(".pyc") else info)
     shutil.copyfile(Path(__file__), target / "gpu_check.py")
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "cint_ls", "tests", "benchmarks"],
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "cint_ls", "tests", "benchmarks", "fuzz"],
                            capture_output=True, text=True).stdout.strip()
     files = sorted(p for p in target.rglob("*") if p.is_file() and p.name != "MANIFEST.txt")
     total = sum(p.stat().st_size for p in files)

@@ -6,7 +6,7 @@ The client is raw JSON-RPC over the child's pipes (no pygls, nothing imported fo
 after the clock starts), so the times are the server's own: a clock read just before
 the spawn, the initialize, initialized and didOpen written at once as an editor does,
 and each answer timed when its last byte is read. The server's requests (configuration,
-registrations) are answered null at once, as `lsp_raw.RawServer` does.
+registrations) are answered null at once, as `fuzz.lsp_raw.RawServer` does.
 
     python benchmarks/startup.py [--runs 20] [--lines 5000] [--server "cint-ls"] [--clangd]
                                  [--also before=/tmp/old]

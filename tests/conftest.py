@@ -1,17 +1,26 @@
 """Shared fixtures: the programs of the conformance suite (tests/conformance); the
-markers `slow` and `needs_cc`."""
+markers `slow` and `needs_cc`; the fuzzers' package (`fuzz/`) on the path."""
 
 from __future__ import annotations
 
 import os
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 TESTS = Path(__file__).parent
 CONFORMANCE = TESTS / "conformance"
+ROOT = TESTS.parent
+
+# The fuzzers (`import fuzz.gen`, `from fuzz.lsp_raw import RawServer`) are a package at
+# the repository's root. Its folder goes at the END of sys.path: `cint_ls` must still be
+# found first where it is installed, since pytest tests the installed package, not the
+# source tree (tests/test_fuzz_package.py checks both).
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
 
 
 # ---- markers. `pytest -m "not slow"` is the inner loop; plain `pytest` (CI) runs everything.
@@ -36,7 +45,18 @@ def c_compiler() -> str | None:
     return next((path for path in map(shutil.which, ("cc", "gcc", "clang")) if path), None)
 
 
+def _measured_slow() -> frozenset[str]:
+    """The node ids of tests/slow_tests.txt: tests measured at seconds each in the quick run."""
+    lines = (TESTS / "slow_tests.txt").read_text().splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(config, items):
+    slow = _measured_slow()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
     if c_compiler() is not None:
         return
     why = (f"no C compiler: CC={os.environ['CC'].strip()} does not name a program" if os.environ.get("CC", "").strip()

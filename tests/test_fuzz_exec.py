@@ -1,7 +1,7 @@
-"""The differential fuzzer of the executors (benchmarks/fuzz_exec.py, issue 13): its
+"""The differential fuzzer of the executors (fuzz/exec.py, issue 13): its
 generator writes programs the checker accepts (and gpu-cuda admits, when they are meant
 for it), and a short fixed-seed run finds no mismatch, crash, hang or reject. The long
-runs are `python benchmarks/fuzz_exec.py --seconds N --seed S`."""
+runs are `python -m fuzz.exec --seconds N --seed S`."""
 
 from __future__ import annotations
 
@@ -12,22 +12,20 @@ from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-
-import fuzz_exec
-import fuzz_gen
-
+import fuzz.exec
+import fuzz.gen
+from cint_ls.running.entry import refusal
 from cint_ls.ir.build import build
 from cint_ls.running.run import refusal
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_generated_programs_check_clean_and_gpu_programs_are_admitted():
     gpu = 0
     for i in range(60):
-        program = fuzz_gen.generate(f"check:{i}")
-        built = build(program.text, fuzz_gen.PATH)
+        program = fuzz.gen.generate(f"check:{i}")
+        built = build(program.text, fuzz.gen.PATH)
         assert built.program is not None, (f"seed check:{i} is rejected: "
                                            f"{[(d.code, d.span.line, d.message) for d in built.checked.errors]}")
         if program.gpu:
@@ -38,27 +36,27 @@ def test_generated_programs_check_clean_and_gpu_programs_are_admitted():
 
 
 def test_the_generator_is_deterministic_and_varied():
-    a, b = fuzz_gen.generate("same"), fuzz_gen.generate("same")
+    a, b = fuzz.gen.generate("same"), fuzz.gen.generate("same")
     assert a.text == b.text
-    texts = {fuzz_gen.generate(f"vary:{i}").text for i in range(10)}
+    texts = {fuzz.gen.generate(f"vary:{i}").text for i in range(10)}
     assert len(texts) == 10
     # the names that once collided in the emitted C are among those it uses
-    joined = "\n".join(fuzz_gen.generate(f"names:{i}").text for i in range(40))
+    joined = "\n".join(fuzz.gen.generate(f"names:{i}").text for i in range(40))
     for name in ("kernel a[", "kernel a_run[", "kernel a_params[", " f(", " f_c("):
         assert name in joined, name
 
 
 def test_views_footprints():
-    whole = fuzz_gen.ViewShape.whole([2, 3])
+    whole = fuzz.gen.ViewShape.whole([2, 3])
     assert whole.footprint() == set(range(6))
-    column = fuzz_gen.ViewShape(1, [2], [3])  # m[.., 1]
+    column = fuzz.gen.ViewShape(1, [2], [3])  # m[.., 1]
     assert column.footprint() == {1, 4}
-    assert fuzz_gen.ViewShape(0, [0, 3], [3, 1]).footprint() == set()
+    assert fuzz.gen.ViewShape(0, [0, 3], [3, 1]).footprint() == set()
 
 
 @pytest.mark.needs_cc
 def test_a_short_fixed_seed_run_agrees(tmp_path):
-    stats = fuzz_exec.fuzz(seconds=60, seed="pytest", jobs=1, out_dir=tmp_path, limit=3)
+    stats = fuzz.exec.fuzz(seconds=60, seed="pytest", jobs=1, out_dir=tmp_path, limit=3)
     assert stats.programs == 3
     assert stats.rejects == 0, stats.findings
     assert stats.mismatches == 0 and stats.crashes == 0 and stats.hangs == 0, stats.report(0, "test")
@@ -69,27 +67,27 @@ def test_a_short_fixed_seed_run_agrees(tmp_path):
 
 @pytest.mark.needs_cc
 def test_a_written_program_replays(tmp_path, capsys):
-    program = fuzz_gen.generate("pytest:replay")
+    program = fuzz.gen.generate("pytest:replay")
     path = tmp_path / "replay_me.ci"
     path.write_text(program.text)
-    assert fuzz_exec.replay(path) == 0
+    assert fuzz.exec.replay(path) == 0
     out = capsys.readouterr().out
     assert "cpu-c17" in out and "agree" in out
 
 
 @pytest.mark.needs_cc
 def test_a_program_past_its_time_limit_is_a_hang_written_for_replay(tmp_path):
-    stats = fuzz_exec.fuzz(seconds=30, seed="pytest", jobs=1, out_dir=tmp_path, limit=1, program_timeout=0.05)
+    stats = fuzz.exec.fuzz(seconds=30, seed="pytest", jobs=1, out_dir=tmp_path, limit=1, program_timeout=0.05)
     assert stats.hangs == 1 and stats.failed
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["hang_pytest_0.ci", "hang_pytest_0.json"]
-    assert (tmp_path / "hang_pytest_0.ci").read_text() == fuzz_gen.generate("pytest:0").text
+    assert (tmp_path / "hang_pytest_0.ci").read_text() == fuzz.gen.generate("pytest:0").text
 
 
 @pytest.mark.slow
 @pytest.mark.needs_cc
 def test_a_longer_run_agrees(tmp_path):
-    stats = fuzz_exec.fuzz(seconds=240, seed="pytest-slow", jobs=1, out_dir=tmp_path, limit=60)
+    stats = fuzz.exec.fuzz(seconds=240, seed="pytest-slow", jobs=1, out_dir=tmp_path, limit=60)
     assert stats.rejects == 0, stats.findings
     assert stats.mismatches == 0 and stats.crashes == 0 and stats.hangs == 0, stats.report(0, "test")
     assert stats.gpu_ran > 0 and stats.refused > 0
@@ -103,11 +101,12 @@ def test_late_fault_programs_are_generated_and_every_executor_stops():
     # gpu-cuda), and every configuration agrees with the reference instead of hanging.
     seeds = ["late:292", "late:229"]
     for seed in seeds:
-        assert fuzz_gen.generate(seed).finale == "late" and fuzz_gen.generate(seed).gpu
-    child = ("import json, sys; sys.path.insert(0, sys.argv[1]); import fuzz_exec; "
-             "print(json.dumps([fuzz_exec.fuzz_one(s) for s in sys.argv[2:]], default=str))")
+        assert fuzz.gen.generate(seed).finale == "late" and fuzz.gen.generate(seed).gpu
+    # -P and append: the repository's root only for `fuzz`, `cint_ls` the installed one.
+    child = ("import json, sys; sys.path.append(sys.argv[1]); import fuzz.exec; "
+             "print(json.dumps([fuzz.exec.fuzz_one(s) for s in sys.argv[2:]], default=str))")
     try:
-        done = subprocess.run([sys.executable, "-c", child, str(BENCHMARKS), *seeds], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-P", "-c", child, str(ROOT), *seeds], capture_output=True, text=True,
                               timeout=120)
     except subprocess.TimeoutExpired:
         raise AssertionError("a program with a fault found late did not finish: it hangs") from None

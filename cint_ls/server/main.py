@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-file", help="write the server's own log to this file (default: stderr)")
     parser.add_argument("--log-level", default="WARNING",
                         choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="level of the server's own log")
-    # Test-only requests (benchmarks/fuzz_lsp.py reads the server's text of a document).
+    # Test-only requests (fuzz/lsp.py, the LSP fuzzer, reads the server's text of a document).
     parser.add_argument("--test-hooks", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--version", action="version", version=f"cint-ls {__version__}")
     args = parser.parse_args(argv)

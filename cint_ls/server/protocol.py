@@ -77,7 +77,7 @@ logger = logging.getLogger("cint_ls.server")
 PYGLS_TESTED = "2.1.1"
 SHUTDOWN_WAIT = 3.0  # seconds `shutdown` waits at most for the runs' threads (their children killed)
 # Test-only: the server's text of a document, registered by `cint-ls --test-hooks`
-# (benchmarks/fuzz_lsp.py compares it with the client's). Never advertised.
+# (fuzz/lsp.py compares it with the client's). Never advertised.
 DOCUMENT_TEXT = "cint/test/documentText"
 # Test-only, likewise: the sizes of the server's tables (tests/server/test_leaks.py).
 TABLES = "cint/test/tables"
@@ -608,7 +608,7 @@ def _strict_str(value: Any, _type: Any) -> str:
 def _converter():
     """pygls' converter, with strings that must be strings: cattrs' own hook is
     `str(value)`, so a change whose text was null or 5 replaced the document with
-    `None` or `5` (found by benchmarks/fuzz_lsp.py). Now such params do not parse."""
+    `None` or `5` (found by fuzz/lsp.py). Now such params do not parse."""
     converter = default_converter()
     converter.register_structure_hook(str, _strict_str)
     return converter

@@ -1,4 +1,4 @@
-"""Defects of cpu-c17 the differential fuzzer found (benchmarks/fuzz_exec.py), each
+"""Defects of cpu-c17 the differential fuzzer found (fuzz/exec.py), each
 minimized: the run must equal the reference's, byte for byte, at every boundary."""
 
 from __future__ import annotations

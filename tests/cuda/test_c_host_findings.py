@@ -1,4 +1,4 @@
-"""Programs on which the differential fuzzer (benchmarks/fuzz_exec.py) found gpu-cuda's
+"""Programs on which the differential fuzzer (fuzz/exec.py) found gpu-cuda's
 host in C (rt/gpu_host.c) to differ from the reference, kept as they were generated.
 
 seed 307:3113 (2026-12-01): the tenth dispatch (`memcpy`, dispatch 9) faults on the

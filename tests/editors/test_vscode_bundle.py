@@ -22,11 +22,7 @@ from pathlib import Path
 import pytest
 
 import cint_ls
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-from lsp_raw import read_messages  # after its folder is on the path
+from fuzz.lsp_raw import read_messages
 
 REPO = Path(__file__).resolve().parents[2]
 VSCODE = REPO / "editors" / "vscode"

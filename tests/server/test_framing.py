@@ -1,7 +1,7 @@
 """LSP's base protocol on raw stdin (issue 13, item 9): header names in any case, no
 space after the colon, a Content-Length a few bytes off, garbage between messages and
 an absurd length leave the server answering; the bytes are sent as they are
-(`benchmarks/lsp_raw.py`). The reader alone (`framing.StdinReader`) is tested on
+(`fuzz/lsp_raw.py`). The reader alone (`framing.StdinReader`) is tested on
 chunks split everywhere."""
 
 from __future__ import annotations
@@ -9,18 +9,11 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-
-from lsp_raw import RawServer, encode, frame
-
 from cint_ls.server.framing import MAX_MESSAGE_BYTES, StdinReader
+from fuzz.lsp_raw import RawServer, encode, frame
 
 HOVER = {"textDocument": {"uri": "file:///nowhere.ci"}, "position": {"line": 0, "character": 0}}
 

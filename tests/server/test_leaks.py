@@ -1,22 +1,16 @@
 """The server keeps nothing per notification and nothing of a closed document (issue 28,
 finding 2): pygls kept the Future of every didOpen, didChange and didClose in its
 `_request_futures` for good (RSS 48 -> 77 MB over 15,000 edits, 57 -> 97 MB over 12,000
-open/close pairs). Driven over raw stdio (`benchmarks/lsp_raw.py`), the tables read with
+open/close pairs). Driven over raw stdio (`fuzz/lsp_raw.py`), the tables read with
 the test-only request `cint/test/tables` of `cint-ls --test-hooks`."""
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-
-from lsp_raw import Deaf, RawServer
+from fuzz.lsp_raw import Deaf, RawServer
 
 TEXT = "void f() {\n    I64 x = 1;\n}\nf();\n"
 # What a client that refreshes tokens, hints and lenses says (the lens checks keep a

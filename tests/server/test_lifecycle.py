@@ -8,15 +8,9 @@ server keeps started for the next Run goes at shutdown and with the server."""
 from __future__ import annotations
 
 import os
-import sys
 import time
-from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-
-from lsp_raw import RawServer, descendants, encode, frame
+from fuzz.lsp_raw import RawServer, descendants, encode, frame
 
 SERVER_NOT_INITIALIZED, INVALID_REQUEST, REQUEST_CANCELLED = -32002, -32600, -32800
 URI = "file:///cint-ls-tests/lifecycle.ci"

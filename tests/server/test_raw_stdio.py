@@ -7,18 +7,13 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 from lsp_support import SERVER_COMMAND
 from lsprotocol import types as lsp
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-from lsp_raw import frame, read_messages  # after its folder is on the path
+from fuzz.lsp_raw import frame, read_messages
 
 
 def _message(payload: dict) -> bytes:

@@ -5,13 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))
-
-from lsp_raw import RawServer  # noqa: E402
+from fuzz.lsp_raw import RawServer
 
 # The server, with the collector's state recorded around each `settle_heap` (the step
 # after a publication) and written to stderr at the end.

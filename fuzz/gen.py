@@ -1,4 +1,4 @@
-"""Random well-typed cint programs for the differential fuzzer (`fuzz_exec.py`).
+"""Random well-typed cint programs for the differential fuzzer (`fuzz/exec.py`).
 
 `generate(seed)` returns a `Program`: the text of one module (kernels over 1-D and 2-D
 spaces with in, out and inout arrays and scalar reductions, helper functions, and an
@@ -1845,7 +1845,7 @@ def generate(seed: str | int) -> Program:
     return Gen(str(seed)).program()
 
 
-if __name__ == "__main__":  # print one program: python benchmarks/fuzz_gen.py SEED
+if __name__ == "__main__":  # print one program: python -m fuzz.gen SEED
     import sys
 
     print(generate(sys.argv[1] if len(sys.argv) > 1 else "0").text)

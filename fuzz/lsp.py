@@ -2,7 +2,7 @@
 and checks, after every step, that the server still answers and that its text of each
 document is the client's.
 
-    python benchmarks/fuzz_lsp.py [--steps N | --seconds S] [--seed S] [--keep-going]
+    python -m fuzz.lsp [--steps N | --seconds S] [--seed S] [--keep-going]
 
 A step is one of: an incremental edit (1-3 changes at random positions, in range or
 not, inverted ranges, text with `\\r`, `\\n`, CRLF, lone surrogates and emoji, positions
@@ -44,7 +44,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_raw import Deaf, RawServer, descendants, encode, frame
+from fuzz.lsp_raw import Deaf, RawServer, descendants, encode, frame
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "conformance"
@@ -238,14 +238,14 @@ class Fuzzer:
     def step(self) -> None:
         rng = self.rng
         roll = rng.random()
-        for kind, weight in (("edit", 0.42), ("whole", 0.02), ("bad_edit", 0.03), ("request", 0.25),  # noqa: B007 - the kind is read after the break
-                             ("wrong_params", 0.05), ("framing", 0.08), ("batch", 0.01),
-                             ("initialize", 0.005), ("cancel_storm", 0.04), ("run", 0.01), ("shutdown", 0.0015)):
+        kind = "request"  # the remainder of the weights
+        for candidate, weight in (("edit", 0.42), ("whole", 0.02), ("bad_edit", 0.03), ("request", 0.25),
+                                  ("wrong_params", 0.05), ("framing", 0.08), ("batch", 0.01),
+                                  ("initialize", 0.005), ("cancel_storm", 0.04), ("run", 0.01), ("shutdown", 0.0015)):
             if roll < weight:
+                kind = candidate
                 break
             roll -= weight
-        else:
-            kind = "request"
         self.step_kind = kind
         self.stats.kinds[kind] += 1
         getattr(self, f"_step_{kind}")()
@@ -507,7 +507,7 @@ class Fuzzer:
         with open(path, "w") as f:
             f.writelines(json.dumps({"step": step, "kind": kind, "bytes": data.decode("latin-1")}) + "\n" for step, kind, data in self.trail[-400:])
         return (f"FAILURE at step {self.stats.steps} ({self.step_kind}): {error}\n"
-                f"  reproduce: python benchmarks/fuzz_lsp.py --seed {self.seed} --steps {self.stats.steps + 1}\n"
+                f"  reproduce: python -m fuzz.lsp --seed {self.seed} --steps {self.stats.steps + 1}\n"
                 f"  the last steps' bytes (latin-1): {path}\n  server log: {self.log_path}")
 
 
@@ -554,7 +554,7 @@ def fuzz(seed: int = 1, steps: int | None = None, seconds: float | None = None, 
 
 def summary(stats: Stats, seed: int) -> str:
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(stats.kinds.items()))
-    return (f"fuzz_lsp seed {seed}: {stats.steps} steps in {stats.seconds:.0f} s "
+    return (f"fuzz.lsp seed {seed}: {stats.steps} steps in {stats.seconds:.0f} s "
             f"({stats.steps / max(stats.seconds, 1e-9):.0f}/s); {stats.requests} requests, {stats.answered} answered "
             f"({stats.cancelled} RequestCancelled, {stats.modified} ContentModified), {stats.parse_errors} "
             f"ParseErrors, {stats.restarts} shutdowns mid-run; failures: {len(stats.failures)}\n  steps: {kinds}")

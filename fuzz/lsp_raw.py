@@ -1,5 +1,5 @@
 """A minimal LSP client over a child's stdin/stdout that sends raw bytes: what the
-LSP fuzzer (`fuzz_lsp.py`) and the framing and lifecycle tests
+LSP fuzzer (`fuzz/lsp.py`) and the framing and lifecycle tests
 (`tests/server/test_framing.py`, `test_lifecycle.py`) use to send what no client
 library would (wrong lengths, batches, requests out of order).
 

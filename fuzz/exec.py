@@ -1,6 +1,6 @@
 """The differential fuzzer of the executors (issue 13, "Fuzzing that keeps running").
 
-Generates well-typed programs (`fuzz_gen.py`) and runs each through the run façade
+Generates well-typed programs (`fuzz/gen.py`) and runs each through the run façade
 (`cint_ls.running.run.run` with `check="cpu-sir-interp"`) on cpu-c17 and on gpu-cuda's
 simulated device, in several configurations, and counts every comparison that does not
 agree (outputs, fuel and published data at every boundary, the fault record field by
@@ -21,10 +21,10 @@ the program needs (the budgets are drawn below it, some at a dispatch's boundary
 programs that would run too long (skipped). gpu-cuda refusing a program by its
 capability profile is not a mismatch: it is counted, by capability.
 
-    python benchmarks/fuzz_exec.py --seconds 600 --seed 1 [--jobs 2] [--out DIR]
-    python benchmarks/fuzz_exec.py --replay DIR/mismatch_1_17.ci
-    python benchmarks/fuzz_exec.py --show 1:17          # print the program of seed 1, index 17
-    python benchmarks/fuzz_exec.py --seconds 600 --device cuda   # gpu-cuda on a GPU (cuda-python)
+    python -m fuzz.exec --seconds 600 --seed 1 [--jobs 2] [--out DIR]
+    python -m fuzz.exec --replay DIR/mismatch_1_17.ci
+    python -m fuzz.exec --show 1:17                  # print the program of seed 1, index 17
+    python -m fuzz.exec --seconds 600 --device cuda  # gpu-cuda on a GPU (cuda-python)
 
 Each program runs in a worker process (`--jobs`, 1 by default) with a time limit
 (`--program-timeout`): a worker that takes longer is stopped and its program counted as
@@ -54,11 +54,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-from fuzz_gen import PATH, generate
+from fuzz.gen import PATH, generate
 
 REFERENCE = "cpu-sir-interp"
 PRE_RUN_FUEL = 400_000  # a program that needs more is skipped (too slow to be worth it)
@@ -496,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.replay:
         return replay(args.replay)
-    header = (f"fuzz_exec: seed {args.seed}, {args.seconds:.0f} s budget, gpu-cuda on device {args.device}; "
+    header = (f"fuzz.exec: seed {args.seed}, {args.seconds:.0f} s budget, gpu-cuda on device {args.device}; "
               f"{machine_line(args.jobs)}")
     print(header, flush=True)
 
@@ -510,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
         stats = fuzz(args.seconds, args.seed, args.jobs, Path(args.out), args.cache, args.program_timeout,
                      progress, args.limit, args.device)
     except EnvironmentProblem as problem:
-        print(f"fuzz_exec: cannot run: {problem}", file=sys.stderr)
+        print(f"fuzz.exec: cannot run: {problem}", file=sys.stderr)
         return 2
     sys.stderr.flush()
     print(stats.report(time.monotonic() - started, machine_line(args.jobs)), flush=True)
