@@ -16,7 +16,6 @@ import fuzz.exec
 import fuzz.gen
 from cint_ls.ir.build import build
 from cint_ls.running.entry import refusal
-from cint_ls.running.run import refusal
 
 ROOT = Path(__file__).resolve().parents[1]
 
