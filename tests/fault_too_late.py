@@ -60,7 +60,8 @@ def outcomes_in_child(text: str, executor: str, options: list[dict], deadline: f
     after the other in a child process; a child that outlives `deadline` seconds fails
     the test, naming the options that did not finish."""
     try:
-        done = subprocess.run([sys.executable, "-c", _CHILD, text, executor, json.dumps(options)],
+        # -P: the working directory (a checkout) does not go before the installed package
+        done = subprocess.run([sys.executable, "-P", "-c", _CHILD, text, executor, json.dumps(options)],
                               capture_output=True, text=True, timeout=deadline)
     except subprocess.TimeoutExpired as late:
         finished = len((late.stdout or b"").splitlines())
