@@ -51,7 +51,7 @@ class C17:
         return run(program, fuel, write, options)
 
     def admit(self, built: Build) -> Diagnostic | None:
-        return None  # beyond its limits it says so when it translates (host.Untranslatable)
+        return None  # beyond its limits it says so when it translates (library.Untranslatable)
 
     def emit(self, program: ir.Program) -> str:
         return emit_text(program)

@@ -26,7 +26,7 @@ static void append(cint_ctx *ctx, const char *text, size_t length) {
     ctx->out[ctx->out_len] = '\0';
 }
 
-/* ---- the output as it is printed (an isolated run's child: cint_ls/exec/isolated.py) */
+/* ---- the output as it is printed (an isolated run's child: cint_ls/running/isolated.py) */
 
 static void send_all(cint_ctx *ctx, const char *data, size_t length) {
     while (length > 0 && ctx->out_fd > 0) {
