@@ -44,7 +44,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fuzz.lsp_raw import Deaf, RawServer, descendants, encode, frame
+from fuzz.lsp_raw import Deaf, RawServer, descendants, encode, frame, running
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "conformance"
@@ -111,15 +111,6 @@ def lines_of(text: str) -> list[str]:
 
 def utf16_len(s: str) -> int:
     return sum(2 if ord(c) > 0xFFFF else 1 for c in s)
-
-
-def _running(pid: int) -> bool:
-    """Whether process `pid` exists and has not ended (a zombie has)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2:][:1] != "Z"
 
 
 @dataclass
@@ -432,7 +423,7 @@ class Fuzzer:
         # Killed children go at once, but a loaded machine may take a moment to reap
         # them (a zombie, state Z, has ended): they must be gone within REAP_TIMEOUT.
         deadline = time.monotonic() + REAP_TIMEOUT
-        while [pid for pid in children if _running(pid)]:
+        while [pid for pid in children if running(pid)]:
             if time.monotonic() > deadline:
                 raise Failure("a run's child outlived the server")
             time.sleep(0.05)

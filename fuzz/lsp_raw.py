@@ -202,3 +202,24 @@ def descendants(pid: int) -> list[int]:
             found.append(child)
             todo.append(child)
     return found
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and has not ended. A killed process whose parent died
+    first is a zombie until init reaps it (some containers' init never does): it has
+    ended, and holds nothing but its entry in /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2:][:1] != b"Z"
+
+
+def left_running(pids: list[int], wait: float = 2.0) -> list[int]:
+    """Those of `pids` still running after at most `wait` seconds (a process sent
+    SIGKILL is gone a moment later, not at once)."""
+    deadline = time.monotonic() + wait
+    while (left := [pid for pid in pids if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return left

