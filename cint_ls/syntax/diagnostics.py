@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import tree_sitter
 
@@ -35,6 +36,12 @@ class Related:
     message: str
 
 
+# A diagnostic's `data`: JSON for the client, which sends it back with a code action
+# request; each code has keys of its own (a region, a fix's text, a kernel's name), so a
+# reader indexes it knowing the code.
+DiagnosticData = dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     code: str
@@ -44,7 +51,7 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     capability: str | None = None
     executor: str | None = None
-    data: dict = field(default_factory=dict, compare=False, hash=False)
+    data: DiagnosticData = field(default_factory=dict, compare=False, hash=False)
 
 
 # Closing tokens and what they close, for "expected `)` to close `(`".
@@ -133,7 +140,7 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
     found: list[Diagnostic] = []
     for r in repairs:
         at = source.span(r.at, r.at + r.old)
-        data = {"missing": r.missing, "insert": r.text, "region": list(r.region)}
+        data: DiagnosticData = {"missing": r.missing, "insert": r.text, "region": list(r.region)}
         if r.old:
             found.append(Diagnostic(r.code, Severity.ERROR, r.message, at,
                                     data={"replacement": r.text, "region": list(r.region)}))
@@ -143,7 +150,7 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
         if r.missing == "}" and r.opener is not None:
             line, column = source.line_column(r.opener)
             message = r.message or f"expected `}}` to close the `{{` at {line}:{column}; the indentation says the block ends here"
-            related = (Related(source.span(r.opener, r.opener + 1), "the block that is not closed"),)
+            related: tuple[Related, ...] = (Related(source.span(r.opener, r.opener + 1), "the block that is not closed"),)
         elif r.missing == "{" and r.closer is not None:
             message = r.message
             related = (Related(source.span(r.closer, r.closer + 1), "the `}` that closes the block"),)
@@ -167,7 +174,7 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
         if stray is not None and stray != previous:
             last, previous = max(last, to_original(stray + 1, rounds)), stray
         region = [source.data.rfind(b"\n", 0, first) + 1, max(last, end)]
-        extra = {"region": region}
+        extra: DiagnosticData = {"region": region}
         scope = declaring_scope(node, text)
         if scope is not None:
             extra["declares"] = [to_original(at, rounds) for at in scope]

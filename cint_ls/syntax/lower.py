@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import PurePath
+from typing import TypeVar
 
 import tree_sitter
 
@@ -26,11 +28,13 @@ from .source import ROOT, Anchor, SourceText, Span
 # deeply inside is still declared (its calls get no "unknown name").
 MAX_NESTING_DEPTH = 256
 
+_T = TypeVar("_T")  # what a lowering function gives (`Lowerer.deeper`)
+
 
 class _CachedItem:
     __slots__ = ("node", "anchor", "diagnostics")
 
-    def __init__(self, node, anchor: Anchor, diagnostics: list[Diagnostic]) -> None:
+    def __init__(self, node: ast.Item | ast.Stmt | None, anchor: Anchor, diagnostics: list[Diagnostic]) -> None:
         self.node = node
         self.anchor = anchor
         self.diagnostics = diagnostics
@@ -156,7 +160,7 @@ class Lowerer:
             # Only an item without syntax errors is reused: error recovery can give the
             # same text another tree in another context.
             reusable = self.cache is not None and not child.has_error
-            cached = self.cache.items.get(key) if reusable else None
+            cached = self.cache.items.get(key) if reusable and self.cache is not None else None
             if cached is not None:
                 cached.anchor.move_to(child.start_byte, line, column)
                 self.diagnostics.extend(cached.diagnostics)
@@ -305,7 +309,7 @@ class Lowerer:
             self.span(node),
         ))
 
-    def deeper(self, lower, node: tree_sitter.Node):
+    def deeper(self, lower: Callable[[Lowerer, tree_sitter.Node], _T], node: tree_sitter.Node) -> _T:
         self.depth += 1
         try:
             return lower(self, node)
@@ -505,14 +509,14 @@ class Lowerer:
         return ast.Paren(self.span(node), self.expr_field(node, "expression"))
 
 
-_ITEMS = {
+_ITEMS: dict[str, Callable[[Lowerer, tree_sitter.Node], ast.Item]] = {
     "kernel_definition": Lowerer.kernel,
     "function_definition": Lowerer.function,
     "struct_definition": Lowerer.struct,
     "import_declaration": Lowerer.import_,
 }
 
-_STATEMENTS = {
+_STATEMENTS: dict[str, Callable[[Lowerer, tree_sitter.Node], ast.Stmt]] = {
     "variable_declaration": Lowerer.var_decl,
     "assignment_statement": Lowerer.assign,
     "expression_statement": Lowerer.expr_stmt,
@@ -529,7 +533,7 @@ _STATEMENTS = {
     "block": lambda self, node: self.block(node, node),
 }
 
-_EXPRESSIONS = {
+_EXPRESSIONS: dict[str, Callable[[Lowerer, tree_sitter.Node], ast.Expr]] = {
     "identifier": lambda self, node: ast.Ident(self.span(node), self.text(node)),
     "integer_literal": lambda self, node: ast.IntLit(self.span(node), self.text(node)),
     "fixed_literal": lambda self, node: ast.FixedLit(self.span(node), self.text(node)),

@@ -65,7 +65,7 @@ def parse_yielding(data: bytes, wanted: Callable[[], bool] = lambda: True) -> tr
     text = memoryview(data)
     stopped = False
 
-    def read(offset: int, _point) -> bytearray:
+    def read(offset: int, _point: tree_sitter.Point) -> bytearray:
         nonlocal stopped
         time.sleep(0)  # releases the GIL: the loop answers a message that came meanwhile
         if stopped or not wanted():
@@ -95,12 +95,18 @@ def same_tree(a: tree_sitter.Tree, b: tree_sitter.Tree) -> bool:
     return True
 
 
-def node_dump(node: tree_sitter.Node) -> list[tuple]:
+# A row of `node_dump`: depth, type, field name, start and end byte, missing flag.
+NodeRow = tuple[int, str, str | None, int, int, bool]
+
+
+def node_dump(node: tree_sitter.Node) -> list[NodeRow]:
     """Every node under `node` (itself included) with its depth, type, field, byte
     range and missing flag, in order."""
-    out, cursor, depth = [], node.walk(), 0
+    out: list[NodeRow] = []
+    cursor, depth = node.walk(), 0
     while True:
         current = cursor.node
+        assert current is not None  # a cursor made from a node is always on one
         out.append((depth, current.type, cursor.field_name, current.start_byte, current.end_byte,
                     current.is_missing))
         if cursor.goto_first_child():
@@ -137,7 +143,7 @@ class ParsedDocument:
     def replace(self, text: str) -> None:
         """Replace the whole text (a full-document change)."""
         self.source = SourceText(text, self.source.path)
-        self.tree = None  # the old tree's memory can serve the new one
+        del self.tree  # the old tree's memory can serve the new one
         self.tree = self._parser.parse(self.source.data)
         self.provisional = False
 
@@ -145,7 +151,7 @@ class ParsedDocument:
         """Make a provisional tree the one a fresh parse of the text gives: `tree`, when
         the caller parsed it (`parse_yielding`), else a parse here."""
         if self.provisional:
-            self.tree = None
+            del self.tree
             self.tree = tree if tree is not None else self._parser.parse(self.source.data)
             self.provisional = False
 
@@ -182,7 +188,7 @@ class ParsedDocument:
             # Measured in benchmarks/parse.py. The trees that share the old one's nodes
             # go first: where no one else holds the old tree, its memory serves the new
             # one (53 MB at 50,000 lines).
-            self.tree = tree = None
+            del self.tree, tree
             tree = self._parser.parse(new_source.data)
             self.provisional = False
         self.tree = tree

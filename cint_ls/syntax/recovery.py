@@ -76,7 +76,7 @@ class Raw:
     node: tree_sitter.Node
     start: int
     end: int
-    data: dict = field(default_factory=dict)
+    data: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -546,6 +546,7 @@ def _outermost(tree: tree_sitter.Tree, repair: Repair, repairs: list[Repair]) ->
     """The largest node of the repaired tree that starts where the repair's token does."""
     at = repair.at + sum(len(q.missing) - q.old for q in repairs if q.at < repair.at)
     node = tree.root_node.descendant_for_byte_range(at, at + 1)
+    assert node is not None  # the repair's token is inside the repaired text
     while node.parent is not None and node.parent.start_byte == at and node.parent.parent is not None:
         node = node.parent
     return node
