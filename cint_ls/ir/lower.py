@@ -8,6 +8,9 @@ ordinals. Each carries its identifier, operand types and faults from the vocabul
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from ..analysis import CheckedModule
 from ..analysis.symbols import Symbol
 from ..analysis.types import BOOL, I64, ArrayType, Type
@@ -27,6 +30,8 @@ from ..vocabulary.operations import (
 from ..vocabulary.operators import BINARY_OPERATORS, CONVERSION_OPERATORS, UNARY_OPERATORS
 from . import nodes as ir
 from .steps import assign_steps
+
+C = TypeVar("C", bound=ir.Counted)
 
 
 class UnitLowerer:
@@ -54,8 +59,8 @@ class UnitLowerer:
     def type_of(self, e: ast.Expr) -> Type:
         return self.checked.types[e]
 
-    def counted_node(self, cls, t: Type, ident: str, span: Span, operands: list[Type],
-                     faults: tuple[Fault, ...] | None = None, **fields) -> ir.Counted:
+    def counted_node(self, cls: type[C], t: Type, ident: str, span: Span, operands: list[Type],
+                     faults: tuple[Fault, ...] | None = None, **fields: Any) -> C:
         node = cls(t, ident, span, index=len(self.counted), steps=None, operands=tuple(operands),
                    faults=operation_faults(ident) if faults is None else faults, **fields)
         self.counted.append(node)
@@ -70,7 +75,8 @@ class UnitLowerer:
         return out
 
     def statement(self, s: ast.Stmt) -> list[ir.Stmt]:
-        return getattr(self, "stmt_" + type(s).__name__)(s)
+        lower: Callable[[ast.Stmt], list[ir.Stmt]] = getattr(self, "stmt_" + type(s).__name__)
+        return lower(s)
 
     def stmt_Block(self, s: ast.Block) -> list[ir.Stmt]:
         return self.block(s.statements)
@@ -94,9 +100,10 @@ class UnitLowerer:
         target = s.target
         assert isinstance(target, ast.Index)
         array = self.view(target.value)
-        indices = [self.expr(i) for i in target.indices]  # type: ignore[arg-type]
+        positions = _element_indices(target)
+        indices = [self.expr(i) for i in positions]
         place = self.counted_node(ir.Counted, self.type_of(s.value), STORE_ID, target.bracket_span,
-                                  [self.type_of(target.value), *map(self.type_of, target.indices)])
+                                  [self.type_of(target.value), *map(self.type_of, positions)])
         return [ir.Store(s.span, array, indices, self.expr(s.value), place)]
 
     def stmt_ExprStmt(self, s: ast.ExprStmt) -> list[ir.Stmt]:
@@ -135,14 +142,13 @@ class UnitLowerer:
             if clause.label is None:
                 default = body
             else:
-                cases.append(([int(self.checked.values[clause.label] if clause.label in self.checked.values
-                                   else self.checked.values[clause.label.operand])], body))
+                cases.append(([_constant(self.checked, clause.label)], body))
         return [ir.Switch(s.span, value, cases, default)]
 
-    def stmt_Break(self, s):
+    def stmt_Break(self, s: ast.Break) -> list[ir.Stmt]:
         return [ir.Break(s.span)]
 
-    def stmt_Continue(self, s):
+    def stmt_Continue(self, s: ast.Continue) -> list[ir.Stmt]:
         return [ir.Continue(s.span)]
 
     def stmt_Return(self, s: ast.Return) -> list[ir.Stmt]:
@@ -197,7 +203,8 @@ class UnitLowerer:
     def expr(self, e: ast.Expr) -> ir.Expr:
         if self.only is not None and e is not self.only:
             return ir.Const(self.type_of(e), 0)  # an operand of the one operation lowered
-        return getattr(self, "expr_" + type(e).__name__)(e)
+        lower: Callable[[ast.Expr], ir.Expr] = getattr(self, "expr_" + type(e).__name__)
+        return lower(e)
 
     def expr_Paren(self, e: ast.Paren) -> ir.Expr:
         return self.expr(e.expr)
@@ -242,16 +249,17 @@ class UnitLowerer:
         value = self.expr(e.value)
         source, target = self.type_of(e.value), self.type_of(e)
         form = CONVERSION_OPERATORS[e.op].form
-        if form == "result":  # `as?`: refused by the checker (C9003), it has no identifier
+        if form is None or form == "result":  # `as?`: refused by the checker (C9003), it has no identifier
             raise ValueError("the result form `as?` is not lowered")
         return self.counted_node(ir.Convert, target, conversion_id(form, source, target), e.op_span, [source],
                                  form=form, source=source, value=value)
 
     def expr_Index(self, e: ast.Index) -> ir.Expr:
         array = self.view(e.value)
-        indices = [self.expr(i) for i in e.indices]  # type: ignore[arg-type]
+        positions = _element_indices(e)
+        indices = [self.expr(i) for i in positions]
         return self.counted_node(ir.Load, self.type_of(e), INDEX_ID, e.bracket_span,
-                                 [self.type_of(e.value), *map(self.type_of, e.indices)], array=array,
+                                 [self.type_of(e.value), *map(self.type_of, positions)], array=array,
                                  indices=indices)
 
     def expr_Call(self, e: ast.Call) -> ir.Expr:
@@ -260,6 +268,7 @@ class UnitLowerer:
         if info.kind == "function":
             return ir.Call(t, info.name, [self.expr(a) for a in e.args], e.callee.span)
         if info.name == "div_round":
+            assert info.mode is not None  # the checker gives div_round its rounding mode
             left, right = self.expr(e.args[0]), self.expr(e.args[1])
             return self.counted_node(ir.DivRound, t, div_round_id(t, info.mode), e.callee.span,
                                      [self.type_of(e.args[0]), self.type_of(e.args[1])], mode=info.mode,
@@ -295,9 +304,10 @@ class KernelLowerer(UnitLowerer):
         info = self.info
         node = info.node
         size_slots = [self.slot(s) for s in info.sizes]
-        params = []
+        params: list[ir.KernelParam] = []
         for symbol, param in zip(info.params, node.params):
             slot = self.slot(symbol)
+            assert symbol.mode is not None  # a kernel's parameter has one (in, out, inout)
             if isinstance(symbol.type, ArrayType):
                 extents = [self.extent(x) for x in symbol.array_extents]
                 params.append(ir.KernelParam(symbol.name, symbol.mode, symbol.type.element, extents, slot,
@@ -305,8 +315,10 @@ class KernelLowerer(UnitLowerer):
             else:
                 params.append(ir.KernelParam(symbol.name, symbol.mode, symbol.type, None, slot, param.span))
         over = [(s.name, self.slot(s), self.expr(b.extent)) for s, b in zip(info.over, node.space)]
-        where = [ir.WhereConstraint(c.op, self.expr(c.left), self.expr(c.right), c.span)  # type: ignore[attr-defined]
-                 for c in node.where]
+        where: list[ir.WhereConstraint] = []
+        for c in node.where:
+            assert isinstance(c, ast.Binary)  # the checker refuses any other constraint (C5017)
+            where.append(ir.WhereConstraint(c.op, self.expr(c.left), self.expr(c.right), c.span))
         # Over extents and where sides are evaluated at the entry checks, not counted
         # in any work-item: the body's counted operations start here.
         self.counted = []
@@ -333,7 +345,7 @@ def lower_program(checked: CheckedModule) -> ir.Program:
     """The IR of a module that checked without errors."""
     assert not checked.has_errors, "lower only a module without errors"
     kernels = {name: KernelLowerer(checked, name).lower() for name in checked.kernels}
-    functions = {}
+    functions: dict[str, ir.Function] = {}
     for name, info in checked.functions.items():
         unit = UnitLowerer(checked)
         params = [unit.slot(p) for p in info.params]
@@ -356,11 +368,14 @@ def lower_operation(checked: CheckedModule, node: ast.Node, kernel: str | None =
     lowerer = KernelLowerer(checked, kernel, only=node) if kernel is not None else UnitLowerer(checked, only=node)
     try:
         if isinstance(node, ast.Reduce):  # only a kernel reduces (elsewhere it is an error)
-            return lowerer.stmt_Reduce(node)[0].op if isinstance(lowerer, KernelLowerer) else None
+            reduced = lowerer.stmt_Reduce(node)[0] if isinstance(lowerer, KernelLowerer) else None
+            return reduced.op if isinstance(reduced, ir.Reduce) else None
         if isinstance(node, ast.Assign):
-            lowered = lowerer.stmt_Assign(node)[0]
-            return lowered.place if isinstance(lowered, ir.Store) else None
-        lowered = lowerer.expr(node)  # type: ignore[arg-type]
+            stored = lowerer.stmt_Assign(node)[0]
+            return stored.place if isinstance(stored, ir.Store) else None
+        if not isinstance(node, ast.Expr):
+            return None
+        lowered = lowerer.expr(node)
     except (KeyError, ValueError, AssertionError):
         return None  # a type, symbol or value the checker could not give (an error there)
     return lowered if isinstance(lowered, ir.Counted) else None
@@ -374,6 +389,14 @@ def _constant(checked: CheckedModule, e: ast.Expr) -> int:
     if isinstance(e, ast.Unary):
         return -_constant(checked, e.operand)
     return int(checked.values[e])
+
+
+def _element_indices(e: ast.Index) -> list[ast.Expr]:
+    """The indices of an element read or a store's place: no slice (an index with one
+    is a view, which `view` lowers)."""
+    indices = [i for i in e.indices if not isinstance(i, ast.Slice)]
+    assert len(indices) == len(e.indices), "a slice makes a view, not an element"
+    return indices
 
 
 def _flatten(e: ast.Expr) -> list[ast.Expr]:

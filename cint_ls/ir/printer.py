@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..analysis.types import I64, Type
+from ..syntax.source import Span
 from ..vocabulary.values import format_value
 from . import nodes as ir
 from .walk import walk
@@ -43,7 +44,7 @@ def format_steps(steps: tuple[int, ...] | None) -> str:
     return "#{" + ",".join(str(s) for s in steps) + "}"
 
 
-def _at(span) -> str:
+def _at(span: Span) -> str:
     return f"@{span.line}:{span.column}"
 
 
@@ -71,9 +72,9 @@ class _UnitPrinter:
             slots_of[name].add(slot)
         for statement in body:
             for node in walk(statement):
-                slot, name = getattr(node, "slot", None), getattr(node, "name", None)
-                if isinstance(slot, int) and isinstance(name, str):
-                    slots_of[name].add(slot)
+                named_slot, named = getattr(node, "slot", None), getattr(node, "name", None)
+                if isinstance(named_slot, int) and isinstance(named, str):
+                    slots_of[named].add(named_slot)
                 if isinstance(node, ir.Var):
                     self.types.setdefault(node.slot, node.type)
         self.ambiguous = {name for name, slots in slots_of.items() if len(slots) > 1}

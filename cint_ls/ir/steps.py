@@ -37,7 +37,7 @@ def _union(a: Counts, b: Counts) -> Counts:
 
 class StepAssigner:
     def __init__(self) -> None:
-        self.dead = frozenset()  # the empty set: no path reaches here (after `return`)
+        self.dead: frozenset[int] = frozenset()  # the empty set: no path reaches here (after `return`)
 
     # ---- expressions
 

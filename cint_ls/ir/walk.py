@@ -3,25 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 
 from . import nodes as ir
 
 _NODE_TYPES = (ir.Expr, ir.Stmt, ir.ViewExpr, ir.SliceSpec, ir.DispatchArg)
+Node = ir.Expr | ir.Stmt | ir.ViewExpr | ir.SliceSpec | ir.DispatchArg
 # Fields that hold data, not child nodes.
 _DATA_FIELDS = {"type", "span", "steps", "index", "op_id", "operands", "faults", "source", "element", "place",
                 "op"}
 
 
-@cache
-def _fields(cls) -> tuple[str, ...]:
-    names: list[str] = []
-    for klass in reversed(cls.__mro__):
-        names.extend(n for n in getattr(klass, "__slots__", ()) if n not in _DATA_FIELDS)
-    return tuple(names)
+# Each node class's fields that hold nodes, found once. (A dict, not functools.cache:
+# mypy takes a class from `type(node)` for an unhashable argument.)
+_FIELDS: dict[type[Node], tuple[str, ...]] = {}
 
 
-def children(node) -> Iterator:
+def _fields(cls: type[Node]) -> tuple[str, ...]:
+    found = _FIELDS.get(cls)
+    if found is None:
+        names: list[str] = []
+        for klass in reversed(cls.__mro__):
+            names.extend(n for n in getattr(klass, "__slots__", ()) if n not in _DATA_FIELDS)
+        found = _FIELDS[cls] = tuple(names)
+    return found
+
+
+def children(node: Node) -> Iterator[Node]:
     """The IR nodes directly inside `node`, in evaluation order."""
     if isinstance(node, ir.Store):
         yield node.array
@@ -45,7 +52,7 @@ def children(node) -> Iterator:
             yield value
 
 
-def walk(node) -> Iterator:
+def walk(node: Node) -> Iterator[Node]:
     """`node` and everything inside it, depth first, in evaluation order."""
     stack = [node]
     while stack:

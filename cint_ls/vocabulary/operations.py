@@ -15,13 +15,13 @@ from .faults import E_BOUNDS, E_DIV_ZERO, E_EMPTY, E_NARROW, E_OVERFLOW, E_SHIFT
 
 
 class Spelled(Protocol):
-    """What the vocabulary needs of a cint type (`analysis.types` defines them)."""
+    """What the vocabulary needs of a cint type (`analysis.types` defines them): its
+    name. The types an operation acts on have a `suffix` too (`i64`, `q16.16`, `bool`),
+    which `suffix` and `values.format_value` read where there is one: any type may be
+    passed (an IR node's is `Type`), and one without a suffix is refused there."""
 
     @property
     def name(self) -> str: ...  # `I64`, `Q16.16`, `Bool`
-
-    @property
-    def suffix(self) -> str: ...  # `i64`, `q16.16`, `bool`
 
 
 def suffix(t: Spelled) -> str:
