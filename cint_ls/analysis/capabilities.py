@@ -27,7 +27,7 @@ from ..syntax import ast
 from ..syntax.source import Span
 from ..vocabulary.operators import BINARY_OPERATORS, CONVERSION_OPERATORS, UNARY_OPERATORS, Operator
 from .builtins import VIEW_BUILTINS
-from .result import CheckedModule, KernelInfo
+from .result import CheckedModule, KernelInfo, Refusal  # Refusal lives beside KernelInfo, which keeps them
 from .symbols import SymbolKind
 from .types import ArrayType, BoolType, FixedType, IntType, Type
 
@@ -183,20 +183,6 @@ def _construct(operators: dict[str, Operator], op: str) -> str:
 
 def param_bytes(t: Type) -> int:
     return 8 * (2 + 2 * t.rank) if isinstance(t, ArrayType) else 8
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """A construct of a kernel that gpu-cuda refuses (SPEC-02P.1 10.5)."""
-
-    kernel: str
-    capability: str  # "neg", "div", "wide", "store.narrow", ...
-    what: str  # what needs it: "unary minus"
-    span: Span
-
-    @property
-    def message(self) -> str:
-        return f"gpu-cuda refuses `{self.capability}`: {self.what}"
 
 
 class _KernelWalk:

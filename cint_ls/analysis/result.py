@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Severity
-from ..syntax.source import SourceText
+from ..syntax.source import SourceText, Span
 from .symbols import Symbol
 from .types import Type
 
@@ -21,6 +21,20 @@ class CallInfo:
     mode: str | None = None  # div_round's rounding mode
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A construct of a kernel that gpu-cuda refuses (SPEC-02P.1 10.5); `capabilities` finds them."""
+
+    kernel: str
+    capability: str  # "neg", "div", "wide", "store.narrow", ...
+    what: str  # what needs it: "unary minus"
+    span: Span
+
+    @property
+    def message(self) -> str:
+        return f"gpu-cuda refuses `{self.capability}`: {self.what}"
+
+
 @dataclass(eq=False)
 class KernelInfo:
     node: ast.KernelDef
@@ -32,7 +46,7 @@ class KernelInfo:
     reductions: dict[str, ast.Reduce] = field(default_factory=dict)
     # gpu-cuda's refusals of this kernel, once computed (capabilities.py); a kernel
     # reused from the analysis cache keeps them.
-    refusals: list | None = None
+    refusals: list[Refusal] | None = None
 
 
 @dataclass(eq=False)
