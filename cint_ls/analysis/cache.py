@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import SourceText
-from .symbols import Symbol, SymbolKind
+from .symbols import KeptSymbol, Symbol, SymbolKind
 
 
 def fingerprint(module: ast.Module, source: SourceText, headers: dict | None = None) -> bytes:
@@ -98,6 +98,9 @@ class AnalysisCache:
         self.symbols: dict[tuple[SymbolKind, str], Symbol] = {}
         self.tables: Tables | None = None  # the last version's, for the next one
         self.headers: dict[int, tuple[ast.Item, bytes]] = {}  # `fingerprint`'s, of the last version
+        # The kept symbols' declarations in the version being checked: its
+        # `Placement.fields`, which the caller sets before `check` (a dict of its own otherwise).
+        self.fields: dict[object, tuple] = {}
 
     def merged_tables(self, declared: dict, records: list[ItemRecord]) -> tuple[dict, dict, dict, dict]:
         """`declared` then each record's tables, as the module's four tables (new
@@ -135,14 +138,16 @@ class AnalysisCache:
         return record
 
     def persistent_symbol(self, symbol: Symbol) -> Symbol:
-        """The module-level symbol of this kind and name from earlier versions, updated
-        to the new declaration; or `symbol` itself the first time."""
+        """The module-level symbol of this kind and name from earlier versions, with the
+        new declaration recorded in `fields` (the checking version's `Placement.fields`,
+        so the kept symbol itself never changes); the first time, a `KeptSymbol` made of
+        `symbol`."""
         key = (symbol.kind, symbol.name)
         kept = self.symbols.get(key)
         if kept is None:
-            self.symbols[key] = symbol
-            return symbol
-        kept.type, kept.span, kept.node = symbol.type, symbol.span, symbol.node
+            kept = self.symbols[key] = KeptSymbol(symbol.name, symbol.kind, symbol.type, symbol.span, symbol.node,
+                                                  symbol.mode, symbol.owner, symbol.array_extents)
+        self.fields[kept] = (symbol.type, symbol.span, symbol.node)
         return kept
 
     def keep(self, records: dict[int, ItemRecord], names: set[tuple[SymbolKind, str]]) -> None:

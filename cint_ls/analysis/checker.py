@@ -8,6 +8,7 @@ diagnostic it can (issue: "not only the first").
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..syntax import SyntaxResult, ast
 from ..syntax.diagnostics import Diagnostic, Related, Severity
@@ -224,7 +225,8 @@ class Checker(KernelRules, ExpressionChecker):
                     # Signatures first: kernels and earlier functions may call this one.
                     if record is not None and isinstance(record.info, FunctionInfo):
                         info = record.info  # its parameters are the symbols the reused body refers to
-                        info.symbol = symbol
+                        if info.symbol is not symbol:  # a copy: the record's stays as an older version has it
+                            info = replace(info, symbol=symbol)
                         # The record's signature diagnostics include what resolving the
                         # return type and declaring the name just reported again: keep one copy.
                         del self.result.diagnostics[before:]

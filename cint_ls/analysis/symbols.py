@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..syntax import ast
-from ..syntax.source import Span
+from ..syntax.source import Span, reading
 from .types import Type
 
 
@@ -41,6 +41,35 @@ class Symbol:
 
     def __repr__(self) -> str:
         return f"Symbol({self.kind.name} {self.name}: {self.type})"
+
+
+def _versioned(index: int, name: str) -> property:
+    """A field of a `KeptSymbol`: the version being read has its own, else the one it
+    was made with."""
+
+    def get(self):
+        placement = reading()
+        if placement is not None:
+            found = placement.fields.get(self)
+            if found is not None:
+                return found[index]
+        return self.__dict__[name]
+
+    def set(self, value) -> None:
+        self.__dict__[name] = value
+
+    return property(get, set)
+
+
+class KeptSymbol(Symbol):
+    """A module-level symbol kept across versions of a document (`AnalysisCache.
+    kept_symbol`), so that reused units' references to it stay valid. Its declaration
+    (type, span, node) may differ between versions: each version records its own in its
+    `Placement`, and the symbol itself is never changed after it is made."""
+
+    type = _versioned(0, "_type")
+    span = _versioned(1, "_span")
+    node = _versioned(2, "_node")
 
 
 class Scope:

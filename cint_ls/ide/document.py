@@ -20,21 +20,23 @@ what it touched:
   a uniform became varying) gets a new record and its results are computed again.
   Results are stored relative to the item's start, so they move with it.
 
-Spans inside the AST are relative to their item's `Anchor`, which is shared by every
-version that reuses the item and moved in place when a version is lowered; some
-module-level symbols are also shared and updated in place. A snapshot records where it
-put them, and puts them back (`_activate`, a few thousand assignments at most) before
-it reads its layers while another version has moved them. Every `cint_ls.ide` feature
-holds the document's lock for its whole call (`find.total`), so a feature sees one
-version throughout; code that reads AST spans of a snapshot outside a feature does so
-inside `with snapshot.reading():`.
+Nothing a version holds changes after it is made. Spans inside the AST are relative
+to their item's `Anchor`, and an item reused by a later version is the same object,
+unchanged: each version records where it put each item, and the declarations of the
+module symbols kept across versions (`analysis/cache.py`), in a `Placement` of its own,
+and its spans and symbols resolve through it while it is read (`Snapshot.reading`, which
+every `cint_ls.ide` feature wears through `find.total`; no lock). Two versions of one
+document are read at once, from two threads, each at its own positions. The document's
+lock is held only while a layer is computed: the caches the versions share (items,
+analysis, entries) are written then. Outside `reading()`, a thread reads spans as
+the version whose layers it asked for last has them (`syntax/source.py`, `asked`): a
+convenience of direct reads (the tests, the CLI), which changes no other thread's.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-import weakref
 from bisect import bisect_left
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -48,7 +50,7 @@ from ..syntax import ParsedDocument, SyntaxResult, TextEdit, ast, lower, parse, 
 from ..syntax.diagnostics import Diagnostic, Severity
 from ..syntax.lower import ItemCache
 from ..syntax.parser import same_tree
-from ..syntax.source import ROOT, Position, SourceText, Span, widths
+from ..syntax.source import ROOT, Placement, Position, SourceText, Span, asked, placed, widths
 
 _UNSET = object()
 T = TypeVar("T")
@@ -57,18 +59,18 @@ RECENT_KERNELS = 64  # kernels whose IR a document keeps across versions
 
 class ItemEntry:
     """The results of one top-level item (one lowered node, reused across versions with
-    the same text), valid for one analysis record of its unit. `results` holds what
-    depends on the analysis and is emptied when the record changes; `text_results` what
-    depends on the text alone. Each feature stores its own shape under its own key,
-    relative to the item's start."""
+    the same text) for one analysis record of its unit: another record gets another
+    entry. `results` holds what depends on the analysis; `text_results` what depends on
+    the text alone (shared by the node's entries). Each feature stores its own shape
+    under its own key, relative to the item's start."""
 
     __slots__ = ("node", "record", "results", "text_results")
 
-    def __init__(self, node: ast.Node, record) -> None:
+    def __init__(self, node: ast.Node, record, text_results: dict | None = None) -> None:
         self.node = node
         self.record = record
         self.results: dict = {}
-        self.text_results: dict = {}
+        self.text_results: dict = {} if text_results is None else text_results
 
 
 class Part:
@@ -77,10 +79,10 @@ class Part:
     line and column 1-based in code points, the way an `Anchor` has it; `u16` the
     UTF-16 column of its start (LSP's), 0-based."""
 
-    __slots__ = ("_entry", "_shared", "at", "end", "memo", "node", "record", "start", "tree_node", "u16")
+    __slots__ = ("_entry", "at", "end", "memo", "node", "record", "start", "tree_node", "u16")
 
     def __init__(self, tree_node, start: int, end: int, at: tuple[int, int, int], u16: int, node, record,
-                 entry: ItemEntry | None, shared: _Shared) -> None:
+                 entry: ItemEntry | None) -> None:
         self.tree_node = tree_node
         self.start = start
         self.end = end
@@ -89,18 +91,13 @@ class Part:
         self.node = node  # the lowered AST node (None for a comment)
         self.record = record  # the analysis record of its unit, when it has one
         self._entry = entry
-        self._shared = shared
         self.memo: dict = {}  # this version's results of the part, by feature
 
     @property
     def entry(self) -> ItemEntry | None:
-        """Its ItemEntry when its results can be kept across versions. Another version
-        of the item with another record may have taken the entry since (its results
-        are then that record's): it is claimed back, emptied, for this one."""
-        entry = self._entry
-        if entry is not None and entry.record is not self.record:
-            entry = self._entry = self._shared.entry(self.node, self.record)
-        return entry
+        """Its ItemEntry when its results can be kept across versions (those with the
+        same node and analysis record share it)."""
+        return self._entry
 
     @property
     def kept(self) -> dict:
@@ -141,42 +138,35 @@ class _Shared:
     """What the versions of one document share."""
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = threading.RLock()  # held while a layer is computed (the caches below are written)
         self.items = ItemCache()
         self.analysis = AnalysisCache()
         self.sequence = itertools.count()
         self.lowered = -1  # the newest snapshot that lowered with `items`
         self.checked = -1  # the newest snapshot that checked with `analysis`
-        self._active: weakref.ref | None = None  # `active`, not kept alive by it
-        self.entries: dict[int, ItemEntry] = {}  # by id() of the item's node
+        self.entries: dict[int, ItemEntry] = {}  # the latest, by id() of the item's node
         # The IR of the kernels used last (hovers), by id() of the kernel's node: (node,
         # analysis record, ir.Kernel or None). Not kept for every kernel: the IR is
         # large, and what the inlay hints need of it is kept with the item.
         self.kernels: dict[int, tuple] = {}
         self.counters: dict[str, int] = {}  # computations by kind (tests, benchmarks)
 
-    @property
-    def active(self) -> Snapshot | None:
-        """The version whose anchors and module symbols are in place. Held weakly: an
-        old version no request holds goes at once, its tree with it (53 MB at 50,000
-        lines, which a parse from scratch would otherwise add to the new one's)."""
-        return self._active() if self._active is not None else None
-
-    @active.setter
-    def active(self, snapshot: Snapshot | None) -> None:
-        self._active = weakref.ref(snapshot) if snapshot is not None else None
-
     def count(self, what: str, n: int = 1) -> None:
         self.counters[what] = self.counters.get(what, 0) + n
 
     def entry(self, node: ast.Node, record) -> ItemEntry:
+        """The entry of `node` for `record`: the latest one when it is that record's,
+        else a new one (which becomes the latest; an entry is never emptied, since a
+        version may still read it)."""
         found = self.entries.get(id(node))
-        if found is None or found.node is not node:
-            found = self.entries[id(node)] = ItemEntry(node, record)
-        elif found.record is not record:
-            found.record = record
-            found.results = {}
-        return found
+        if found is not None and found.node is node:
+            if found.record is record:
+                return found
+            made = ItemEntry(node, record, found.text_results)
+        else:
+            made = ItemEntry(node, record)
+        self.entries[id(node)] = made
+        return made
 
 
 def _copy_items(cache: ItemCache) -> ItemCache:
@@ -190,13 +180,14 @@ def _copy_analysis(cache: AnalysisCache) -> AnalysisCache:
     copy.records = dict(cache.records)
     copy.symbols = dict(cache.symbols)
     copy.tables = cache.tables  # read only: merged_tables makes new dicts
+    copy.fields = {}
     return copy
 
 
 class Snapshot:
     """One version of a document: its text, source and tree, and everything derived
-    from them, computed once when first asked for. Immutable from the outside; safe to
-    read from any thread (the layers are computed under the document's lock)."""
+    from them, computed once when first asked for, then never changed. Safe to read
+    from any thread, in `reading()` (the layers are computed under the document's lock)."""
 
     def __init__(self, shared: _Shared, uri: str, path: str, version: int, source: SourceText, tree,
                  provisional: bool = False) -> None:
@@ -215,9 +206,8 @@ class Snapshot:
         self._program: ir.Program | None | object = _UNSET
         self._kernels: dict[str, ir.Kernel | None] = {}  # this version's kernels whose IR is not kept
         self._reusable: dict[int, ast.Node] = {}  # start byte -> a lowered item kept across versions
-        self._anchors: tuple = ()  # (anchor, byte, line, column) of the items kept across versions
-        self._symbols: tuple = ()  # (symbol, type, span, node) of the module symbols shared
-        self._functions: tuple = ()  # (FunctionInfo, symbol)
+        self._placement = Placement()  # where this version puts its items and kept symbols
+        self._entries: dict[int, ItemEntry] = {}  # this version's entries, by id() of the item's node
         self._records: dict = {}  # id() of a unit's first node -> its analysis record
         self._errors: list[tuple[int, int]] | None = None  # (start, end) of the error diagnostics, sorted
         self._parts: list[Part] | None = None
@@ -239,30 +229,26 @@ class Snapshot:
     def position(self, offset: int) -> Position:
         return self.source.position(offset)
 
-    # ---- the lock and the shared state
+    # ---- reading, and the lock for computing
 
     @property
     def lock(self) -> threading.RLock:
+        """Held while a layer of a version of this document is computed."""
         return self._shared.lock
 
     @contextmanager
     def reading(self):
-        """Hold the document's lock with this version's anchors in place."""
-        with self._shared.lock:
-            self._activate()
+        """Read this version: its spans and kept symbols resolve to its own positions
+        and declarations (this thread's, or task's, context). No lock."""
+        with placed(self._placement):
             yield self
 
-    def _activate(self) -> None:
-        shared = self._shared
-        if shared.active is self:
-            return
-        for anchor, byte, line, column in self._anchors:
-            anchor.byte, anchor.line, anchor.column = byte, line, column
-        for symbol, type_, span, node in self._symbols:
-            symbol.type, symbol.span, symbol.node = type_, span, node
-        for info, symbol in self._functions:
-            info.symbol = symbol
-        shared.active = self
+    @contextmanager
+    def _computing(self):
+        """Compute a layer: the document's lock (the shared caches are written), reading
+        this version."""
+        with self._shared.lock, placed(self._placement):
+            yield
 
     @property
     def counters(self) -> dict[str, int]:
@@ -273,11 +259,12 @@ class Snapshot:
 
     @property
     def syntax(self) -> SyntaxResult:
-        with self._shared.lock:
-            self._activate()
-            if self._syntax is None:
-                self._lower()
-            return self._syntax  # type: ignore[return-value]
+        asked(self._placement)
+        if self._syntax is None:
+            with self._computing():
+                if self._syntax is None:
+                    self._lower()
+        return self._syntax  # type: ignore[return-value]
 
     def _lower(self) -> None:
         shared = self._shared
@@ -285,10 +272,9 @@ class Snapshot:
         items = shared.items if newest else _copy_items(shared.items)  # an older version leaves the cache be
         source, tree = self.source, self.tree
         module, lowering = lower(tree, source, items)
+        places = self._placement.anchors = items.places
         kept = [c for c in items.items.values() if c.node is not None]
-        self._anchors = tuple((c.anchor, c.anchor.byte, c.anchor.line, c.anchor.column) for c in kept)
-        self._reusable = {c.anchor.byte: c.node for c in kept}
-        shared.active = self
+        self._reusable = {places[c.anchor][0]: c.node for c in kept}
         if newest:
             shared.lowered = self._sequence
             alive = {id(c.node) for c in kept}
@@ -302,24 +288,21 @@ class Snapshot:
 
     @property
     def checked(self) -> CheckedModule:
-        with self._shared.lock:
-            if self._checked is None:
-                syntax = self.syntax
-                self._activate()
-                shared = self._shared
-                newest = self._sequence >= shared.checked
-                cache = shared.analysis if newest else _copy_analysis(shared.analysis)
-                if newest:
-                    shared.checked = self._sequence
-                checked = check(syntax, cache)
-                self._records = cache.records
-                self._symbols = tuple((s, s.type, s.span, s.node) for s in cache.symbols.values())
-                self._functions = tuple((info, info.symbol) for info in checked.functions.values())
-                shared.active = self
-                self._checked = checked
-            else:
-                self._activate()
-            return self._checked
+        asked(self._placement)
+        if self._checked is None:
+            with self._computing():
+                if self._checked is None:
+                    syntax = self.syntax
+                    shared = self._shared
+                    newest = self._sequence >= shared.checked
+                    cache = shared.analysis if newest else _copy_analysis(shared.analysis)
+                    if newest:
+                        shared.checked = self._sequence
+                    cache.fields = self._placement.fields  # the kept symbols' declarations in this version
+                    checked = check(syntax, cache)
+                    self._records = cache.records
+                    self._checked = checked
+        return self._checked
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -327,7 +310,9 @@ class Snapshot:
 
     def program(self) -> ir.Program | None:
         """The IR of the whole module, or None while it has translation errors."""
-        with self.reading():
+        if self._program is not _UNSET:
+            return self._program  # type: ignore[return-value]
+        with self._computing():
             if self._program is _UNSET:
                 checked = self.checked
                 self._program = None if checked.has_errors else lower_program(checked)
@@ -337,7 +322,7 @@ class Snapshot:
         """The IR of one kernel, when the kernel itself has no error (another item's
         errors do not matter): what hovers and inlay hints need. Kept with the kernel's
         item across versions while its analysis record is the same."""
-        with self.reading():
+        with self._computing():
             info = self.checked.kernels.get(name)
             if info is None:
                 return None
@@ -392,37 +377,50 @@ class Snapshot:
     def analyse_text(self, text: str, read: Callable[[CheckedModule], T]) -> T:
         """`read(checked)` of the analysis of another text (a trial edit of this
         version, as a rename makes), reusing the items and units this document keeps.
-        The trial moves shared anchors and symbols: they are put back when `read`
-        returns, so read the trial's analysis only inside `read`."""
-        with self.reading():
-            shared = self._shared
+        The trial has a `Placement` of its own: read its analysis only inside `read`."""
+        shared = self._shared
+        with shared.lock:
+            items, analysis = _copy_items(shared.items), _copy_analysis(shared.analysis)
+        trial = Placement()
+        analysis.fields = trial.fields
+        with placed(trial):
             source = SourceText(text, self.path)
             tree = parse(text)
-            module, lowering = lower(tree, source, _copy_items(shared.items))
+            module, lowering = lower(tree, source, items)
+            trial.anchors = items.places
             diagnostics = sorted(syntax_diagnostics(tree, source) + lowering, key=lambda d: d.span.start_byte)
-            try:
-                checked = check(SyntaxResult(source, tree, module, diagnostics), _copy_analysis(shared.analysis))
-                return read(checked)
-            finally:
-                shared.active = None
-                self._activate()
+            checked = check(SyntaxResult(source, tree, module, diagnostics), analysis)
+            return read(checked)
 
     # ---- top-level items and their kept results
 
     def entry_of(self, node: ast.Node) -> ItemEntry | None:
         """The kept results of a top-level item of this version, or None for an item
         whose results are not kept (it has syntax errors, or no unit of analysis)."""
-        with self.reading():
+        found = self._entries.get(id(node))
+        if found is not None and found.node is node and found.record is not _UNSET:
+            return found
+        with self._computing():
             checked = self.checked
             if self._reusable.get(node.span.start_byte) is not node:
                 return None
             record = self._unit_record(checked.module, node)
-            return None if record is None else self._shared.entry(node, record)
+            return None if record is None else self._entry(node, record)
+
+    def _entry(self, node: ast.Node, record) -> ItemEntry:
+        """(Computing.) This version's entry of `node`, made or taken from the shared ones."""
+        found = self._entries.get(id(node))
+        if found is None or found.node is not node or found.record is not record:
+            found = self._entries[id(node)] = self._shared.entry(node, record)
+        return found
 
     def text_entry_of(self, node: ast.Node) -> ItemEntry | None:
         """The kept results of a top-level item of this version for what depends on
         its text alone (`ItemEntry.text_results`), without analysing the module."""
-        with self.reading():
+        found = self._entries.get(id(node))
+        if found is not None and found.node is node:
+            return found
+        with self._computing():
             self.syntax  # noqa: B018 - lowered: `_reusable` is this version's
             if self._reusable.get(node.span.start_byte) is not node:
                 return None
@@ -430,6 +428,7 @@ class Snapshot:
             found = entries.get(id(node))
             if found is None or found.node is not node:
                 found = entries[id(node)] = ItemEntry(node, _UNSET)  # no analysis record yet
+            self._entries.setdefault(id(node), found)
             return found
 
     def _unit_record(self, module: ast.Module, node: ast.Node):
@@ -440,13 +439,14 @@ class Snapshot:
     def parts(self) -> list[Part]:
         """The children of the tree's root, in order, each with its lowered node and
         its entry where it has one."""
-        with self.reading():
+        if self._parts is not None:
+            return self._parts
+        with self._computing():
             if self._parts is None:
                 checked = self.checked
                 module = checked.module
                 top = {n.span.start_byte: n for n in (*module.items, *module.statements)}
                 data = self.source.data
-                shared = self._shared
                 entry_record = self._records.get(id(module.statements[0])) if module.statements else None
                 records, reusable = self._records, self._reusable
                 parts = []
@@ -459,11 +459,10 @@ class Snapshot:
                     if node is not None:
                         record = records.get(id(node)) if isinstance(node, ast.Item) else entry_record
                         if record is not None and reusable.get(start) is node:
-                            entry = shared.entry(node, record)
+                            entry = self._entry(node, record)
                     row, column = child.start_point  # rows count `\n` as SourceText's lines do
                     column, u16 = widths(data[start - column:start])
-                    parts.append(Part(child, start, end, (start, row + 1, column + 1), u16, node, record, entry,
-                                      shared))
+                    parts.append(Part(child, start, end, (start, row + 1, column + 1), u16, node, record, entry))
                 self._parts = parts
             return self._parts
 

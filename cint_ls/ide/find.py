@@ -28,9 +28,9 @@ T = TypeVar("T")
 def total(default: Callable[[], object]):
     """Make an editor feature total: an exception is logged and `default()` returned.
 
-    The feature runs holding its document's lock, with the document's version in place
-    (`Snapshot.reading`), so it reads one version throughout even while another thread
-    computes another version of the same document."""
+    The feature reads its version (`Snapshot.reading`): its spans at that version's
+    positions throughout, without a lock, while another thread reads or computes
+    another version of the same document."""
 
     def wrap(fn: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(fn)

@@ -42,11 +42,13 @@ class _CachedItem:
 
 class ItemCache:
     """The lowered top-level items of a document's previous version, by their text, so
-    an edit re-lowers only the items it touched; the others move with their anchors."""
+    an edit re-lowers only the items it touched; the others are reused unchanged, and
+    `places` says where the last lowering put each (a version's `Placement.anchors`)."""
 
     def __init__(self) -> None:
         # (node type and text, occurrence) -> the lowered item
         self.items: dict[tuple[bytes, int], _CachedItem] = {}
+        self.places: dict[Anchor, tuple[int, int, int]] = {}
 
 _ESCAPES = {"\\n": "\n", "\\t": "\t", "\\\\": "\\", '\\"': '"', "\\{": "{", "\\}": "}"}
 
@@ -101,29 +103,31 @@ class Lowerer:
     def span(self, node: tree_sitter.Node) -> Span:
         """The node's span, relative to the anchor of the item being lowered."""
         a = self.anchor
+        a_byte, a_line, a_column = a.at  # the item being lowered is where it was made
         (start_row, start_col), (end_row, end_col) = node.start_point, node.end_point
         if self.ascii:
             start_col, end_col = start_col + 1, end_col + 1
         else:
             start_col = self.source.line_column(node.start_byte)[1]
             end_col = self.source.line_column(node.end_byte)[1]
-        line, end_line = start_row + 1 - a.line, end_row + 1 - a.line
+        line, end_line = start_row + 1 - a_line, end_row + 1 - a_line
         return Span.relative(
-            a, node.start_byte - a.byte, node.end_byte - a.byte,
-            line, start_col - a.column if line == 0 else start_col,
-            end_line, end_col - a.column if end_line == 0 else end_col,
+            a, node.start_byte - a_byte, node.end_byte - a_byte,
+            line, start_col - a_column if line == 0 else start_col,
+            end_line, end_col - a_column if end_line == 0 else end_col,
         )
 
     def span_between(self, start: int, end: int) -> Span:
         """A span of two byte offsets, relative to the current anchor."""
         a = self.anchor
+        a_byte, a_line, a_column = a.at
         line, column = self.source.line_column(start)
         end_line, end_column = self.source.line_column(end)
-        line, end_line = line - a.line, end_line - a.line
+        line, end_line = line - a_line, end_line - a_line
         return Span.relative(
-            a, start - a.byte, end - a.byte,
-            line, column - a.column if line == 0 else column,
-            end_line, end_column - a.column if end_line == 0 else end_column,
+            a, start - a_byte, end - a_byte,
+            line, column - a_column if line == 0 else column,
+            end_line, end_column - a_column if end_line == 0 else end_column,
         )
 
     def text(self, node: tree_sitter.Node) -> str:
@@ -146,6 +150,9 @@ class Lowerer:
         module = ast.Module(self.span(root), module_name(self.source.path))
         reused: dict[tuple[bytes, int], _CachedItem] = {}
         seen: dict[bytes, int] = {}
+        places: dict[Anchor, tuple[int, int, int]] = {}
+        if self.cache is not None:
+            self.cache.places = places
         for child in root.named_children:
             if child.type == "comment":
                 continue
@@ -162,12 +169,13 @@ class Lowerer:
             reusable = self.cache is not None and not child.has_error
             cached = self.cache.items.get(key) if reusable and self.cache is not None else None
             if cached is not None:
-                cached.anchor.move_to(child.start_byte, line, column)
+                places[cached.anchor] = (child.start_byte, line, column)  # the item itself stays as it is
                 self.diagnostics.extend(cached.diagnostics)
             else:
                 self.anchor = Anchor(child.start_byte, line, column)
                 before = len(self.diagnostics)
                 cached = _CachedItem(self.item(child), self.anchor, self.diagnostics[before:])
+                places[self.anchor] = self.anchor.at
                 self.anchor = ROOT
             if reusable:
                 reused[key] = cached

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -23,20 +26,83 @@ def without_lone_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
-class Anchor:
-    """The start of a top-level item: the spans inside the item are relative to it, so
-    when an edit elsewhere moves the item, moving the anchor moves every span in it
-    (the language server reuses unchanged items this way)."""
+class Placement:
+    """Where one version of a document puts what its versions share: each top-level
+    item's `Anchor` (its start as (byte, line, column)) and, for the module symbols kept
+    across versions, their fields in this version (`analysis/symbols.py`). Filled once,
+    while the version's layers are computed; a version's spans and symbols resolve
+    through it while it is read (`placed`), so versions never move each other's."""
 
-    __slots__ = ("byte", "line", "column")
+    __slots__ = ("anchors", "fields")
+
+    def __init__(self) -> None:
+        self.anchors: dict[Anchor, tuple[int, int, int]] = {}
+        self.fields: dict[object, tuple] = {}
+
+
+# The placement of the version this thread (or task) reads; None outside any version
+# (the CLI, or a document of one version): every anchor is then where it was made.
+_READING: ContextVar[Placement | None] = ContextVar("cint_placement", default=None)
+
+
+# Outside any `placed` (code that reads a document's layers directly, as the tests and
+# the CLI do): the placement of the version whose layers this thread (or task) asked for
+# last (`asked`). A convenience of one thread's own reads; it changes no other thread's.
+_ASKED: ContextVar[Placement | None] = ContextVar("cint_asked", default=None)
+
+
+def reading() -> Placement | None:
+    """The placement of the version being read, if any."""
+    return _READING.get() or _ASKED.get()
+
+
+def asked(placement: Placement) -> None:
+    """This thread (or task) asked for a layer of `placement`'s version: outside any
+    `placed`, its spans read as that version has them."""
+    _ASKED.set(placement)
+
+
+@contextmanager
+def placed(placement: Placement) -> Iterator[Placement]:
+    """Read spans and kept symbols as `placement`'s version has them."""
+    token = _READING.set(placement)
+    try:
+        yield placement
+    finally:
+        _READING.reset(token)
+
+
+class Anchor:
+    """The start of a top-level item: the spans inside the item are relative to it.
+    Immutable: `at` is where the item was when it was lowered; a later version that
+    reuses the item records where it put it in its own `Placement`, so an edit that
+    moves the item moves every span in it for that version alone."""
+
+    __slots__ = ("at",)
 
     def __init__(self, byte: int = 0, line: int = 1, column: int = 1) -> None:
-        self.byte = byte
-        self.line = line
-        self.column = column
+        self.at = (byte, line, column)
 
-    def move_to(self, byte: int, line: int, column: int) -> None:
-        self.byte, self.line, self.column = byte, line, column
+    def place(self) -> tuple[int, int, int]:
+        """(byte, line, column) of the item in the version being read."""
+        placement = _READING.get() or _ASKED.get()
+        if placement is not None:
+            found = placement.anchors.get(self)
+            if found is not None:
+                return found
+        return self.at
+
+    @property
+    def byte(self) -> int:
+        return self.place()[0]
+
+    @property
+    def line(self) -> int:
+        return self.place()[1]
+
+    @property
+    def column(self) -> int:
+        return self.place()[2]
 
 
 ROOT = Anchor()  # the start of the file; never moves
@@ -55,7 +121,8 @@ class Span:
     code points; `end_line`/`end_column` point just past the last character.
 
     Stored relative to an `Anchor`: bytes and lines as offsets, a column as an offset
-    on the anchor's own line and as an absolute column on later lines."""
+    on the anchor's own line and as an absolute column on later lines. Immutable; its
+    absolute place is the anchor's in the version being read (`placed`)."""
 
     __slots__ = ("anchor", "_start", "_end", "_line", "_column", "_end_line", "_end_column")
 
@@ -105,14 +172,18 @@ class Span:
         return self.anchor.column + self._end_column if self._end_line == 0 else self._end_column
 
     def absolute(self) -> tuple[int, int, int, int, int, int]:
-        return (self.start_byte, self.end_byte, self.line, self.column, self.end_line, self.end_column)
+        byte, line, column = self.anchor.place()
+        return (byte + self._start, byte + self._end, line + self._line,
+                column + self._column if self._line == 0 else self._column, line + self._end_line,
+                column + self._end_column if self._end_line == 0 else self._end_column)
 
     def freeze(self) -> Span:
         """The same span anchored at the file's start: it no longer moves."""
         return Span(*self.absolute())
 
     def contains_byte(self, offset: int) -> bool:
-        return self.start_byte <= offset < self.end_byte or offset == self.start_byte
+        byte = self.anchor.place()[0]
+        return byte + self._start <= offset < byte + self._end or offset == byte + self._start
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Span) and self.absolute() == other.absolute()

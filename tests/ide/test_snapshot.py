@@ -283,3 +283,67 @@ def test_an_old_version_no_one_holds_goes_before_the_next_parses() -> None:
     assert doc.text == " " + SEVERAL
     fresh = Document("file:///several.ci", " " + SEVERAL, 4)
     assert [d.message for d in doc.diagnostics] == [d.message for d in fresh.diagnostics]
+
+
+def test_two_versions_are_read_at_once_each_at_its_own_positions():
+    # Issue 29: a version's items, spans and results never change after it is made, so
+    # a reader of one version needs no lock and no other version moves its spans. The
+    # new version inserts lines above kernel `d1`: every span of `d1` and below moves
+    # there, and only there.
+    doc = Document("file:///m.ci", SEVERAL, path="m.ci")
+    old = doc.snapshot()
+    assert results(old) == results(Document("file:///m.ci", SEVERAL, path="m.ci"))
+    position = doc.source.position(byte_of(SEVERAL, "kernel d1"))
+    doc.apply([TextEdit(position, position, "// one\n// two\n\n")], 2)
+    new = doc.snapshot()
+    expected = {old: results(Document("file:///m.ci", old.text, path="m.ci")),
+                new: results(Document("file:///m.ci", new.text, path="m.ci"))}
+    assert results(new) == expected[new]
+    with new.reading():
+        new_items = [item.span.absolute() for item in new.module.items]
+    read_new = threading.Event()
+    got: dict = {}
+
+    def read(snapshot) -> None:
+        with snapshot.reading():
+            got[snapshot] = ([item.span.absolute() for item in snapshot.module.items], results(snapshot))
+        read_new.set()
+
+    with old.reading():  # a request on the old version, in the middle of its work
+        old_items = [item.span.absolute() for item in old.module.items]
+        assert old_items != new_items  # d1 and what follows moved
+        other = threading.Thread(target=read, args=(new,))
+        other.start()
+        assert read_new.wait(20), "reading the new version waited for the old version's reader"
+        assert [item.span.absolute() for item in old.module.items] == old_items
+        assert results(old) == expected[old]
+    other.join()
+    assert got[new] == (new_items, expected[new])
+
+    # Hovers, diagnostics and symbols of both versions from two threads, interleaved.
+    kernel = byte_of(SEVERAL, "kn * lap", byte_of(SEVERAL, "kernel d1")) + 3
+    offsets = {old: kernel, new: kernel + len(b"// one\n// two\n\n")}
+
+    def features(snapshot):
+        hover = ide.hover(snapshot, offsets[snapshot])
+        return (hover.span.absolute() if hover else None, expected[snapshot]["diagnostics"] and
+                [(d.code, d.span.absolute()) for d in ide.diagnostics(snapshot)],
+                [dump_symbol(s) for s in ide.document_symbols(snapshot)])
+
+    alone = {s: features(s) for s in (old, new)}
+    assert alone[old][0] != alone[new][0] and alone[old][2] != alone[new][2]
+    turns = threading.Barrier(2, timeout=20)
+    mismatches: list = []
+
+    def loop(snapshot) -> None:
+        for _ in range(10):
+            turns.wait()
+            if features(snapshot) != alone[snapshot]:
+                mismatches.append(snapshot.version)
+
+    threads = [threading.Thread(target=loop, args=(s,)) for s in (old, new)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not mismatches
