@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from ..syntax import ast
 from ..syntax.source import Span, reading
@@ -47,7 +48,7 @@ def _versioned(index: int, name: str) -> property:
     """A field of a `KeptSymbol`: the version being read has its own, else the one it
     was made with."""
 
-    def get(self):
+    def get(self: Symbol) -> Any:
         placement = reading()
         if placement is not None:
             found = placement.fields.get(self)
@@ -55,7 +56,7 @@ def _versioned(index: int, name: str) -> property:
                 return found[index]
         return self.__dict__[name]
 
-    def set(self, value) -> None:
+    def set(self: Symbol, value: Any) -> None:
         self.__dict__[name] = value
 
     return property(get, set)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LSP_LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -37,7 +38,8 @@ class Placement:
 
     def __init__(self) -> None:
         self.anchors: dict[Anchor, tuple[int, int, int]] = {}
-        self.fields: dict[object, tuple] = {}
+        # a kept symbol -> its (type, span, node) in this version
+        self.fields: dict[object, tuple[Any, ...]] = {}
 
 
 # The placement of the version this thread (or task) reads; None outside any version
