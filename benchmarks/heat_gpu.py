@@ -40,8 +40,8 @@ from heat_kernel import heat_kernel
 
 from cint_ls.analysis.types import I32, I64, U64
 from cint_ls.exec.cuda.device import Device, DeviceError, DeviceUnavailable
-from cint_ls.exec.cuda.launches import combine_slots
-from cint_ls.exec.cuda.placement import pack, registers, unpack
+from cint_ls.exec.cuda.oracle.launches import combine_slots
+from cint_ls.exec.cuda.oracle.placement import pack, registers, unpack
 from cint_ls.exec.cuda.ptx import M64, canonical, emit_module
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.executors import ExecutorUnavailable
@@ -485,7 +485,7 @@ def main() -> int:
         device: Device = SimulatedDevice()
     else:
         try:
-            from cint_ls.exec.cuda.driver import CudaDevice
+            from cint_ls.exec.cuda.oracle.driver import CudaDevice
 
             device = CudaDevice()
         except DeviceUnavailable as error:

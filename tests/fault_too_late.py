@@ -40,8 +40,13 @@ void run() {{ I64[{n}] a; for j in 0..{n} {{ a[j] = 1; }} a[0] = 0; a[33] = 0; I
 run();
 """
 
+# The executor name that runs gpu-cuda's Python host, the tests' oracle
+# (cint_ls/exec/cuda/oracle), instead of an executor.
+ORACLE = "gpu-cuda oracle"
+
 _CHILD = """
 import json, sys
+from cint_ls.exec.cuda.oracle import run as oracle
 from cint_ls.running.executors import get
 from cint_ls.running.report import render
 from cint_ls.ir.build import build
@@ -49,7 +54,7 @@ from cint_ls.syntax import SourceText
 text, executor = sys.argv[1], sys.argv[2]
 program = build(text, "late.ci").program
 for options in json.loads(sys.argv[3]):
-    result = get(executor).run(program, None, None, options)
+    result = (oracle if executor == "gpu-cuda oracle" else get(executor).run)(program, None, None, options)
     report = render(SourceText(text, "late.ci"), result.fault) if result.fault is not None else ""
     print(json.dumps([result.output, report, result.fuel_consumed]), flush=True)
 """

@@ -327,8 +327,6 @@ def _package_edges() -> dict[str, set[str]]:
 KNOWN_CIRCLES: dict[tuple[str, ...], str] = {
     ("cint_ls.exec.c17.cluster", "cint_ls.exec.c17.library"):
         "library imports cluster in a function; cluster imports library.header_types in a function",
-    ("cint_ls.exec.cuda.fault_replay", "cint_ls.exec.cuda.launches", "cint_ls.exec.cuda.python_host"):
-        "python_host imports both; they import its and each other's types under TYPE_CHECKING",
     ("cint_ls.server.lens_refresh", "cint_ls.server.session"): "lens_refresh names Session under TYPE_CHECKING",
     ("cint_ls.server.handlers", "cint_ls.server.handlers.workspace"):
         "workspace imports the package's `failed` in a function",

@@ -329,7 +329,7 @@ def render_run_report(data: dict) -> str:
         gpu = any(row.get("launches") is not None for row in rows)
         width = max(len("kernel"), *(len(str(row.get("kernel"))) for row in rows))
         # gpu-cuda's host in C records the bytes it copied (rt/gpu_host.c); `-` where a
-        # row has none recorded (its host in Python)
+        # row has none recorded (the oracle in Python, tests only)
         copied = any(isinstance(row.get("copies"), dict) for row in rows)
         count = "launches" if gpu else "threads"
         cluster, names = _cluster_lines(rows)  # cpu-c17's tiles on a Dask cluster (cluster.py)

@@ -93,8 +93,8 @@ def copies_of(row: dict) -> dict | None:
     """A dispatch row's bytes copied between host and device, as gpu-cuda's host in C
     records them (rt/gpu_host.c): `to_device`, `from_device`, `already_there` (read by
     the dispatch, on the device since an earlier one, not sent). None where nothing
-    recorded them: cpu-sir-interp and cpu-c17 copy nothing, gpu-cuda's host in Python
-    does not count."""
+    recorded them: cpu-sir-interp and cpu-c17 copy nothing (gpu-cuda's oracle in Python,
+    tests only, does not count)."""
     copies = row.get("copies")
     if not isinstance(copies, dict):
         return None

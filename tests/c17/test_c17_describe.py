@@ -18,7 +18,7 @@ from cint_ls.exec.c17 import describe_work_item
 from cint_ls.exec.c17.build import build_library
 from cint_ls.exec.c17.emit import emit_program
 from cint_ls.exec.c17.library import run_library
-from cint_ls.exec.cuda.fault_replay import interpreter_describe
+from cint_ls.exec.cuda.oracle.fault_replay import interpreter_describe
 from cint_ls.exec.faults import PHASE_WORK_ITEM
 from cint_ls.exec.interp import run_program
 from cint_ls.exec.interp.compiler import new_fold

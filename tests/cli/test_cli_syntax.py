@@ -105,7 +105,7 @@ def test_emit_ir_of_a_broken_file_prints_errors(capsys, tmp_path):
 
 def test_run_without_the_device_asked_for_is_one_line(capsys):
     from cint_ls.exec.cuda.device import DeviceUnavailable
-    from cint_ls.exec.cuda.driver import CudaDevice
+    from cint_ls.exec.cuda.oracle.driver import CudaDevice
 
     try:
         CudaDevice().close()

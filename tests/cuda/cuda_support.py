@@ -10,15 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.cuda import run as run_cuda
+from cint_ls.exec.cuda import run as run_on_c_host
+from cint_ls.exec.cuda.oracle import run as run_on_oracle
+from cint_ls.exec.cuda.oracle.machine import CudaMachine
 from cint_ls.exec.cuda.ptx import emit_module
-from cint_ls.exec.cuda.python_host import CudaMachine
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.interp import run_program
 from cint_ls.exec.interp.machine import Machine
 from cint_ls.exec.runtime import CintFault
 from cint_ls.exec.views import Storage, View
 from cint_ls.ir.build import build
+
+
+def run_cuda(program, fuel=None, write=None, options=None, *, device=None):
+    """gpu-cuda's run (its one host, in C), or, with `"host": "python"` in the options (a
+    key of these tests only, taken out here), the run of the Python host that the tests
+    keep as an oracle against it (cint_ls/exec/cuda/oracle)."""
+    options = dict(options or {})
+    run = run_on_oracle if options.pop("host", "c") == "python" else run_on_c_host
+    return run(program, fuel, write, options, device=device)
 
 
 def program_of(text: str, path: str = "t.ci"):

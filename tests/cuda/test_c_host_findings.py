@@ -22,18 +22,18 @@ pytestmark = pytest.mark.needs_cc
 SEED_307_3113 = Path(__file__).parent / "findings" / "seed_307_3113.ci"
 
 
-def _compared(host: str):
-    outcome = run(RunRequest("fuzz.ci", SEED_307_3113.read_text(), "gpu-cuda", None,
-                             {"gpu-cuda": {"device": "sim", "host": host}}, check="cpu-sir-interp"))
-    assert outcome.error is None and outcome.comparison is not None, outcome.error
-    return outcome.comparison
+def test_seed_307_3113_agrees_on_the_python_oracle():
+    from cuda_support import outcome, program_of, run_cuda
 
+    from cint_ls.exec.interp import run_program
 
-def test_seed_307_3113_agrees_on_the_python_host():
-    comparison = _compared("python")
-    assert comparison.agree, comparison.line
+    program = program_of(SEED_307_3113.read_text(), "fuzz.ci")
+    assert outcome(run_cuda(program, None, None, {"device": "sim", "host": "python"})) == \
+        outcome(run_program(program, None))
 
 
 def test_seed_307_3113_agrees_on_the_c_host():
-    comparison = _compared("c")
-    assert comparison.agree, comparison.line
+    outcome = run(RunRequest("fuzz.ci", SEED_307_3113.read_text(), "gpu-cuda", None,
+                             {"gpu-cuda": {"device": "sim"}}, check="cpu-sir-interp"))
+    assert outcome.error is None and outcome.comparison is not None, outcome.error
+    assert outcome.comparison.agree, outcome.comparison.line

@@ -15,10 +15,9 @@ import re
 import subprocess
 
 import pytest
-from cuda_support import find_ptxas, outcome, program_of
+from cuda_support import find_ptxas, outcome, program_of, run_cuda
 
 from cint_ls.exec import cuda
-from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.cuda.ptx import emit_module
 from cint_ls.exec.interp import run_program
 

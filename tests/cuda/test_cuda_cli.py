@@ -135,7 +135,7 @@ def test_the_benchmark_says_it_needs_a_gpu_and_runs_on_the_simulated_device():
     from pathlib import Path
 
     from cint_ls.exec.cuda.device import DeviceUnavailable
-    from cint_ls.exec.cuda.driver import CudaDevice
+    from cint_ls.exec.cuda.oracle.driver import CudaDevice
 
     script = str(Path(__file__).resolve().parents[2] / "benchmarks" / "heat_gpu.py")
     done = subprocess.run([sys.executable, script, "--device", "sim", "--size", "16", "--repeat", "1"],

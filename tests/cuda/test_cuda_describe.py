@@ -10,12 +10,11 @@ import copy
 
 import pytest
 from conftest import CONFORMANCE, conformance_programs
-from cuda_support import outcome, program_of
+from cuda_support import outcome, program_of, run_cuda
 
 from cint_ls.analysis.capabilities import gpu_refusals
 from cint_ls.exec.c17 import describe_work_item as c17_describe
-from cint_ls.exec.cuda import fault_replay
-from cint_ls.exec.cuda import run as run_cuda
+from cint_ls.exec.cuda.oracle import fault_replay
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.faults import PHASE_WORK_ITEM
 from cint_ls.exec.interp import run_program
@@ -188,12 +187,14 @@ def test_fold_partials_before_k_reach_the_c_run():
 # ---- no C compiler: the interpreter describes, and says why
 
 
-def test_without_a_c_compiler_the_interpreter_describes(monkeypatch):
+def test_without_a_c_compiler_the_oracle_describes_with_the_interpreter(monkeypatch):
+    # gpu-cuda itself does not run without a C compiler (test_probe_c_host.py); its Python
+    # oracle does, describing a fault with the interpreter's body of the kernel.
     monkeypatch.setenv("CC", "no-such-cc-for-cint-tests")
     path = CONFORMANCE / "budget_fuel.ci"
     program = program_of(path.read_text(), path.name)
     reference = run_program(program, _fuel(path))
-    result = run_cuda(program, _fuel(path), None, {"device": "sim"})
+    result = run_cuda(program, _fuel(path), None, {"device": "sim", "host": "python"})
     assert outcome(result) == outcome(reference)
     note = cpu_c17_note(result)
     assert note.startswith("the fault of work-item 500 of dispatch 0 was described by the interpreter (no C compiler")

@@ -10,14 +10,14 @@ import enum
 
 import pytest
 from conftest import CONFORMANCE
-from cuda_support import outcome, program_of
+from cuda_support import outcome, program_of, run_cuda
 
 from cint_ls.cli.main import main
-from cint_ls.exec.cuda import CudaOptions, open_device
-from cint_ls.exec.cuda import driver as driver_module
-from cint_ls.exec.cuda import run as run_cuda
+from cint_ls.exec.cuda import CudaOptions
 from cint_ls.exec.cuda.device import DeviceUnavailable
-from cint_ls.exec.cuda.driver import CudaDevice
+from cint_ls.exec.cuda.oracle import driver as driver_module
+from cint_ls.exec.cuda.oracle import open_device
+from cint_ls.exec.cuda.oracle.driver import CudaDevice
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.exec.interp import run_program

@@ -18,8 +18,8 @@ import pytest
 from cuda_support import DispatchHarness, find_ptxas, program_of
 
 from cint_ls.analysis.types import I32, I64, U32, U64
+from cint_ls.exec.cuda.oracle.machine import CudaMachine
 from cint_ls.exec.cuda.ptx import PtxModule, emit_module
-from cint_ls.exec.cuda.python_host import CudaMachine
 from cint_ls.exec.cuda.simulator import SimulatedDevice
 from cint_ls.exec.cuda.status import HostStatus
 

@@ -20,21 +20,14 @@ def fresh(monkeypatch):
     return probe
 
 
-def test_no_python_binding(fresh, monkeypatch):
-    monkeypatch.setattr(probe, "_c_host", lambda: False)  # the Python host (no C compiler): it needs cuda-python
-    monkeypatch.setattr(probe, "_has_python_binding", lambda: False)
-    assert probe.simulated_reason() == probe.NO_PYTHON
-
-
 def test_no_driver_library(fresh, monkeypatch):
-    monkeypatch.setattr(probe, "_has_python_binding", lambda: True)
+    monkeypatch.delenv(probe.LIBRARY_ENV, raising=False)
     monkeypatch.setattr(probe, "_LIBRARY", "libcint-no-such-library.so.1")
     assert probe.simulated_reason() == probe.NO_DRIVER
     assert executor_label("gpu-cuda") == "gpu-cuda (simulated)"
 
 
 def test_a_driver_library_is_probed_in_a_child(fresh, monkeypatch, tmp_path):
-    monkeypatch.setattr(probe, "_has_python_binding", lambda: True)
     monkeypatch.setattr(probe, "_driver_loads", lambda: True)
     # The child answers only once the test lets it (a file appears, 5 s later at the
     # latest): an asker that waited for it would get its answer, not None.
@@ -55,7 +48,6 @@ def test_a_driver_library_is_probed_in_a_child(fresh, monkeypatch, tmp_path):
 
 
 def test_a_failing_child_leaves_no_forecast(fresh, monkeypatch):
-    monkeypatch.setattr(probe, "_has_python_binding", lambda: True)
     monkeypatch.setattr(probe, "_driver_loads", lambda: True)
     monkeypatch.setattr(probe, "_CHILD", "raise SystemExit(3)\n")
     assert probe.wait(30) is None

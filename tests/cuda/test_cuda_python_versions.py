@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from cint_ls.exec.cuda import driver as driver_py
 from cint_ls.exec.cuda.device import DeviceUnavailable
+from cint_ls.exec.cuda.oracle import driver as driver_py
 
 LOWEST, BELOW = (12, 6), (14, 0)  # pyproject.toml: cuda-python>=12.6,<14
 

@@ -17,6 +17,7 @@ from cuda_support import program_of
 
 from cint_ls.exec.cuda import device_ready, probe
 from cint_ls.exec.cuda import run as run_cuda
+from cint_ls.exec.executors import ExecutorUnavailable
 from cint_ls.running.run import executor_label
 
 fake_libcuda = cuda_support.fake_libcuda  # the fixture: a stand-in libcuda (cuda_support.py)
@@ -43,7 +44,6 @@ def no_cuda_python(monkeypatch, tmp_path):
     monkeypatch.delenv("FAKE_CUDA_MODE", raising=False)
     monkeypatch.setattr(probe, "_answer", {})
     monkeypatch.setattr(probe, "_probing", None)
-    assert not probe._has_python_binding()
     check = subprocess.run([sys.executable, "-P", "-c", "import cuda.bindings"], check=False, capture_output=True,
                            text=True)
     assert check.returncode != 0 and "hidden by the test" in check.stderr
@@ -59,11 +59,19 @@ def note_reason() -> str | None:
     return note.split(", not a GPU: ", 1)[1] if ", not a GPU: " in note else None
 
 
-def test_no_c_compiler_and_no_cuda_python_is_said_at_once(no_cuda_python, monkeypatch):
+def test_gpu_cuda_without_a_c_compiler_is_unavailable_in_one_line(no_cuda_python, monkeypatch):
+    """Issue 29, one gpu-cuda host: without a C compiler gpu-cuda does not run (no host in
+    Python to fall back to): `ready` says why in cpu-c17's words, a run raises that one
+    line, and the forecast is not "simulated" (the editor's label stays plain, as
+    cpu-c17's does), with no child started."""
     monkeypatch.setenv("CC", "cint-no-such-compiler")
-    assert probe.simulated_reason() == probe.NO_PYTHON
-    assert probe._probing is None
-    assert note_reason() == probe.NO_PYTHON  # the Python host's note
+    why = "gpu-cuda needs a C compiler for its host: no C compiler found: CC=cint-no-such-compiler does not name a program"
+    assert probe.simulated_reason() is None and probe._probing is None
+    ready, reason = device_ready(1)
+    assert not ready and reason.startswith(why) and "\n" not in reason
+    with pytest.raises(ExecutorUnavailable) as caught:
+        run_cuda(program_of(PROGRAM), None, None, {"device": "sim"})
+    assert str(caught.value).startswith(why) and "\n" not in str(caught.value)
 
 
 def test_no_default_driver_is_said_at_once_without_cuda_python(no_cuda_python, monkeypatch):

@@ -14,7 +14,7 @@ from cint_ls.analysis.capabilities import gpu_refusals
 from cint_ls.cli.main import main
 from cint_ls.exec.cuda import run as run_cuda
 from cint_ls.exec.cuda.device import DeviceUnavailable
-from cint_ls.exec.cuda.driver import CudaDevice
+from cint_ls.exec.cuda.oracle.driver import CudaDevice
 from cint_ls.exec.interp import run_program
 from cint_ls.ir.build import build
 
@@ -63,8 +63,8 @@ def test_operations_on_edge_values(monkeypatch):
     class GpuHarness(DispatchHarness):
         def __init__(self, text, kernel, **runner):
             super().__init__(text, kernel, **runner)
+            from cint_ls.exec.cuda.oracle.machine import CudaMachine
             from cint_ls.exec.cuda.ptx import emit_module
-            from cint_ls.exec.cuda.python_host import CudaMachine
 
             self.cuda = CudaMachine(self.program, None, None, CudaDevice(), emit_module(self.program))
 
@@ -114,8 +114,8 @@ def test_reductions_per_block_and_the_32_bit_paths(monkeypatch):
     class GpuHarness(DispatchHarness):  # the reference beside the real driver (Python host)
         def __init__(self, text, kernel, **runner):
             super().__init__(text, kernel, **runner)
+            from cint_ls.exec.cuda.oracle.machine import CudaMachine
             from cint_ls.exec.cuda.ptx import emit_module
-            from cint_ls.exec.cuda.python_host import CudaMachine
 
             self.cuda = CudaMachine(self.program, None, None, CudaDevice(), emit_module(self.program))
 

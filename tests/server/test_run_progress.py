@@ -57,15 +57,10 @@ async def test_gpu_cuda_describes_its_fault(client):
     await open_document(client, uri, conformance("heat_e1"))
     result, reports = await run(client, uri, "gpu-cuda")
     assert result["fault"]["code"] == "E_OVERFLOW"
-    if any("gpu-cuda's host ran in Python" in note for note in result["notes"]):
-        # the host in Python (no C compiler) re-runs the work-item in cpu-c17's code or the
-        # interpreter's, compiling it first: a stage of its own, off the run's time limit
-        assert stages(reports) == ["compiling", "running", "describing the fault", "running"]
-    else:
-        # the host in C (issue 15) re-runs it inside the run, in the counting code the
-        # program's library already holds: nothing to compile, no stage
-        assert "the fault of work-item 20 of dispatch 0 was described by cpu-c17" in result["notes"]
-        assert stages(reports) == ["compiling", "running"]
+    # the host in C (issue 15) re-runs it inside the run, in the counting code the
+    # program's library already holds: nothing to compile, no stage
+    assert "the fault of work-item 20 of dispatch 0 was described by cpu-c17" in result["notes"]
+    assert stages(reports) == ["compiling", "running"]
 
 
 async def test_compare_names_the_executor_of_each_stage(client):

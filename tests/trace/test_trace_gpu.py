@@ -1,6 +1,5 @@
-"""gpu-cuda in the trace (docs/trace.md): its pictures of arrays on the host in C (the C
-run-time's observer, exec/cuda/c_host.py) and on the host in Python (the shared dispatch
-protocol) are the interpreter's; its fault map says nothing of the other work-items; its
+"""gpu-cuda in the trace (docs/trace.md): its pictures of arrays (the C run-time's
+observer, exec/cuda/c_host.py), in process and isolated, are the interpreter's; its fault map says nothing of the other work-items; its
 copies between host and device, as the host in C records them, in the trace's dispatch
 lines and the run report, and `null` where nothing recorded them."""
 
@@ -19,7 +18,7 @@ CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
 HEAT_TOUR = CONFORMANCE / "heat_tour.ci"
 HEAT_E1 = CONFORMANCE / "heat_e1.ci"
 HAS_CC = any(shutil.which(c) for c in ("cc", "gcc", "clang"))
-needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler: gpu-cuda's host runs in Python")
+needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler: gpu-cuda's host is C")
 FAULT_WORD = 8  # bytes, sent before every dispatch's launches (rt/gpu_host.c)
 GRID = 16 * 16 * 4  # heat_tour's I32[16, 16]: the bytes each dispatch reads
 
@@ -37,12 +36,11 @@ def of_type(lines: list[dict], kind: str) -> list[dict]:
     return [line for line in lines if line["type"] == kind]
 
 
-@pytest.mark.parametrize("how", [pytest.param("C host", marks=needs_cc), pytest.param("C host isolated", marks=needs_cc),
-                                 "Python host"])
+@needs_cc
+@pytest.mark.parametrize("how", ["in process", "isolated"])
 def test_heat_tour_pictures_are_the_interpreters(how):
     _, reference = traced(HEAT_TOUR, "cpu-sir-interp")
-    options = {"device": "sim", "host": "python" if how == "Python host" else "c"}
-    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", options, isolate="isolated" in how)
+    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", {"device": "sim"}, isolate=how == "isolated")
     assert outcome.result.notes[0] == "gpu-cuda ran on the simulated device"
     assert lines[0]["executor"] == "gpu-cuda" and lines[0]["arrays_note"] is None
     assert len(of_type(lines, "array")) == 40 and of_type(lines, "array") == of_type(reference, "array")
@@ -51,16 +49,16 @@ def test_heat_tour_pictures_are_the_interpreters(how):
 
 @needs_cc
 def test_named_arrays_and_none_on_the_c_host():
-    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", {"device": "sim", "host": "c"}, arrays="nothing_like_it")
+    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", {"device": "sim"}, arrays="nothing_like_it")
     assert not of_type(lines, "array") and outcome.result.dispatch_log[0]["arrays"]["candidates"] == ["v"]
-    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", {"device": "sim", "host": "c"}, arrays=None)
+    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", {"device": "sim"}, arrays=None)
     assert not of_type(lines, "array") and not any("arrays" in row for row in outcome.result.dispatch_log)
 
 
 @needs_cc
 @pytest.mark.parametrize("block", [32, 256])
 def test_heat_e1_fault_map_on_the_c_host_knows_only_the_canonical_work_item(block):
-    outcome, lines = traced(HEAT_E1, "gpu-cuda", {"device": "sim", "host": "c", "block_size": block})
+    outcome, lines = traced(HEAT_E1, "gpu-cuda", {"device": "sim", "block_size": block})
     assert outcome.result.dispatch_log[0]["order"] is None
     (faulted,) = of_type(lines, "fault_map")
     assert faulted["order"] is None and faulted["work_item"] == 20
@@ -69,7 +67,7 @@ def test_heat_e1_fault_map_on_the_c_host_knows_only_the_canonical_work_item(bloc
 
 @needs_cc
 def test_copies_of_the_c_host_in_the_trace_and_the_report():
-    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", {"device": "sim", "host": "c"}, arrays=None)
+    outcome, lines = traced(HEAT_TOUR, "gpu-cuda", {"device": "sim"}, arrays=None)
     dispatches = of_type(lines, "dispatch")
     copies = [d["copies"] for d in dispatches]
     assert len(copies) == 40 and all(set(c) == {"to_device", "from_device", "already_there"} for c in copies)
@@ -88,7 +86,6 @@ def test_copies_of_the_c_host_in_the_trace_and_the_report():
 @pytest.mark.parametrize("executor, options", [
     ("cpu-sir-interp", {}),
     pytest.param("cpu-c17", {}, marks=needs_cc),
-    ("gpu-cuda", {"device": "sim", "host": "python"}),
 ])
 def test_no_copies_recorded_is_null_not_zero(executor, options):
     outcome, lines = traced(HEAT_TOUR, executor, options, arrays=None)

@@ -199,13 +199,14 @@ def open_cuda(ffi, lib, library: str | None = None):
     return device, ffi.string(description).decode("utf-8", "replace")
 
 
-def run_c_host(program: ir.Program, fuel: int | None, ptx: PtxModule, device: Device | str, *, block: int,
-               max_launch: int, trace: bool = False, report: bool = False,
+def run_c_host(program: ir.Program, fuel: int | None, ptx: PtxModule, library, device: Device | str, *,
+               block: int, max_launch: int, trace: bool = False, report: bool = False,
                cuda_library: str | None = None) -> tuple[RunResult, CHostStats, str]:
-    """Run the program's entry on the C host. `device`: "null", "cuda", or a Python
-    `Device` behind the launch interface. Returns the result (notes not yet added), the
-    host's figures and the device's description."""
-    library = library_for(program)
+    """Run the program's entry on the C host, its `library` (library_for: built once by
+    the caller, which may run it again on the simulated device when the driver cannot be
+    opened). `device`: "null", "cuda", or a Python `Device` behind the launch interface.
+    Returns the result (notes not yet added), the host's figures and the device's
+    description."""
     ffi, lib = _load(library)
     keep = None
     if device == "null":

@@ -1,6 +1,8 @@
-"""The device interface of gpu-cuda: one shape for the CUDA driver (`driver.py`) and the
-simulated device (`simulator.py`), so the host protocol (`python_host.py`) cannot tell them
-apart except by `simulated` and `description`.
+"""The device interface of gpu-cuda: one shape for the simulated device (`simulator.py`),
+which the C host drives through cffi callbacks (`c_host.CallbackDevice`), and, for the
+tests' oracle (`oracle/`), the CUDA driver through cuda-python (`oracle/driver.py`), so
+a host cannot tell them apart except by `simulated` and `description`. (The C host drives
+a real GPU through rt/gpu_cuda.c, not through this interface.)
 
 Every method is synchronous. A driver error of any kind (a failed allocation, a launch
 stopped by a time limit, a lost device, an illegal address) is a `DeviceError` with a
@@ -12,6 +14,9 @@ cuda-python, no CUDA driver, no GPU) gives `DeviceUnavailable`, also one line.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+
+DEFAULT_BLOCK = 256  # work-items per block unless chosen
+DEFAULT_MAX_LAUNCH = 1 << 24  # work-items per launch: bounds the scratch of one launch
 
 
 class DeviceError(Exception):

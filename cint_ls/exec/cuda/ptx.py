@@ -33,7 +33,7 @@ The code of a work-item (10.5 para 3, 10.6 para 2):
   scratch; a reduce writes its contribution and a mark to the reduction's scratch.
 
 The entry's parameters, all `.u64`, are described by `KernelCode.params`, which the
-host protocol (`python_host.py`) fills by kind.
+host (rt/gpu_host.c, through c_host.KINDS; the oracle's oracle/params.py) fills by kind.
 """
 
 from __future__ import annotations

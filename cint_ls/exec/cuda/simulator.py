@@ -728,7 +728,7 @@ class SimulatedDevice(Device):
                               "(simulated device)")
         if not 1 <= block <= self.max_block or not 1 <= grid <= self.max_grid:
             raise DeviceError(f"CUDA_ERROR_INVALID_VALUE: a grid of {grid} blocks of {block} threads")
-        if block > function.max_threads:  # as a GPU refuses it: the host checks first (python_host.py, gpu_host.c)
+        if block > function.max_threads:  # as a GPU refuses it: the host checks first (gpu_host.c; the oracle's oracle/machine.py)
             raise DeviceError(f"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: {block} threads per block of {function.name}, "
                               f"which runs at most {function.max_threads} (simulated device)")
         if len(params) != len(function.params):

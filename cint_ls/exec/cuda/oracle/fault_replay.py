@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..dispatch import DispatchPlan, work_item_address
-from ..interp.machine import InterpRunner, Machine
-from ..runtime import CintFault, Fuel
-from .status import HOST_DIVERGENCE, HostStatus
+from ...dispatch import DispatchPlan, work_item_address
+from ...interp.machine import InterpRunner, Machine
+from ...runtime import CintFault, Fuel
+from ..status import HOST_DIVERGENCE, HostStatus
 
 if TYPE_CHECKING:
     from .launches import Scan
@@ -85,9 +85,9 @@ def describe_work_item(machine: Machine, plan: DispatchPlan, k: int, folds: dict
     cpu-c17 runs it; a missing C compiler (or a program beyond cpu-c17's limits) is
     the one reason for the interpreter to. Any other error of cpu-c17 (a defect)
     propagates."""
-    from ..c17.build import NoCompiler
-    from ..c17.describe import describe_work_item as c17
-    from ..c17.library import Untranslatable
+    from ...c17.build import NoCompiler
+    from ...c17.describe import describe_work_item as c17
+    from ...c17.library import Untranslatable
 
     try:
         fault, after = c17(machine.program, plan, k, folds, consumed, machine.depth)

@@ -8,7 +8,7 @@ of the driver or of the operating system is changed [B-16e].
 
 Placement (SPEC-02P.1 5.3 check 4, Table 3): the program's arrays are host memory that
 the context owns; the host protocol gives the device the storage each dispatch reads
-and stages each output in device memory (`python_host.py`).
+and stages each output in device memory (`oracle/machine.py`).
 
 Opening the device on a machine without cuda-python, without a driver or without a GPU
 raises `DeviceUnavailable` with one line, never a traceback. Every failing driver call
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ctypes
 
-from .device import Device, DeviceError, DeviceUnavailable, Function, Module
+from ..device import Device, DeviceError, DeviceUnavailable, Function, Module
 
 
 def _import_driver():

@@ -10,11 +10,11 @@ memory holding the others, in the same order.
 
 from __future__ import annotations
 
-from ...analysis.types import U64
-from ..dispatch import DispatchPlan
-from ..runtime import Fuel
+from ....analysis.types import U64
+from ...dispatch import DispatchPlan
+from ...runtime import Fuel
+from ..ptx import M64, KernelCode, Param, canonical
 from .placement import Placement, pack
-from .ptx import M64, KernelCode, Param, canonical
 
 
 def allowance(fuel: Fuel) -> int:

@@ -23,21 +23,30 @@ from __future__ import annotations
 import copy
 import time
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
-from typing import TYPE_CHECKING
 
-from ...analysis.types import U64
-from ...ir import nodes as ir
-from ..arith import OperationFault, make_reducer
-from ..dispatch import DispatchPlan
-from .device import Device, Function
+from ....analysis.types import U64
+from ....ir import nodes as ir
+from ...arith import OperationFault, make_reducer
+from ...dispatch import DispatchPlan
+from ..device import Device, Function
+from ..ptx import KernelCode, canonical, minmax_flip, slot_words
 from .params import ParameterTable
 from .placement import Placement, registers
-from .ptx import KernelCode, canonical, minmax_flip, slot_words
 
-if TYPE_CHECKING:
-    from .python_host import Stats
+
+@dataclass
+class Stats:
+    """What the runner did, for tests and notes (not part of any outcome)."""
+
+    dispatches: int = 0
+    launches: int = 0
+    skipped: int = 0  # launches not started because a fault lay below them
+    described: list[int] = field(default_factory=list)  # the k of each re-run
+    descriptions: list[tuple[int, int, str]] = field(default_factory=list)  # (dispatch, k, what ran it)
+    launch_seconds: float = 0.0  # wall time of the launches (start to completion)
+    clamped: dict = field(default_factory=dict)  # kernel -> (block used, its limit), below the chosen block
 
 
 @dataclass

@@ -15,10 +15,10 @@ import sys
 from array import array
 from collections.abc import Sequence
 
-from ...analysis.types import BoolType, IntType, Type
-from ..dispatch import DispatchPlan
-from .device import Device, DeviceError
-from .ptx import M64, element_bytes
+from ....analysis.types import BoolType, IntType, Type
+from ...dispatch import DispatchPlan
+from ..device import Device, DeviceError
+from ..ptx import M64, element_bytes
 
 
 def _code(t: Type) -> str:

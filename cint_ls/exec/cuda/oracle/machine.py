@@ -1,4 +1,5 @@
-"""The host protocol of gpu-cuda (SPEC-02P.1 10.5 paragraphs 4 to 9, 10.6).
+"""The host protocol of gpu-cuda (SPEC-02P.1 10.5 paragraphs 4 to 9, 10.6), written in
+Python: the tests' oracle against the C host (oracle/__init__.py says why it is kept).
 
 The host runs the program's sequential code: here the reference interpreter's machine,
 whose dispatches go through the shared protocol (`exec/dispatch.py`: the numbering, the
@@ -35,36 +36,18 @@ A host status is reported at the dispatch: its kernel, number and position.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from ...ir import nodes as ir
-from ..arith import OperationFault
-from ..dispatch import DispatchPlan, WorkItemRunner, WorkPhase
-from ..interp.machine import Machine
-from ..stages import DESCRIBING, RUNNING, reached
-from .device import Device, DeviceError
+from ....ir import nodes as ir
+from ...arith import OperationFault
+from ...dispatch import DispatchPlan, WorkItemRunner, WorkPhase
+from ...interp.machine import Machine
+from ...stages import DESCRIBING, RUNNING, reached
+from ..device import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, Device, DeviceError
+from ..ptx import PtxModule
+from ..status import HOST_RESOURCE, HostStatus
 from .fault_replay import describe_canonical, divergence
-from .launches import Scan, run_launches
+from .launches import Scan, Stats, run_launches
 from .params import parameter_table
 from .placement import Placement, pack, registers, unpack
-from .ptx import PtxModule
-from .status import HOST_RESOURCE, HostStatus
-
-DEFAULT_BLOCK = 256
-DEFAULT_MAX_LAUNCH = 1 << 24  # work-items per launch: bounds the scratch of one launch
-
-
-@dataclass
-class Stats:
-    """What the runner did, for tests and notes (not part of any outcome)."""
-
-    dispatches: int = 0
-    launches: int = 0
-    skipped: int = 0  # launches not started because a fault lay below them
-    described: list[int] = field(default_factory=list)  # the k of each re-run
-    descriptions: list[tuple[int, int, str]] = field(default_factory=list)  # (dispatch, k, what ran it)
-    launch_seconds: float = 0.0  # wall time of the launches (start to completion)
-    clamped: dict = field(default_factory=dict)  # kernel -> (block used, its limit), below the chosen block
 
 
 class CudaRunner(WorkItemRunner):
@@ -159,4 +142,4 @@ class CudaMachine(Machine):
         self.runner = CudaRunner(self, device, ptx, **runner)  # type: ignore[assignment]
 
 
-__all__ = ["CudaMachine", "CudaRunner", "DEFAULT_BLOCK", "DEFAULT_MAX_LAUNCH", "Stats", "pack", "registers", "unpack"]
+__all__ = ["CudaMachine", "CudaRunner", "Stats", "pack", "registers", "unpack"]
