@@ -297,9 +297,10 @@ def run(request: RunRequest) -> RunOutcome:
         decision = choose(built)
         executor, extra = decision.executor, decision.options
     outcome = _one(request, executor, source, built, request.write, extra)
-    if (decision is not None and executor == auto_executor.C17 and outcome.result is None
+    if (decision is not None and executor in (auto_executor.C17, auto_executor.GPU) and outcome.result is None
             and outcome.refusal == UNTRANSLATABLE):
-        # Beyond cpu-c17's limits (its README, "Limits"): the reference runs it.
+        # Beyond cpu-c17's limits (its README, "Limits"; gpu-cuda's host is the program's
+        # C too): the reference runs it.
         decision.executor, decision.why = REFERENCE, f"{outcome.error}; {decision.why}"
         executor = REFERENCE
         outcome = _one(request, executor, source, built, request.write)

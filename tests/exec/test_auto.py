@@ -275,6 +275,19 @@ def test_a_program_beyond_cpu_c17_runs_on_the_reference(monkeypatch):
     assert outcome.auto.why.startswith("cpu-c17 cannot translate this program")
 
 
+def test_a_program_beyond_gpu_cudas_host_runs_on_the_reference(monkeypatch):
+    """gpu-cuda's host is the program's C: where auto chose gpu-cuda (a GPU measured
+    faster) for a program whose host code cpu-c17 cannot translate (a rank-9 array), the
+    reference runs it, as for cpu-c17, and auto says why."""
+    import cint_ls.running.run as running
+
+    monkeypatch.setattr(running, "choose", lambda built: auto.Decision(auto.GPU, "a GPU is here (test)"))
+    text = 'I64[1,1,1,1,1,1,1,1,2] a;\na[0,0,0,0,0,0,0,0,1] = 5;\n"{a[0,0,0,0,0,0,0,0,1]}\\n";\n'
+    outcome = run(RunRequest("rank9.ci", text, "auto"))
+    assert outcome.executor == "cpu-sir-interp" and outcome.result.output == "5\n"
+    assert outcome.auto.why.startswith("gpu-cuda's host is the program's C, and cpu-c17 cannot translate")
+
+
 def _conformance_under_auto(capsys, monkeypatch, path):
     monkeypatch.chdir(path.parent)
     args, expected = conformance_case(path)
