@@ -2,7 +2,9 @@
 before, capped while it runs (the first 1 MiB and the last lines: running/isolated.py
 _Kept), and says it was cut, in the CLI, in the façade's outcome and in the server's
 run result. The output reaches the parent as it is printed: cpu-sir-interp through the
-executor's `write`, cpu-c17 from its run-time (rt/text.c, cint_ctx_stream_output)."""
+executor's `write`, cpu-c17 and gpu-cuda's host from their run-time (rt/text.c,
+cint_ctx_stream_output; c17/library.py OutputStream). gpu-cuda runs on the
+simulated device where there is no GPU."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from cint_ls.running.run import RunRequest, run
 from cint_ls.server.runs import OUTPUT_LIMIT, run_program, run_result_json
 from cint_ls.server.settings import Settings
 
-EXECUTORS = ["cpu-sir-interp", pytest.param("cpu-c17", marks=pytest.mark.needs_cc)]
+EXECUTORS = ["cpu-sir-interp", pytest.param("cpu-c17", marks=pytest.mark.needs_cc),
+             pytest.param("gpu-cuda", marks=pytest.mark.needs_cc)]
 PRINT_THEN_LOOP = '"one\\n";\n"two\\n";\nvoid f() { while (true) { } }\nf();\n'
 FLOOD = 'I64 i = 0;\nwhile (true) { "line {i}\\n"; i = i +% 1; }\n'
 SCHEMA = json.loads(resources.files("cint_ls.server").joinpath("schema/run-result.schema.json").read_text())

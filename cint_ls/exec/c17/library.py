@@ -264,16 +264,9 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
         if pictures is not None:  # kept alive until the run ends
             pictures.listen(ffi, lib, ctx)
-        if stream is not None and lib.cint_ctx_stream_output(ctx, stream[0], stream[1] or 0) != 0:
-            raise MemoryError("the cpu-c17 run exceeded its memory limit")
-        with _Flusher(lib, ctx, stream is not None):
+        with OutputStream(ffi, lib, ctx, stream, EXECUTOR) as printed:
             status = _run_in_thread(lib, ctx, stack_size)
-        length = ffi.new("size_t *")
-        data = lib.cint_ctx_output(ctx, length)
-        kept, more = length[0], int(lib.cint_ctx_output_more(ctx))
-        if stream is not None and stream[1] and kept > stream[1]:  # the last bytes past those kept
-            kept, more = stream[1], more + kept - stream[1]
-        output = ffi.buffer(data, kept)[:].decode("utf-8", "ignore" if more else "replace")
+        output, kept, more = printed.output, printed.kept, printed.more
         if status == CINT_RESOURCE:
             message = ffi.string(lib.cint_ctx_message(ctx)).decode("utf-8", "replace")
             if "memory limit" in message:
@@ -298,8 +291,8 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
         boundaries.append(Boundary(None, kept + more, consumed, None))
         result = RunResult(output, fault, consumed, EXECUTOR, int(lib.cint_ctx_dispatches(ctx)))
-        if more:  # past the bytes kept (stream[1]): as running.entry.cap_output says it
-            result.notes.append(f"output truncated after {stream[1]} bytes (the program printed {kept + more})")
+        if printed.note is not None:
+            result.notes.append(printed.note)
         if report:
             result.dispatch_log = _records(ffi, lib, ctx)
             note = None if pictures is None else pictures.attach(result.dispatch_log)
@@ -314,19 +307,25 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         lib.cint_ctx_free(ctx)
 
 
-class _Flusher:
-    """While the entry runs, what it printed goes to the stream every FLUSH_INTERVAL
-    (rt/text.c, cint_ctx_flush_output), and the rest at its end: the parent of an
-    isolated run has the output up to the moment it stops the run."""
+class OutputStream:
+    """What the entry prints, for cpu-c17 and gpu-cuda's host alike (one context of the C
+    run-time, rt/text.c). In an isolated run (`stream`: the parent's pipe and how many
+    bytes to keep) it goes to the parent every FLUSH_INTERVAL while the entry runs, and
+    the rest at its end, so the parent has the output up to the moment it stops the run;
+    after the run, `output` is what was kept, `kept` its length, `more` the bytes printed
+    past it, `note` the truncation's note."""
 
-    def __init__(self, lib, ctx, on: bool) -> None:
-        self.lib, self.ctx, self.on = lib, ctx, on
+    def __init__(self, ffi, lib, ctx, stream: tuple[int, int | None] | None, executor: str) -> None:
+        self.ffi, self.lib, self.ctx, self.stream, self.executor = ffi, lib, ctx, stream, executor
         self.done = threading.Event()
-        self.thread = None
+        self.thread: threading.Thread | None = None
+        self.output, self.kept, self.more, self.note = "", 0, 0, None
 
-    def __enter__(self) -> _Flusher:
-        if self.on:
-            self.thread = threading.Thread(target=self._loop, name="cpu-c17-output", daemon=True)
+    def __enter__(self) -> OutputStream:
+        if self.stream is not None:
+            if self.lib.cint_ctx_stream_output(self.ctx, self.stream[0], self.stream[1] or 0) != 0:
+                raise MemoryError(f"the {self.executor} run exceeded its memory limit")
+            self.thread = threading.Thread(target=self._loop, name=f"{self.executor}-output", daemon=True)
             self.thread.start()
         return self
 
@@ -338,6 +337,16 @@ class _Flusher:
         if self.thread is not None:
             self.done.set()
             self.thread.join()
+        length = self.ffi.new("size_t *")
+        data = self.lib.cint_ctx_output(self.ctx, length)
+        kept, more = length[0], int(self.lib.cint_ctx_output_more(self.ctx))
+        keep = self.stream[1] if self.stream is not None else None
+        if keep and kept > keep:  # the last bytes past those kept
+            kept, more = keep, more + kept - keep
+        self.output = self.ffi.buffer(data, kept)[:].decode("utf-8", "ignore" if more else "replace")
+        self.kept, self.more = kept, more
+        if more:  # past the bytes kept: as running.entry.cap_output says it
+            self.note = f"output truncated after {keep} bytes (the program printed {kept + more})"
             self.lib.cint_ctx_flush_output(self.ctx)
 
 

@@ -40,6 +40,7 @@ from ...ir.build import Build
 from ...syntax import Diagnostic
 from ..executors import UNTRANSLATABLE, ExecutorUnavailable, Write
 from ..runtime import GPU_DEVICE, NULL_DEVICE, SIMULATED, RunResult
+from ..stages import output_stream
 from .admission import admit, admit_build
 from .device import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, ORDERS, Device, DeviceError
 from .notes import run_notes
@@ -134,7 +135,7 @@ def run(program: ir.Program, fuel: int | None = None, write=None, options: dict 
         fallback = str(error)
         result, stats, description = run_c_host(program, fuel, ptx, library, SimulatedDevice(opts.order, opts.seed),
                                                  **kwargs)
-    if write is not None and result.output:
+    if write is not None and result.output and output_stream() is None:  # streamed: already sent
         write(result.output)
     if target == NULL_DEVICE:
         result.device_kind = NULL_DEVICE

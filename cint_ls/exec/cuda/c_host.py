@@ -32,6 +32,7 @@ from ..c17.library import (
     CINT_RESOURCE,
     MAX_BUDGET,
     C17RunError,
+    OutputStream,
     _records,
     call_in_thread,
     emit,
@@ -42,7 +43,7 @@ from ..executors import ExecutorUnavailable
 from ..faults import FaultRecord
 from ..runtime import RunResult
 from ..selection import current_selection
-from ..stages import RUNNING, reached
+from ..stages import RUNNING, output_stream, reached
 from .device import Device, DeviceError
 from .ptx import PtxModule
 from .status import HOST_DIVERGENCE, HOST_RESOURCE, HostStatus
@@ -278,10 +279,9 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
             pictures.listen(ffi, lib, ctx)
         if report:
             lib.cint_ctx_set_report(ctx, 1)
-        status = call_in_thread(lambda: lib.cint_ctx_run(ctx, info))
-        length = ffi.new("size_t *")
-        data = lib.cint_ctx_output(ctx, length)
-        output = ffi.buffer(data, length[0])[:].decode("utf-8", "replace")
+        with OutputStream(ffi, lib, ctx, output_stream(), "gpu-cuda") as printed:
+            status = call_in_thread(lambda: lib.cint_ctx_run(ctx, info))
+        output = printed.output
         consumed = int(lib.cint_ctx_fuel_consumed(ctx))
         s = lib.cint_gpu_stats_of(g)
         stats.dispatches, stats.launches, stats.skipped = int(s.dispatches), int(s.launches), int(s.skipped)
@@ -318,12 +318,14 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
         else:
             assert status == CINT_OK
         result = RunResult(output, fault, consumed, "gpu-cuda", int(lib.cint_ctx_dispatches(ctx)))
+        if printed.note is not None:
+            result.notes.append(printed.note)
         if trace:
             pointer = ffi.new("cint_boundary **")
             count = lib.cint_ctx_boundaries(ctx, pointer)
             rows = [[int(b.dispatch), int(b.output_length), int(b.fuel), int(b.digest)]
                     for b in (pointer[0][k] for k in range(count))]
-            result.trace = rows + [[None, length[0], consumed, None]]
+            result.trace = rows + [[None, printed.kept + printed.more, consumed, None]]
         if report:
             result.dispatch_log = _report(ffi, lib, ctx, s)
             note = None if pictures is None else pictures.attach(result.dispatch_log)
