@@ -1,5 +1,6 @@
 """Shared fixtures: the programs of the conformance suite (tests/conformance); the
-markers `slow` and `needs_cc`; the fuzzers' package (`fuzz/`) on the path."""
+markers `slow` and `needs_cc`; hypothesis' example counts for the quick run; the
+fuzzers' package (`fuzz/`) on the path."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 TESTS = Path(__file__).parent
 CONFORMANCE = TESTS / "conformance"
@@ -25,7 +27,28 @@ if str(ROOT) not in sys.path:
 
 # ---- markers. `pytest -m "not slow"` is the inner loop; plain `pytest` (CI) runs everything.
 
+# Hypothesis in the quick run (`-m "not slow"`, CI unset) tries a fifth of each test's
+# examples (at least 10): `examples(n)` where a test names its count, the "quick" profile
+# where it does not. CI, and any other run, tries every example.
+QUICK_DIVISOR = 5
+settings.register_profile("quick", max_examples=100 // QUICK_DIVISOR)
+_quick_run = False
+
+
+def is_quick_run(config) -> bool:
+    return " ".join(config.getoption("markexpr", "").split()) == "not slow" and not os.environ.get("CI")
+
+
+def examples(count: int) -> int:
+    """A hypothesis test's `max_examples`: `count`, a fifth of it in the quick run."""
+    return min(count, max(10, count // QUICK_DIVISOR)) if _quick_run else count
+
+
 def pytest_configure(config):
+    global _quick_run
+    _quick_run = is_quick_run(config)
+    if _quick_run:
+        settings.load_profile("quick")
     config.addinivalue_line("markers", "slow: a test that takes seconds (C compilation of many programs, "
                                        "hypothesis against the C run-time, time limits, editor end-to-end); "
                                        "leave them out with -m 'not slow'")

@@ -61,11 +61,17 @@ MODULES = {_module_name(p): p for p in sorted(SOURCE.rglob("*.py"))}
 
 
 @functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of the file's tree: each file is parsed once for all the checks."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))))
+
+
+@functools.cache
 def _imports(name: str, path: Path) -> list[Edge]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     file = str(path.relative_to(SOURCE.parent))
     edges: list[Edge] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in _nodes(path):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -141,7 +147,7 @@ def test_no_module_imports_cint_ls_by_name():
     literal outside cint_ls, or by an entry of BY_NAME_ALLOWED."""
     found = []
     for path in MODULES.values():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in _nodes(path):
             if not isinstance(node, ast.Call) or _called_name(node) not in _BY_NAME:
                 continue
             if (str(path.relative_to(SOURCE.parent)), _called_name(node)) in BY_NAME_ALLOWED:
@@ -199,7 +205,7 @@ def _all_imports(path: Path) -> frozenset[str]:
     """Every module an Import or ImportFrom of the file names, cint_ls or not (relative
     ones are cint_ls's, resolved by _imports)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

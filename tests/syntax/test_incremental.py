@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tracemalloc
 
-from conftest import CONFORMANCE
+from conftest import CONFORMANCE, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import DIVERGENT_EDIT, DIVERGENT_TEXT, edit_for, expected_text, utf16_length
@@ -76,7 +76,7 @@ def test_out_of_range_and_inverted_ranges_clamp():
     assert document.text == "I64 y = 2;\nx;"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.one_of(st.text(max_size=200), st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace"))))
 def test_random_text_gives_diagnostics_inside_the_document(text):
     document = ParsedDocument(text)
