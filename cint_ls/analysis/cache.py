@@ -19,10 +19,17 @@ from dataclasses import dataclass, field
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import SourceText
+from .result import CallInfo, FunctionInfo, KernelInfo
 from .symbols import KeptSymbol, Symbol, SymbolKind
+from .types import Type
+
+# A unit's or the module's tables, as `CheckedModule` has them: symbols, types, values, calls.
+SymbolTable = dict[ast.Node, Symbol]
+ModuleTables = tuple[SymbolTable, dict[ast.Node, Type], dict[ast.Node, int | bool], dict[ast.Call, CallInfo]]
 
 
-def fingerprint(module: ast.Module, source: SourceText, headers: dict | None = None) -> bytes:
+def fingerprint(module: ast.Module, source: SourceText,
+                headers: dict[int, tuple[ast.Item, bytes]] | None = None) -> bytes:
     """A digest of everything an item's analysis may read outside the item. `headers`
     keeps each item's part of it, by id() of the item's node: a node the syntax layer
     reused has the same text (AnalysisCache.headers; 0.4 ms an edit at 5,000 lines)."""
@@ -30,7 +37,7 @@ def fingerprint(module: ast.Module, source: SourceText, headers: dict | None = N
     digest.update(module.name.encode())
     data = source.data
     kept = {} if headers is None else headers
-    now = {}
+    now: dict[int, tuple[ast.Item, bytes]] = {}
     for item in module.items:
         found = kept.get(id(item))
         if found is None or found[0] is not item:
@@ -54,29 +61,47 @@ class ItemRecord:
     """What checking one unit (a kernel, a function's body, the entry) wrote."""
 
     fingerprint: bytes
-    nodes: tuple  # the unit's AST nodes (an item, or the entry's statements)
+    nodes: tuple[ast.Node, ...]  # the unit's AST nodes (an item, or the entry's statements)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    symbols: dict = field(default_factory=dict)
-    types: dict = field(default_factory=dict)
-    values: dict = field(default_factory=dict)
-    calls: dict = field(default_factory=dict)
-    info: object = None  # KernelInfo or FunctionInfo
+    symbols: SymbolTable = field(default_factory=dict)
+    types: dict[ast.Node, Type] = field(default_factory=dict)
+    values: dict[ast.Node, int | bool] = field(default_factory=dict)
+    calls: dict[ast.Call, CallInfo] = field(default_factory=dict)
+    info: KernelInfo | FunctionInfo | None = None  # None for the entry
     entry_symbols: list[Symbol] = field(default_factory=list)
     declaration: list[Diagnostic] = field(default_factory=list)  # a function's signature diagnostics
 
 
-TABLES = ("symbols", "types", "values", "calls")  # an ItemRecord's tables, merged into the module's
 REMERGE = 0.25  # above this share of units changed, the tables are merged from scratch
 
 
-def merge_all(declared: dict, records: list[ItemRecord]) -> tuple[dict, dict, dict, dict]:
+def merge_all(declared: SymbolTable, records: list[ItemRecord]) -> ModuleTables:
     """`declared` then each record's tables, as four new dicts (symbols, types, values,
     calls): the merge from scratch."""
-    tables = (dict(declared), {}, {}, {})
+    tables: ModuleTables = (dict(declared), {}, {}, {})
     for record in records:
-        for table, name in zip(tables, TABLES):
-            table.update(getattr(record, name))
+        _add(tables, record)
     return tables
+
+
+def _add(tables: ModuleTables, record: ItemRecord) -> None:
+    symbols, types, values, calls = tables
+    symbols.update(record.symbols)
+    types.update(record.types)
+    values.update(record.values)
+    calls.update(record.calls)
+
+
+def _remove(tables: ModuleTables, record: ItemRecord) -> None:
+    symbols, types, values, calls = tables
+    for node in record.symbols:
+        symbols.pop(node, None)
+    for node in record.types:
+        types.pop(node, None)
+    for node in record.values:
+        values.pop(node, None)
+    for call in record.calls:
+        calls.pop(call, None)
 
 
 class Tables:
@@ -86,7 +111,7 @@ class Tables:
 
     __slots__ = ("declared", "records", "tables")
 
-    def __init__(self, declared: dict, records: list[ItemRecord], tables: tuple[dict, dict, dict, dict]) -> None:
+    def __init__(self, declared: SymbolTable, records: list[ItemRecord], tables: ModuleTables) -> None:
         self.declared = declared
         self.records = records
         self.tables = tables
@@ -100,9 +125,9 @@ class AnalysisCache:
         self.headers: dict[int, tuple[ast.Item, bytes]] = {}  # `fingerprint`'s, of the last version
         # The kept symbols' declarations in the version being checked: its
         # `Placement.fields`, which the caller sets before `check` (a dict of its own otherwise).
-        self.fields: dict[object, tuple] = {}
+        self.fields: dict[object, tuple[object, ...]] = {}
 
-    def merged_tables(self, declared: dict, records: list[ItemRecord]) -> tuple[dict, dict, dict, dict]:
+    def merged_tables(self, declared: SymbolTable, records: list[ItemRecord]) -> ModuleTables:
         """`declared` then each record's tables, as the module's four tables (new
         dicts: an older version may still read the last ones). From the last
         version's, when few units changed: a copy, less what went, plus what came."""
@@ -114,22 +139,20 @@ class AnalysisCache:
         else:
             now = {id(r) for r in records}
             gone = [r for r in last.records if id(r) not in now]
-            tables = tuple(t.copy() for t in last.tables)
+            symbols, types, values, calls = last.tables
+            tables = (symbols.copy(), types.copy(), values.copy(), calls.copy())
             symbols = tables[0]
             for key in last.declared.keys() - declared.keys():
                 symbols.pop(key, None)
             for record in gone:
-                for table, name in zip(tables, TABLES):
-                    for key in getattr(record, name):
-                        table.pop(key, None)
+                _remove(tables, record)
             symbols.update(declared)
             for record in added:
-                for table, name in zip(tables, TABLES):
-                    table.update(getattr(record, name))
+                _add(tables, record)
         self.tables = Tables(dict(declared), list(records), tables)
         return tables
 
-    def lookup(self, nodes: tuple, fingerprint_: bytes) -> ItemRecord | None:
+    def lookup(self, nodes: tuple[ast.Node, ...], fingerprint_: bytes) -> ItemRecord | None:
         record = self.records.get(id(nodes[0])) if nodes else None
         if record is None or record.fingerprint != fingerprint_ or len(record.nodes) != len(nodes):
             return None

@@ -8,18 +8,22 @@ diagnostic it can (issue: "not only the first").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 from ..syntax import SyntaxResult, ast
 from ..syntax.diagnostics import Diagnostic, Related, Severity
-from ..syntax.source import Span
 from .builtins import BUILTIN_FUNCTIONS
 from .cache import AnalysisCache, ItemRecord, fingerprint, merge_all
-from .expressions import ERROR, ErrorType, ExpressionChecker
+from .expressions import ERROR, ErrorType
 from .kernels import KernelRules
 from .result import CheckedModule, FunctionInfo, KernelInfo
 from .symbols import Scope, Symbol, SymbolKind
 from .types import BOOL, I64, VOID, ArrayType, BoolType, IntType, Type, scalar_type_named
+
+# What a unit's check records of its item (None for the entry).
+UnitInfo = KernelInfo | FunctionInfo | None
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -59,7 +63,7 @@ def quiet_in_regions(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if d.code.startswith("C1") or not consequence(d)]
 
 
-class Checker(KernelRules, ExpressionChecker):
+class Checker(KernelRules):
     def __init__(self, syntax: SyntaxResult, cache: AnalysisCache | None = None) -> None:
         self.result = CheckedModule(syntax.module, syntax.source, list(syntax.diagnostics))
         # Where the syntax errors are: a body with one is read from tree-sitter's guess.
@@ -70,32 +74,13 @@ class Checker(KernelRules, ExpressionChecker):
         self.declarations: dict[int, list[Diagnostic]] = {}  # a function's signature diagnostics
         self.module_scope = Scope()
         self.scope = self.module_scope
-        self.kernel = None  # KernelInfo while checking a kernel body
+        self.entry_names: set[str] = set()  # `run` fills it
+        self.kernel: KernelInfo | None = None
         self.function: FunctionInfo | None = None
         self.owner: str | None = None
-        self.loops = 0  # enclosing loops (for break/continue, reduce)
-        self.breakable = 0  # enclosing loops and switches
+        self.loops = 0
+        self.breakable = 0
         self.store_base: ast.Expr | None = None
-
-    # ------------------------------------------------------------------ reporting
-
-    def guessed(self, node: ast.Node) -> bool:
-        """Whether a syntax error lies in `node`: what it says is tree-sitter's guess."""
-        return any(node.span.start_byte <= at <= node.span.end_byte for at in self.syntax_errors)
-
-    def guessed_header(self, item: ast.FunctionDef | ast.KernelDef) -> bool:
-        """Whether a syntax error lies in an item's signature (before its body): its
-        parameters are a guess, and a call checked against them would be noise."""
-        return any(item.span.start_byte <= at < item.body.span.start_byte for at in self.syntax_errors)
-
-    def report(self, code: str, severity: Severity, message: str, span: Span, related=(), **extra) -> None:
-        self.result.diagnostics.append(Diagnostic(code, severity, message, span, tuple(related), **extra))
-
-    def error(self, code: str, message: str, span: Span, related=()) -> None:
-        self.report(code, Severity.ERROR, message, span, related)
-
-    def warning(self, code: str, message: str, span: Span) -> None:
-        self.report(code, Severity.WARNING, message, span)
 
     # ------------------------------------------------------------------ module
 
@@ -113,10 +98,10 @@ class Checker(KernelRules, ExpressionChecker):
         # Kernels first: a function may dispatch a kernel defined after it.
         for item in module.items:
             if isinstance(item, ast.KernelDef):
-                self.unit((item,), lambda item=item: self.check_kernel(item))
+                self.unit((item,), partial(self.check_kernel, item))
         for item in module.items:
             if isinstance(item, ast.FunctionDef):
-                self.unit((item,), lambda item=item: self.check_function(item))
+                self.unit((item,), partial(self.check_function, item))
         if module.statements:
             self.unit(tuple(module.statements), lambda: self.check_entry(module.statements))
         self.merge_tables()
@@ -129,7 +114,7 @@ class Checker(KernelRules, ExpressionChecker):
 
     # ------------------------------------------------------------------ units and the cache
 
-    def unit(self, nodes: tuple, check_unit) -> None:
+    def unit(self, nodes: tuple[ast.Node, ...], check_unit: Callable[[], None]) -> None:
         """Check one unit (a kernel, a function, the entry), or merge its recorded
         results when nothing it depends on changed (cache.py)."""
         record = self.cache.lookup(nodes, self.fingerprint) if self.cache is not None else None
@@ -137,7 +122,7 @@ class Checker(KernelRules, ExpressionChecker):
             r = self.result
             saved = (r.symbols, r.types, r.values, r.calls, r.diagnostics, r.entry_symbols)
             first = nodes[0]
-            seed = {first.name: r.symbols[first.name]} if isinstance(first, ast.KernelDef) and \
+            seed: dict[ast.Node, Symbol] = {first.name: r.symbols[first.name]} if isinstance(first, ast.KernelDef) and \
                 first.name in r.symbols else {}
             r.symbols, r.types, r.values, r.calls, r.diagnostics, r.entry_symbols = seed, {}, {}, {}, [], []
             try:
@@ -151,7 +136,8 @@ class Checker(KernelRules, ExpressionChecker):
         self.merge(record)
         self.records[id(nodes[0])] = record
 
-    def unit_info(self, first: ast.Node):
+    def unit_info(self, first: ast.Node) -> UnitInfo:
+        info: UnitInfo
         if isinstance(first, ast.KernelDef):
             info = self.result.kernels.get(first.name.text)
         elif isinstance(first, ast.FunctionDef):
@@ -205,6 +191,7 @@ class Checker(KernelRules, ExpressionChecker):
             if isinstance(item, ast.Import):
                 self.error("C9004", "imports are not implemented: a program is one module for now", item.span)
                 continue
+            assert isinstance(item, (ast.KernelDef, ast.FunctionDef))  # the items that remain
             if not item.name.text:
                 continue
             if item.name.text in BUILTIN_FUNCTIONS:
@@ -345,15 +332,15 @@ class Checker(KernelRules, ExpressionChecker):
     # ------------------------------------------------------------------ statements
 
     def block(self, block: ast.Block, new_scope: bool = True) -> None:
+        outer = self.scope
         if new_scope:
-            self.scope = Scope(self.scope)
+            self.scope = Scope(outer)
         for statement in block.statements:
             self.statement(statement)
-        if new_scope:
-            self.scope = self.scope.parent
+        self.scope = outer
 
     def statement(self, s: ast.Stmt) -> None:
-        method = getattr(self, "stmt_" + type(s).__name__)
+        method: Callable[[ast.Stmt], None] = getattr(self, "stmt_" + type(s).__name__)
         method(s)
 
     def stmt_ErrorStmt(self, s: ast.ErrorStmt) -> None:
@@ -373,7 +360,7 @@ class Checker(KernelRules, ExpressionChecker):
             for extent in extents:
                 self.expect_type(extent, I64, "an array extent")
             self.check_local_array(s)
-            if s.value is not None and not isinstance(t, ErrorType):
+            if s.value is not None and isinstance(t, ArrayType):
                 self.array_initializer(s.value, t, extents)
         elif s.value is not None:
             value_type = self.expr(s.value, None if isinstance(t, ErrorType) else t)
@@ -483,11 +470,12 @@ class Checker(KernelRules, ExpressionChecker):
     def loop_body(self, body: ast.Block, variable: Symbol | None = None) -> None:
         self.loops += 1
         self.breakable += 1
-        self.scope = Scope(self.scope)
+        outer = self.scope
+        self.scope = Scope(outer)
         if variable is not None:
             self.declare(variable, variable.node)
         self.block(body)
-        self.scope = self.scope.parent
+        self.scope = outer
         self.loops -= 1
         self.breakable -= 1
 
@@ -502,10 +490,10 @@ class Checker(KernelRules, ExpressionChecker):
         self.loop_body(s.body)
 
     def stmt_Switch(self, s: ast.Switch) -> None:
-        t = self.expr(s.value, None)
-        if not isinstance(t, ErrorType) and not isinstance(t, IntType):
-            self.error("C3007", f"`switch` takes an integer value, not {t.name}", s.value.span)
-            t = ERROR
+        value_type = self.expr(s.value, None)
+        t: IntType | ErrorType = value_type if isinstance(value_type, IntType) else ERROR
+        if not isinstance(value_type, (ErrorType, IntType)):
+            self.error("C3007", f"`switch` takes an integer value, not {value_type.name}", s.value.span)
         seen: dict[int, ast.Expr] = {}
         defaults = 0
         self.breakable += 1
@@ -516,13 +504,14 @@ class Checker(KernelRules, ExpressionChecker):
                     self.error("C3013", "a `switch` has at most one `default`", clause.span)
             else:
                 self.case_label(clause.label, t, seen)
-            self.scope = Scope(self.scope)
+            outer = self.scope
+            self.scope = Scope(outer)
             for statement in clause.body:
                 self.statement(statement)
-            self.scope = self.scope.parent
+            self.scope = outer
         self.breakable -= 1
 
-    def case_label(self, label: ast.Expr, t: Type, seen: dict[int, ast.Expr]) -> None:
+    def case_label(self, label: ast.Expr, t: IntType | ErrorType, seen: dict[int, ast.Expr]) -> None:
         inner = label.operand if isinstance(label, ast.Unary) and label.op == "-" else label
         if not isinstance(inner, (ast.IntLit, ast.TypeProperty)):
             self.error("C3014", "a case label is an integer constant (a literal, `-` a literal, or `T.min`/`T.max`)",

@@ -10,12 +10,14 @@ depends on it, so one mistake gives one diagnostic.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import replace
 
 from ..syntax import ast
 from ..syntax.diagnostics import Related, Severity
 from ..vocabulary.operators import BINARY_OPERATORS
 from .builtins import BUILTIN_FUNCTIONS, ROUNDING_MODES, TYPE_PROPERTIES
+from .checking import CheckerBase
 from .literals import fixed_literal_to_stored, parse_integer_literal
 from .result import CallInfo
 from .symbols import Symbol, SymbolKind
@@ -67,20 +69,21 @@ def type_range(t: IntType | FixedType) -> str:
     return f"{t.min}..{t.max}"
 
 
-class ExpressionChecker:
-    """Mixin of `Checker`: needs `self.result`, `self.scope`, `self.error`,
-    `self.warning`, `self.kernel` (KernelInfo or None) and `self.resolve_type`."""
+class ExpressionChecker(CheckerBase):
+    """The expression typing of `Checker`; the kernel rules (kernels.py) override its
+    hooks (`check_kernel_read`, `dispatch`)."""
 
     # ------------------------------------------------------------------ entry point
 
     def expr(self, e: ast.Expr, expected: Type | None = None, *, view_ok: bool = False,
              statement: bool = False) -> Type:
-        method = getattr(self, "expr_" + type(e).__name__, None)
+        method: Callable[[ast.Expr, Type | None, bool, bool], Type] | None = getattr(
+            self, "expr_" + type(e).__name__, None)
         t = ERROR if method is None else method(e, expected, view_ok, statement)
         self.result.types[e] = t
         return t
 
-    def expr_ErrorExpr(self, e, expected, view_ok, statement) -> Type:
+    def expr_ErrorExpr(self, e: ast.ErrorExpr, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         return ERROR  # already reported as a syntax error
 
     def expect_type(self, e: ast.Expr, expected: Type, what: str) -> Type:
@@ -121,7 +124,7 @@ class ExpressionChecker:
         self.result.symbols[node] = symbol
         return symbol
 
-    def expr_Ident(self, e: ast.Ident, expected, view_ok, statement) -> Type:
+    def expr_Ident(self, e: ast.Ident, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         symbol = self.lookup(e.name, e)
         if symbol is None:
             return ERROR
@@ -142,7 +145,7 @@ class ExpressionChecker:
 
     # ------------------------------------------------------------------ literals
 
-    def expr_IntLit(self, e: ast.IntLit, expected, view_ok, statement) -> Type:
+    def expr_IntLit(self, e: ast.IntLit, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         try:
             value = parse_integer_literal(e.text)
         except ValueError:
@@ -165,7 +168,7 @@ class ExpressionChecker:
         self.result.values[e] = value
         return t
 
-    def expr_FixedLit(self, e: ast.FixedLit, expected, view_ok, statement) -> Type:
+    def expr_FixedLit(self, e: ast.FixedLit, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         if not isinstance(expected, FixedType):
             context = f"; this context needs {expected.name}" if expected not in (None, ERROR) else ""
             self.error(
@@ -181,11 +184,11 @@ class ExpressionChecker:
         self.result.values[e] = stored
         return expected
 
-    def expr_BoolLit(self, e: ast.BoolLit, expected, view_ok, statement) -> Type:
+    def expr_BoolLit(self, e: ast.BoolLit, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         self.result.values[e] = e.value
         return BOOL
 
-    def expr_TypeProperty(self, e: ast.TypeProperty, expected, view_ok, statement) -> Type:
+    def expr_TypeProperty(self, e: ast.TypeProperty, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         t = scalar_type_named(e.type.text)
         if t is None or isinstance(t, BoolType):
             self.error("C3001", f"`{e.type.text}` has no `.{e.property.text}`", e.type.span)
@@ -199,14 +202,14 @@ class ExpressionChecker:
 
     # ------------------------------------------------------------------ operators
 
-    def expr_Paren(self, e: ast.Paren, expected, view_ok, statement) -> Type:
+    def expr_Paren(self, e: ast.Paren, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         return self.expr(e.expr, expected)
 
-    def expr_Unary(self, e: ast.Unary, expected, view_ok, statement) -> Type:
+    def expr_Unary(self, e: ast.Unary, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         if e.op == "!":
             t = self.expect_type(e.operand, BOOL, "the operand of `!`")
             return BOOL if not isinstance(t, ErrorType) else ERROR
-        if e.op == "-" and isinstance(e.operand, ast.IntLit) and self.negative_literal_misfits(e, expected):
+        if e.op == "-" and isinstance(e.operand, ast.IntLit) and self.negative_literal_misfits(e, e.operand, expected):
             return ERROR
         t = self.expr(e.operand, expected)
         if isinstance(t, ErrorType):
@@ -218,12 +221,12 @@ class ExpressionChecker:
         self.error("C3007", f"`{e.op}` is not defined for {t.name}", e.op_span)
         return ERROR
 
-    def negative_literal_misfits(self, e: ast.Unary, expected) -> bool:
+    def negative_literal_misfits(self, e: ast.Unary, literal: ast.IntLit, expected: Type | None) -> bool:
         """`-129` for an I8 is reported as written, not as "the literal 129"; `-128` is
         unary minus applied to 128, which does not fit: `I8.min` is the spelling, and the
         diagnostic's `data["replacement"]` is the quick fix that writes it."""
         try:
-            value = parse_integer_literal(e.operand.text)
+            value = parse_integer_literal(literal.text)
         except ValueError:
             return False  # the literal's own check says so
         if isinstance(expected, FixedType):
@@ -231,10 +234,10 @@ class ExpressionChecker:
         t = expected if isinstance(expected, IntType) else I64
         if t.contains(value):
             return False
-        written = f"-{e.operand.text}"
+        written = f"-{literal.text}"
         if t.signed and value == t.max + 1:
             self.report("C3002", Severity.ERROR,
-                        f"the literal {e.operand.text} does not fit {t.name} ({type_range(t)}): `{written}` is unary "
+                        f"the literal {literal.text} does not fit {t.name} ({type_range(t)}): `{written}` is unary "
                         f"minus applied to it; write {t.name}.min for {-value}", e.span,
                         data={"replacement": f"{t.name}.min"})
         else:
@@ -251,7 +254,7 @@ class ExpressionChecker:
             rt = self.expr(right, None if isinstance(lt, ErrorType) else lt)
         return lt, rt
 
-    def expr_Binary(self, e: ast.Binary, expected, view_ok, statement) -> Type:
+    def expr_Binary(self, e: ast.Binary, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         op = e.op
         if op in LOGICAL:
             a = self.expect_type(e.left, BOOL, f"an operand of `{op}`")
@@ -287,7 +290,7 @@ class ExpressionChecker:
         self.error("C3007", f"`{op}` is not defined for {lt.name}", e.op_span)
         return ERROR
 
-    def expr_Cast(self, e: ast.Cast, expected, view_ok, statement) -> Type:
+    def expr_Cast(self, e: ast.Cast, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         source = self.expr(e.value, None)
         target = self.resolve_type(e.type, scalar_only=True)
         if e.op == "as?":
@@ -310,7 +313,7 @@ class ExpressionChecker:
 
     # ------------------------------------------------------------------ calls
 
-    def expr_Call(self, e: ast.Call, expected, view_ok, statement) -> Type:
+    def expr_Call(self, e: ast.Call, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         if isinstance(e.callee, ast.Field):
             self.error("C9004", "module-qualified calls are not implemented: modules cannot import each other yet",
                        e.callee.span)
@@ -367,7 +370,7 @@ class ExpressionChecker:
     def note_call(self, e: ast.Call) -> None:
         """Overridden by the kernel rules (calls in kernel bodies)."""
 
-    def builtin_call(self, e: ast.Call, name: str, expected, view_ok: bool) -> Type:
+    def builtin_call(self, e: ast.Call, name: str, expected: Type | None, view_ok: bool) -> Type:
         if name == "div_round":
             if not self.check_arity(e, name, 3):
                 return ERROR
@@ -377,8 +380,8 @@ class ExpressionChecker:
                            mode.span)
                 return ERROR
             self.result.calls[e] = CallInfo("builtin", name, mode=mode.name)
-            numeric = expected if isinstance(expected, IntType) else None
-            a, b = self.operand_pair(e.args[0], e.args[1], numeric)
+            integer = expected if isinstance(expected, IntType) else None
+            a, b = self.operand_pair(e.args[0], e.args[1], integer)
             return self.same_type_result(e, name, a, b, integer_only=True)
         if name in ("min", "max"):
             if not self.check_arity(e, name, 2):
@@ -447,7 +450,7 @@ class ExpressionChecker:
 
     # ------------------------------------------------------------------ indexing
 
-    def expr_Index(self, e: ast.Index, expected, view_ok, statement) -> Type:
+    def expr_Index(self, e: ast.Index, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         base = self.expr(e.value, None, view_ok=True)
         for index in e.indices:
             if isinstance(index, ast.Slice):
@@ -488,12 +491,12 @@ class ExpressionChecker:
                 self.result.values[s.step] = parse_integer_literal(s.step.text)
                 self.result.types[s.step] = I64
 
-    def expr_Field(self, e: ast.Field, expected, view_ok, statement) -> Type:
+    def expr_Field(self, e: ast.Field, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         self.expr(e.value, None, view_ok=True)
         self.error("C9001", f"`.{e.field.text}`: structs and modules are not implemented", e.field.span)
         return ERROR
 
-    def expr_ArrayLit(self, e: ast.ArrayLit, expected, view_ok, statement) -> Type:
+    def expr_ArrayLit(self, e: ast.ArrayLit, expected: Type | None, view_ok: bool, statement: bool) -> Type:
         self.error("C3011", "an array literal only initializes an array declaration (`I64[2] a = [1, 2];`)",
                    e.span)
         return ERROR

@@ -6,9 +6,9 @@ and C5010.
 from __future__ import annotations
 
 from ..syntax import ast
-from ..syntax.diagnostics import Related
+from ..syntax.diagnostics import Diagnostic, Related, Severity
 from .builtins import REDUCE_OPERATORS
-from .expressions import COMPARISONS, ERROR, ErrorType
+from .expressions import COMPARISONS, ERROR, ErrorType, ExpressionChecker
 from .result import CallInfo, KernelInfo
 from .symbols import Scope, Symbol, SymbolKind
 from .types import BOOL, I64, VOID, ArrayType, FixedType, IntType, Type
@@ -17,12 +17,19 @@ from .types import BOOL, I64, VOID, ArrayType, FixedType, IntType, Type
 C5010_MESSAGE = "parameter mode, alias, or ABI rule"
 
 
-def bare_size(extent: ast.Expr) -> str | None:
-    return extent.name if isinstance(extent, ast.Ident) else None
+# A normal form of a dispatch argument (`argument_key`): a tag ("var", "view",
+# "indexed", "reverse", "transpose"), what it is of (a variable's id(), or the inner
+# key), and its parts. Equal keys are provably the same view or variable.
+ArgumentKey = tuple[str, object, tuple[object, ...]]
+# An index expression's normal form (`canonical`): ("value", v), ("text", source
+# without spaces), or None for a bound left out.
+Canonical = tuple[str, object] | None
+WHOLE = ("slice", None, None, 1)  # a dimension taken whole
 
 
-class KernelRules:
-    """Mixin of `Checker`, listed before ExpressionChecker so its hooks win."""
+class KernelRules(ExpressionChecker):
+    """The kernel rules of `Checker`: a subclass of the expression typing, so that its
+    hooks (`check_kernel_read`, `dispatch`) win."""
 
     # ------------------------------------------------------------------ the definition
 
@@ -88,10 +95,9 @@ class KernelRules:
         if isinstance(extent, ast.IntLit):
             self.expr(extent, I64)
             return
-        name = bare_size(extent)
-        if name is not None:
+        if isinstance(extent, ast.Ident):
             if self.size_symbol(extent):
-                bound.add(name)
+                bound.add(extent.name)
             return
         if isinstance(extent, ast.Binary) and extent.op in "+-" and isinstance(extent.left, ast.Ident) \
                 and isinstance(extent.right, ast.IntLit):
@@ -148,7 +154,7 @@ class KernelRules:
     def check_kernel_read(self, symbol: Symbol, node: ast.Node) -> None:
         if self.kernel is None or symbol.kind is not SymbolKind.PARAM or symbol.mode != "out":
             return
-        if node is getattr(self, "store_base", None):
+        if node is self.store_base:
             return
         if isinstance(symbol.type, ArrayType):
             self.error("C5014", f"`{symbol.name}` is an out parameter: the body writes it but cannot read it; "
@@ -345,9 +351,7 @@ class KernelRules:
                     self.result.diagnostics.append(self.c5010(e.args[i], e.args[j], info.params[i], info.params[j]))
                     return
 
-    def c5010(self, earlier: ast.Expr, arg: ast.Expr, first: Symbol, second: Symbol):
-        from ..syntax.diagnostics import Diagnostic, Related, Severity
-
+    def c5010(self, earlier: ast.Expr, arg: ast.Expr, first: Symbol, second: Symbol) -> Diagnostic:
         detail = (f"the same {'view' if isinstance(first.type, ArrayType) else 'variable'} is passed for "
                   f"`{first.name}` ({first.mode}) and `{second.name}` ({second.mode}); an output shares no "
                   "element with another argument")
@@ -358,7 +362,7 @@ class KernelRules:
                Related(arg.span, f"the same {what} passed for `{second.name}` ({second.mode})"))
         return Diagnostic("C5010", Severity.ERROR, C5010_MESSAGE, arg.span, data={"detail": detail, "see": see})
 
-    def argument_key(self, arg: ast.Expr):
+    def argument_key(self, arg: ast.Expr) -> ArgumentKey | None:
         """A normal form of an argument such that equal forms are provably the same view
         (or variable), or None. `a` and `a[.., ..]` are the same view."""
         if isinstance(arg, ast.Paren):
@@ -368,21 +372,21 @@ class KernelRules:
             if symbol is None:
                 return None
             rank = symbol.type.rank if isinstance(symbol.type, ArrayType) else 0
-            return ("view", id(symbol), (("slice", None, None, 1),) * rank) if rank else ("var", id(symbol))
+            return ("view", id(symbol), (WHOLE,) * rank) if rank else ("var", id(symbol), ())
         if isinstance(arg, ast.Index):
             base = self.argument_key(arg.value)
             if base is None or base[0] != "view":
                 return None
-            parts = []
+            parts: list[object] = []
             for index in arg.indices:
                 if isinstance(index, ast.Slice):
                     step = self.result.values.get(index.step, 1) if index.step is not None else 1
                     parts.append(("slice", self.canonical(index.start), self.canonical(index.end), step))
                 else:
                     parts.append(("at", self.canonical(index)))
-            parts += [("slice", None, None, 1)] * (len(base[2]) - len(parts))
+            parts += [WHOLE] * (len(base[2]) - len(parts))
             # Indexing a whole array: compose only onto the plain array view.
-            if all(p == ("slice", None, None, 1) for p in base[2]):
+            if all(p == WHOLE for p in base[2]):
                 return ("view", base[1], tuple(parts))
             return ("indexed", base, tuple(parts))
         if isinstance(arg, ast.Call) and isinstance(arg.callee, ast.Ident) and arg.callee.name in ("reverse",
@@ -394,7 +398,7 @@ class KernelRules:
             return (arg.callee.name, inner, extra)
         return None
 
-    def canonical(self, e: ast.Expr | None):
+    def canonical(self, e: ast.Expr | None) -> Canonical:
         """Source text without spaces: two index expressions that read the same are the
         same value, since expressions have no side effects."""
         if e is None:
