@@ -31,25 +31,33 @@ targets the refusal is no longer an error (or is gone).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ..analysis.capabilities import EXECUTOR as GPU
+from ..analysis.result import CheckedModule
 from ..analysis.symbols import SymbolKind
 from ..analysis.types import ArrayType, FixedType, IntType
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Severity
-from .diagnostics import DEFAULT_TARGETS, GPU, REFUSAL_CODE, RUN_EVERYTHING, diagnostics
+from ..syntax.source import Span
+from .diagnostics import DEFAULT_TARGETS, REFUSAL_CODE, RUN_EVERYTHING, diagnostics
 from .find import path_at, total
 from .results import CodeAction, TextChange
 
+if TYPE_CHECKING:
+    from .document import DocumentLike
+
 CLOSERS = (";", ")", "]", "}", "{")  # C1002 tokens whose place recovery is sure of
+Fix = tuple[str, list[TextChange], bool]  # a quick fix of a diagnostic: title, changes, preferred
 # Expressions that `as T` can follow without parentheses.
 _PRIMARY = (ast.Ident, ast.IntLit, ast.FixedLit, ast.BoolLit, ast.Paren, ast.Call, ast.Index, ast.TypeProperty,
             ast.Unary)  # unary operators bind tighter than `as` (LANGUAGE.md "Precedence")
 
 
 @total(list)
-def code_actions(doc, start: int, end: int, targets: Sequence[str] = DEFAULT_TARGETS) -> list[CodeAction]:
+def code_actions(doc: DocumentLike, start: int, end: int, targets: Sequence[str] = DEFAULT_TARGETS) -> list[CodeAction]:
     """The quick fixes of the diagnostics that touch the byte range [start, end]."""
     start, end = min(start, end), max(start, end)
     out: list[CodeAction] = []
@@ -83,7 +91,7 @@ class TargetFix:
     preferred: bool = False
 
 
-def target_fixes(doc, start: int, end: int, targets: Sequence[str] = DEFAULT_TARGETS) -> list[TargetFix]:
+def target_fixes(doc: DocumentLike, start: int, end: int, targets: Sequence[str] = DEFAULT_TARGETS) -> list[TargetFix]:
     """The changes of the targets that fix the gpu-cuda refusals touching [start, end]
     (all of them at once: the setting is the module's, not the construct's)."""
     start, end = min(start, end), max(start, end)
@@ -110,10 +118,10 @@ def target_fixes(doc, start: int, end: int, targets: Sequence[str] = DEFAULT_TAR
     return out
 
 
-def _fixes(doc, d: Diagnostic):
+def _fixes(doc: DocumentLike, d: Diagnostic) -> Iterator[Fix]:
     data = d.data or {}
     if d.code == "C1002" and data.get("missing") in CLOSERS:
-        token = data["missing"]
+        token: str = data["missing"]
         # `insert`: the token with its layout (a `}` on its own line, at its block's indentation).
         # `edit`: the bytes it replaces, where more than the diagnostic's place (`    } else`
         # for `     else`: the `else`'s indentation).
@@ -129,7 +137,7 @@ def _fixes(doc, d: Diagnostic):
         yield from _mode(doc, d)
 
 
-def _one_slip(doc, d: Diagnostic, found: list[Diagnostic]) -> bool:
+def _one_slip(doc: DocumentLike, d: Diagnostic, found: list[Diagnostic]) -> bool:
     """Whether an unknown name reads as a misspelling of the name suggested: it occurs
     once, and not as the target of an assignment. An unknown name used twice, or
     assigned, is more likely a declaration that lost its type (`sw = 0;` for
@@ -143,7 +151,7 @@ def _one_slip(doc, d: Diagnostic, found: list[Diagnostic]) -> bool:
     return not (isinstance(parent, ast.Assign) and parent.target is node)
 
 
-def _node_at(doc, span) -> tuple[ast.Node | None, ast.Node | None]:
+def _node_at(doc: DocumentLike, span: Span) -> tuple[ast.Node | None, ast.Node | None]:
     """The node exactly at `span` and its parent."""
     path = path_at(doc.module, span.start_byte)
     for i in range(len(path) - 1, -1, -1):
@@ -152,7 +160,7 @@ def _node_at(doc, span) -> tuple[ast.Node | None, ast.Node | None]:
     return None, None
 
 
-def _conversion(doc, d: Diagnostic):
+def _conversion(doc: DocumentLike, d: Diagnostic) -> Iterator[Fix]:
     node, parent = _node_at(doc, d.span)
     if not isinstance(node, ast.Expr):
         return
@@ -165,7 +173,8 @@ def _conversion(doc, d: Diagnostic):
         wanted = symbol.type if symbol is not None else None
     elif isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.callee, ast.Ident):
         callee = checked.symbols.get(parent.callee)
-        params = (getattr(callee.node, "params", None) or []) if callee is not None else []
+        item = callee.node if callee is not None else None
+        params = item.params if isinstance(item, (ast.KernelDef, ast.FunctionDef)) else []
         index = parent.args.index(node)
         symbol = checked.symbols.get(params[index].name) if index < len(params) else None
         wanted = symbol.type if symbol is not None and symbol.kind is SymbolKind.PARAM else None
@@ -177,16 +186,16 @@ def _conversion(doc, d: Diagnostic):
     yield f"Convert the value with `as {wanted.name}`", [TextChange(d.span, f"{text} as {wanted.name}")], True
 
 
-def _mode(doc, d: Diagnostic):
+def _mode(doc: DocumentLike, d: Diagnostic) -> Iterator[Fix]:
     """`in` or `out` → `inout` in the parameter's declaration (its mode keyword, or
     before its type when no mode is written)."""
     node, _ = _node_at(doc, d.span)
     while isinstance(node, (ast.Index, ast.Paren)):
         node = node.value if isinstance(node, ast.Index) else node.expr
     symbol = doc.checked.symbols.get(node) if isinstance(node, ast.Ident) else None
-    param = symbol.node if symbol is not None else None
-    if not isinstance(param, ast.Param) or symbol.kind is not SymbolKind.PARAM:
+    if symbol is None or not isinstance(symbol.node, ast.Param) or symbol.kind is not SymbolKind.PARAM:
         return
+    param = symbol.node
     if d.code == "C5014" and not isinstance(symbol.type, ArrayType):
         return  # a scalar out is a reduction's target: `inout` is no scalar mode (C5015)
     data = doc.source.data
@@ -201,11 +210,11 @@ def _mode(doc, d: Diagnostic):
     yield f"Declare `{symbol.name}` inout", [change], True
 
 
-def _errors(checked) -> int:
+def _errors(checked: CheckedModule) -> int:
     return sum(1 for d in checked.diagnostics if d.severity == Severity.ERROR)
 
 
-def _works(doc, changes: list[TextChange]) -> bool:
+def _works(doc: DocumentLike, changes: list[TextChange]) -> bool:
     """Whether the text with `changes` has fewer errors than the document."""
     data = doc.source.data
     pieces, last = [], 0

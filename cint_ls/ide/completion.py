@@ -17,14 +17,20 @@ Items of kind "snippet" carry `insert_text` in LSP snippet syntax; the others' i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MODES
+from ..analysis.result import CheckedModule, FunctionInfo, KernelInfo
 from ..analysis.symbols import SymbolKind
 from ..analysis.types import FixedType, IntType, scalar_type_named
 from ..syntax import ast
 from . import declaration_text
 from .find import clamp, contains, total
 from .results import CompletionItem
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 VALUE_KEYWORDS = ("true", "false")
 MODES = ("in", "out", "inout")
@@ -42,7 +48,7 @@ _REDUCE = re.compile(rb"\breduce\s+[A-Za-z_][A-Za-z0-9_]*\s*=\s*[A-Za-z_]*$")
 _CAST = re.compile(rb"\bas[%?]?\s+[A-Za-z0-9_.]*$")
 
 
-def _in_comment_or_string(doc, offset: int) -> bool:
+def _in_comment_or_string(doc: DocumentLike, offset: int) -> bool:
     """Whether the cursor is inside a comment, or in a string's text (not in `{...}`)."""
     if offset == 0:
         return False
@@ -109,7 +115,7 @@ def _kernel_param_start(before: bytes) -> bool:
     return re.fullmatch(rb"\s*[A-Za-z_]*", last) is not None
 
 
-def _visible(doc, offset: int) -> list[CompletionItem]:
+def _visible(doc: DocumentLike, offset: int) -> list[CompletionItem]:
     checked = doc.checked
     module = checked.module
     items: dict[str, CompletionItem] = {}
@@ -144,8 +150,8 @@ def _visible(doc, offset: int) -> list[CompletionItem]:
                 add(b.name.text, "variable", f"over variable: 0 ≤ {b.name.text} < {extent}")
             for p in node.params:
                 add(p.name.text, "parameter", declaration_text.param_text(checked, p, True))
-            for s in node.sizes:
-                add(s.text, "variable", "size symbol: I64")
+            for size in node.sizes:
+                add(size.text, "variable", "size symbol: I64")
         if isinstance(node, ast.FunctionDef):
             for p in node.params:
                 add(p.name.text, "parameter", declaration_text.param_text(checked, p, False))
@@ -158,33 +164,34 @@ def _visible(doc, offset: int) -> list[CompletionItem]:
     return list(items.values())
 
 
-def _module_names(doc) -> list[tuple[str, str, str]]:
+def _module_names(doc: DocumentLike) -> list[tuple[str, str, str]]:
     """The kernels and functions as completion offers them, kept per version; each
     signature kept with its item across versions (it reads the item's analysis)."""
-    found = doc.memo.get("completion_names")
+    found: list[tuple[str, str, str]] | None = doc.memo.get("completion_names")
     if found is not None:
         return found
     checked = doc.checked
-    kernels, functions = [], []
+    kernels: list[tuple[str, str, str]] = []
+    functions: list[tuple[str, str, str]] = []
     for part in doc.parts():
         node = part.node
+        info: KernelInfo | FunctionInfo | None
         if isinstance(node, ast.KernelDef):
-            info, table, out, make = checked.kernels.get(node.name.text), kernels, kernels, \
-                declaration_text.kernel_signature
+            info, out, kind = checked.kernels.get(node.name.text), kernels, "kernel"
         elif isinstance(node, ast.FunctionDef):
-            info, table, out, make = checked.functions.get(node.name.text), functions, functions, \
-                declaration_text.function_signature
+            info, out, kind = checked.functions.get(node.name.text), functions, "function"
         else:
             continue
         if info is None or info.node is not node:
             continue
         entry = part.entry
-        signature = entry.results.get("signature") if entry is not None else None
+        signature: str | None = entry.results.get("signature") if entry is not None else None
         if signature is None:
-            signature = make(checked, info)
+            signature = (declaration_text.kernel_signature(checked, info) if isinstance(info, KernelInfo)
+                         else declaration_text.function_signature(checked, info))
             if entry is not None:
                 entry.results["signature"] = signature
-        out.append((info.symbol.name, "kernel" if table is kernels else "function", signature))
+        out.append((info.symbol.name, kind, signature))
     found = kernels + functions
     for k in checked.module.items:
         if isinstance(k, ast.KernelDef):
@@ -201,7 +208,7 @@ def _children(node: ast.Node) -> list[ast.Node]:
     return list(children(node))
 
 
-def _local_detail(checked, s: ast.VarDecl) -> str:
+def _local_detail(checked: CheckedModule, s: ast.VarDecl) -> str:
     symbol = checked.symbols.get(s.name)
     kind = "variable" if symbol is None or symbol.kind is not SymbolKind.ENTRY_LOCAL else "top-level variable"
     return f"{kind}: {declaration_text.type_ref_text(checked, s.type)}"
@@ -241,7 +248,7 @@ def _item(label: str, kind: str, detail: str, rank: int, insert_text: str | None
     return CompletionItem(label, kind, detail, insert_text, f"{rank}{label}", documentation)
 
 
-def _keywords(words, rank: int) -> list[CompletionItem]:
+def _keywords(words: Iterable[str], rank: int) -> list[CompletionItem]:
     snippets = {label: (body, detail) for label, body, detail in SNIPPETS}
     out = []
     for w in dict.fromkeys(words):  # once each
@@ -279,7 +286,7 @@ def _members(type_name: str) -> list[CompletionItem]:
     return []
 
 
-def _place(doc, offset: int, before: bytes) -> tuple[str, list[ast.Node]]:
+def _place(doc: DocumentLike, offset: int, before: bytes) -> tuple[str, list[ast.Node]]:
     """Where the cursor is: "top", "statement" or "expression"; and the nodes of the
     enclosing item that contain it, outermost first."""
     stack: list[ast.Node] = []
@@ -290,7 +297,8 @@ def _place(doc, offset: int, before: bytes) -> tuple[str, list[ast.Node]]:
         stack.append(node)
         node = next((c for c in _children(node) if contains(c.span, offset, inclusive_end=True)), None)
     in_body = any(isinstance(n, ast.Block) for n in stack) and isinstance(item, (ast.KernelDef, ast.FunctionDef))
-    head = before[:len(before) - len(_WORD.search(before).group())] if _WORD.search(before) else before
+    word = _WORD.search(before)
+    head = before[:len(before) - len(word.group())] if word else before
     head = head.rstrip()
     last = head[-1:]
     if not head or last in b";{}" or re.search(rb"\belse$", head) or \
@@ -300,7 +308,7 @@ def _place(doc, offset: int, before: bytes) -> tuple[str, list[ast.Node]]:
 
 
 @total(list)
-def completion(doc, offset: int) -> list[CompletionItem]:
+def completion(doc: DocumentLike, offset: int) -> list[CompletionItem]:
     offset = clamp(doc, offset)
     data = doc.source.data
     if _in_comment_or_string(doc, offset):

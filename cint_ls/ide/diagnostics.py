@@ -23,14 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..analysis.capabilities import CAPABILITIES, Refusal, _KernelWalk, gpu_refusals
 from ..analysis.capabilities import EXECUTOR as GPU
+from ..analysis.result import CheckedModule
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Related, Severity
 from ..syntax.source import Span
 from .document import Move
 from .find import total
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 REFUSAL_CODE = "C9100"
 DEFAULT_TARGETS = ("cpu-c17", "gpu-cuda")
@@ -49,7 +54,7 @@ def refusal_diagnostic(refusal: Refusal, first: bool, severity: Severity) -> Dia
     )
 
 
-def capability_diagnostics(checked, targets: Sequence[str] = DEFAULT_TARGETS,
+def capability_diagnostics(checked: CheckedModule, targets: Sequence[str] = DEFAULT_TARGETS,
                            refusals: Callable[[], list[Refusal]] | None = None) -> list[Diagnostic]:
     """The refusals of gpu-cuda as diagnostics; none when gpu-cuda is not a target.
     `refusals` gives them (default: `gpu_refusals(checked)`)."""
@@ -118,7 +123,7 @@ def grouped_diagnostics(refusals: list[Refusal], kernel_names: Mapping[str, Span
     return out
 
 
-def _editor_refusals(doc, targets: Sequence[str]) -> list[Diagnostic]:
+def _editor_refusals(doc: DocumentLike, targets: Sequence[str]) -> list[Diagnostic]:
     """The refusals as the editor shows them (the module docstring)."""
     targets = tuple(targets)
     if GPU not in targets:
@@ -129,13 +134,13 @@ def _editor_refusals(doc, targets: Sequence[str]) -> list[Diagnostic]:
     return grouped_diagnostics(_refusals(doc), names, [t for t in targets if t != GPU])
 
 
-def module_refusals(doc) -> list[Refusal]:
+def module_refusals(doc: DocumentLike) -> list[Refusal]:
     """Every construct of the document's kernels that gpu-cuda refuses, in build order
     (the first is the one a gpu-cuda build reports); spans frozen."""
     return [replace(r, span=r.span.freeze()) for r in _refusals(doc)]
 
 
-def _refusals(doc) -> list[Refusal]:
+def _refusals(doc: DocumentLike) -> list[Refusal]:
     """`gpu_refusals` kernel by kernel, kept with each kernel's item across versions
     (with the place they were found at, moved when the kernel moved). By `_KernelWalk`,
     not `kernel_refusals`: what that keeps on a KernelInfo has frozen spans, which stay
@@ -171,7 +176,7 @@ def frozen(d: Diagnostic) -> Diagnostic:
 
 
 @total(list)
-def diagnostics(doc, targets: Sequence[str] = DEFAULT_TARGETS) -> list[Diagnostic]:
+def diagnostics(doc: DocumentLike, targets: Sequence[str] = DEFAULT_TARGETS) -> list[Diagnostic]:
     """Every diagnostic of the document, in source order; their spans are frozen, so
     they can be read outside the document's lock. Kept per version and targets."""
     key = ("diagnostics", tuple(targets))

@@ -38,11 +38,14 @@ from __future__ import annotations
 import itertools
 import threading
 from bisect import bisect_left
-from collections.abc import Callable
-from contextlib import contextmanager
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, TypeVar
 
-from ..analysis import AnalysisCache, CheckedModule, check
+import tree_sitter
+
+from ..analysis import AnalysisCache, CheckedModule, KernelInfo, check
+from ..analysis.cache import ItemRecord
 from ..analysis.symbols import SymbolKind
 from ..ir import nodes as ir
 from ..ir.lower import KernelLowerer, lower_program
@@ -55,6 +58,9 @@ from ..syntax.source import ROOT, Placement, Position, SourceText, Span, asked, 
 _UNSET = object()
 T = TypeVar("T")
 RECENT_KERNELS = 64  # kernels whose IR a document keeps across versions
+# What a feature keeps of a part or a version, by the feature's key: each its own
+# shape (the feature that writes a key is the one that reads it).
+Results = dict[Hashable, Any]
 
 
 class ItemEntry:
@@ -66,11 +72,11 @@ class ItemEntry:
 
     __slots__ = ("node", "record", "results", "text_results")
 
-    def __init__(self, node: ast.Node, record, text_results: dict | None = None) -> None:
+    def __init__(self, node: ast.Node, record: object, text_results: Results | None = None) -> None:
         self.node = node
-        self.record = record
-        self.results: dict = {}
-        self.text_results: dict = {} if text_results is None else text_results
+        self.record = record  # its unit's ItemRecord, or _UNSET (none yet): compared by identity
+        self.results: Results = {}
+        self.text_results: Results = {} if text_results is None else text_results
 
 
 class Part:
@@ -81,8 +87,8 @@ class Part:
 
     __slots__ = ("_entry", "at", "end", "memo", "node", "record", "start", "tree_node", "u16")
 
-    def __init__(self, tree_node, start: int, end: int, at: tuple[int, int, int], u16: int, node, record,
-                 entry: ItemEntry | None) -> None:
+    def __init__(self, tree_node: tree_sitter.Node, start: int, end: int, at: tuple[int, int, int], u16: int,
+                 node: ast.Node | None, record: ItemRecord | None, entry: ItemEntry | None) -> None:
         self.tree_node = tree_node
         self.start = start
         self.end = end
@@ -91,7 +97,7 @@ class Part:
         self.node = node  # the lowered AST node (None for a comment)
         self.record = record  # the analysis record of its unit, when it has one
         self._entry = entry
-        self.memo: dict = {}  # this version's results of the part, by feature
+        self.memo: Results = {}  # this version's results of the part, by feature
 
     @property
     def entry(self) -> ItemEntry | None:
@@ -100,7 +106,7 @@ class Part:
         return self._entry
 
     @property
-    def kept(self) -> dict:
+    def kept(self) -> Results:
         """Where a caller keeps what it derives from the part's results (the server's
         JSON of them): the entry's results, kept across versions and emptied with them,
         when the part has an entry; else this version's memo."""
@@ -148,13 +154,13 @@ class _Shared:
         # The IR of the kernels used last (hovers), by id() of the kernel's node: (node,
         # analysis record, ir.Kernel or None). Not kept for every kernel: the IR is
         # large, and what the inlay hints need of it is kept with the item.
-        self.kernels: dict[int, tuple] = {}
+        self.kernels: dict[int, tuple[ast.KernelDef, object, ir.Kernel | None]] = {}
         self.counters: dict[str, int] = {}  # computations by kind (tests, benchmarks)
 
     def count(self, what: str, n: int = 1) -> None:
         self.counters[what] = self.counters.get(what, 0) + n
 
-    def entry(self, node: ast.Node, record) -> ItemEntry:
+    def entry(self, node: ast.Node, record: object) -> ItemEntry:
         """The entry of `node` for `record`: the latest one when it is that record's,
         else a new one (which becomes the latest; an entry is never emptied, since a
         version may still read it)."""
@@ -189,8 +195,8 @@ class Snapshot:
     from them, computed once when first asked for, then never changed. Safe to read
     from any thread, in `reading()` (the layers are computed under the document's lock)."""
 
-    def __init__(self, shared: _Shared, uri: str, path: str, version: int, source: SourceText, tree,
-                 provisional: bool = False) -> None:
+    def __init__(self, shared: _Shared, uri: str, path: str, version: int, source: SourceText,
+                 tree: tree_sitter.Tree, provisional: bool = False) -> None:
         self.uri = uri
         self.path = path
         self.version = version
@@ -208,11 +214,11 @@ class Snapshot:
         self._reusable: dict[int, ast.Node] = {}  # start byte -> a lowered item kept across versions
         self._placement = Placement()  # where this version puts its items and kept symbols
         self._entries: dict[int, ItemEntry] = {}  # this version's entries, by id() of the item's node
-        self._records: dict = {}  # id() of a unit's first node -> its analysis record
+        self._records: dict[int, ItemRecord] = {}  # id() of a unit's first node -> its analysis record
         self._errors: list[tuple[int, int]] | None = None  # (start, end) of the error diagnostics, sorted
         self._parts: list[Part] | None = None
         self._ends: list[int] | None = None
-        self.memo: dict = {}  # this version's whole-document results, by feature
+        self.memo: Results = {}  # this version's whole-document results, by feature
 
     def snapshot(self) -> Snapshot:
         return self
@@ -237,14 +243,14 @@ class Snapshot:
         return self._shared.lock
 
     @contextmanager
-    def reading(self):
+    def reading(self) -> Iterator[Snapshot]:
         """Read this version: its spans and kept symbols resolve to its own positions
         and declarations (this thread's, or task's, context). No lock."""
         with placed(self._placement):
             yield self
 
     @contextmanager
-    def _computing(self):
+    def _computing(self) -> Iterator[None]:
         """Compute a layer: the document's lock (the shared caches are written), reading
         this version."""
         with self._shared.lock, placed(self._placement):
@@ -274,7 +280,7 @@ class Snapshot:
         module, lowering = lower(tree, source, items)
         places = self._placement.anchors = items.places
         kept = [c for c in items.items.values() if c.node is not None]
-        self._reusable = {places[c.anchor][0]: c.node for c in kept}
+        self._reusable = {places[c.anchor][0]: c.node for c in kept if c.node is not None}
         if newest:
             shared.lowered = self._sequence
             alive = {id(c.node) for c in kept}
@@ -343,7 +349,7 @@ class Snapshot:
                 del recent[next(iter(recent))]
             return kernel
 
-    def _lower_kernel(self, name: str, info, kept: bool) -> ir.Kernel | None:
+    def _lower_kernel(self, name: str, info: KernelInfo, kept: bool) -> ir.Kernel | None:
         checked = self.checked
         self._shared.count("ir")
         span = info.node.span
@@ -407,7 +413,7 @@ class Snapshot:
             record = self._unit_record(checked.module, node)
             return None if record is None else self._entry(node, record)
 
-    def _entry(self, node: ast.Node, record) -> ItemEntry:
+    def _entry(self, node: ast.Node, record: ItemRecord) -> ItemEntry:
         """(Computing.) This version's entry of `node`, made or taken from the shared ones."""
         found = self._entries.get(id(node))
         if found is None or found.node is not node or found.record is not record:
@@ -431,7 +437,7 @@ class Snapshot:
             self._entries.setdefault(id(node), found)
             return found
 
-    def _unit_record(self, module: ast.Module, node: ast.Node):
+    def _unit_record(self, module: ast.Module, node: ast.Node) -> ItemRecord | None:
         if isinstance(node, ast.Item):
             return self._records.get(id(node))
         return self._records.get(id(module.statements[0])) if module.statements else None
@@ -449,13 +455,14 @@ class Snapshot:
                 data = self.source.data
                 entry_record = self._records.get(id(module.statements[0])) if module.statements else None
                 records, reusable = self._records, self._reusable
-                parts = []
+                parts: list[Part] = []
                 for child in self.tree.root_node.children:
                     start, end = child.start_byte, child.end_byte
                     node = top.get(start) if child.type != "comment" else None
                     if node is not None and node.span.end_byte != end:
                         node = None
-                    record = entry = None
+                    record: ItemRecord | None = None
+                    entry: ItemEntry | None = None
                     if node is not None:
                         record = records.get(id(node)) if isinstance(node, ast.Item) else entry_record
                         if record is not None and reusable.get(start) is node:
@@ -472,7 +479,7 @@ class Snapshot:
         if self._ends is None:
             self._ends = [p.end for p in parts]
         first = bisect_left(self._ends, start)
-        out = []
+        out: list[Part] = []
         for part in parts[first:]:
             if part.start > end:
                 break
@@ -515,7 +522,7 @@ class Document:
         return self._current.source
 
     @property
-    def tree(self):
+    def tree(self) -> tree_sitter.Tree:
         return self._current.tree
 
     def apply(self, changes: list[TextEdit | str], version: int | None = None, reparse: bool = True) -> None:
@@ -528,7 +535,7 @@ class Document:
         # The old version is not held here while the edits parse (only the loop applies
         # edits and pins versions): where no request holds it, its tree is freed before
         # a parse from scratch makes the next one (ParsedDocument.apply).
-        self._current = None
+        del self._current
         try:
             for change in changes:
                 if isinstance(change, str):
@@ -538,7 +545,7 @@ class Document:
         finally:
             self._current = self._snapshot(version)
 
-    def confirm(self, snapshot: Snapshot, tree) -> bool:
+    def confirm(self, snapshot: Snapshot, tree: tree_sitter.Tree) -> bool:
         """`tree` is a fresh parse of provisional `snapshot`'s text (`parse_yielding`):
         when the snapshot is still the current one and its tree differs, the current
         version becomes a new snapshot with `tree` (the same version number), and this
@@ -567,7 +574,7 @@ class Document:
     def lock(self) -> threading.RLock:
         return self._shared.lock
 
-    def reading(self):
+    def reading(self) -> AbstractContextManager[Snapshot]:
         return self._current.reading()
 
     @property
@@ -575,7 +582,7 @@ class Document:
         return self._shared.counters
 
     @property
-    def memo(self) -> dict:
+    def memo(self) -> Results:
         return self._current.memo
 
     @property
@@ -614,3 +621,8 @@ class Document:
 
     def parts_between(self, start: int, end: int) -> list[Part]:
         return self._current.parts_between(start, end)
+
+
+# What an ide feature reads: a document (its current version) or one version of it;
+# the two have the same reading interface.
+DocumentLike = Document | Snapshot

@@ -11,11 +11,17 @@ sites, and the declarations behind a type mismatch (C3003).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..analysis.symbols import Symbol, SymbolKind
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Related
+from ..syntax.source import Span
 from .find import path_at, total
 from .results import Explanation
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 MAX_SITES = 3  # dispatch sites of a refused kernel, at most
 REFUSAL_CODE = "C9100"
@@ -26,7 +32,7 @@ def _plain(diagnostic: Diagnostic) -> Explanation:
 
 
 @total(lambda: None)
-def explain(doc, diagnostic: Diagnostic) -> Explanation | None:
+def explain(doc: DocumentLike, diagnostic: Diagnostic) -> Explanation | None:
     """The message and related places of `diagnostic` (one of `diagnostics(doc)`) for an
     editor; related spans are frozen. None only if something failed (then the server
     shows the diagnostic as it is)."""
@@ -42,11 +48,11 @@ def explain(doc, diagnostic: Diagnostic) -> Explanation | None:
     return Explanation(message, tuple(Related(r.span.freeze(), r.message) for r in related))
 
 
-def _dispatch_sites(doc, kernel: str) -> list[Related]:
+def _dispatch_sites(doc: DocumentLike, kernel: str) -> list[Related]:
     """Where the module dispatches `kernel` (a gpu-cuda run of the program fails there),
     the first MAX_SITES in source order. Every kernel's sites are found in one pass over
     the resolved names, kept for the version."""
-    sites = doc.memo.get("dispatch sites")
+    sites: dict[str, list[Span]] | None = doc.memo.get("dispatch sites")
     if sites is None:
         sites = {}
         for node, symbol in doc.checked.symbols.items():
@@ -59,14 +65,14 @@ def _dispatch_sites(doc, kernel: str) -> list[Related]:
             for span in sites.get(kernel, ())[:MAX_SITES]]
 
 
-def _declarations(doc, diagnostic: Diagnostic) -> list[Related]:
+def _declarations(doc: DocumentLike, diagnostic: Diagnostic) -> list[Related]:
     """The declarations that fix the types of a mismatch: the assigned variable, the
     parameter an argument is for, and each named operand."""
     span = diagnostic.span
     path = path_at(doc.module, span.start_byte)
     where = (span.start_byte, span.end_byte)
 
-    def here(node) -> bool:  # the node the diagnostic is at (a mismatch of operands: its operator)
+    def here(node: ast.Node) -> bool:  # the node the diagnostic is at (a mismatch of operands: its operator)
         at_span = node.op_span if isinstance(node, ast.Binary) else node.span
         return (at_span.start_byte, at_span.end_byte) == where or \
             (node.span.start_byte, node.span.end_byte) == where
@@ -76,14 +82,15 @@ def _declarations(doc, diagnostic: Diagnostic) -> list[Related]:
         return []
     node, parent = path[at], path[at - 1] if at > 0 else None
     symbols = doc.checked.symbols
-    found: list[Symbol] = []
+    found: list[Symbol | None] = []
     if isinstance(parent, ast.Assign) and parent.value is node:
         found.append(_symbol_of(parent.target, symbols))
     elif isinstance(parent, ast.Call) and node in parent.args:
         found.append(_parameter(doc, parent, parent.args.index(node)))
     operands = [node.left, node.right] if isinstance(node, ast.Binary) else [node]
     found += [_symbol_of(e, symbols) for e in operands]
-    out, seen = [], set()
+    out: list[Related] = []
+    seen: set[int] = set()
     for symbol in found:
         if symbol is None or symbol.span.end_byte <= symbol.span.start_byte or id(symbol) in seen:
             continue
@@ -92,7 +99,7 @@ def _declarations(doc, diagnostic: Diagnostic) -> list[Related]:
     return out
 
 
-def _symbol_of(e: ast.Node, symbols) -> Symbol | None:
+def _symbol_of(e: ast.Node, symbols: dict[ast.Node, Symbol]) -> Symbol | None:
     """The variable an expression reads or writes whole or by element (`a`, `a[i]`, `(a)`)."""
     while isinstance(e, (ast.Paren, ast.Index)):
         e = e.expr if isinstance(e, ast.Paren) else e.value
@@ -102,12 +109,13 @@ def _symbol_of(e: ast.Node, symbols) -> Symbol | None:
     return symbol
 
 
-def _parameter(doc, call: ast.Call, index: int) -> Symbol | None:
+def _parameter(doc: DocumentLike, call: ast.Call, index: int) -> Symbol | None:
     """The parameter of the called function or kernel that argument `index` is for."""
     callee = doc.checked.symbols.get(call.callee) if isinstance(call.callee, ast.Ident) else None
     if callee is None or callee.node is None:
         return None
-    params = getattr(callee.node, "params", None) or []
+    node = callee.node
+    params = node.params if isinstance(node, (ast.KernelDef, ast.FunctionDef)) else []
     if index >= len(params):
         return None
     return doc.checked.symbols.get(params[index].name)

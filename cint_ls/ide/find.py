@@ -9,32 +9,38 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
-from typing import TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar, cast
 
-from ..analysis.result import KernelInfo
+from ..analysis.result import CheckedModule, FunctionInfo, KernelInfo
 from ..analysis.symbols import Symbol
 from ..syntax import ast
 from ..syntax.source import Span
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 log = logging.getLogger(__name__)
 
 STRICT = False  # re-raise inside `total` (the tests set it)
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
-def total(default: Callable[[], object]):
-    """Make an editor feature total: an exception is logged and `default()` returned.
+def total(default: Callable[[], object]) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """Make an editor feature total: an exception is logged and `default()` returned:
+    the feature's empty answer (None, [], an empty array), a value of its result type,
+    which the type checker cannot see of `list` (to it a `list[Never]`): said by a cast.
 
     The feature reads its version (`Snapshot.reading`): its spans at that version's
     positions throughout, without a lock, while another thread reads or computes
     another version of the same document."""
 
-    def wrap(fn: Callable[..., T]) -> Callable[..., T]:
+    def wrap(fn: Callable[P, T]) -> Callable[P, T]:
         @functools.wraps(fn)
-        def guarded(*args, **kwargs):
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> T:
             reading = getattr(args[0], "reading", None) if args else None
             try:
                 if reading is None:
@@ -43,7 +49,7 @@ def total(default: Callable[[], object]):
                     return fn(*args, **kwargs)
             except Exception as error:  # noqa: BLE001 - an editor request never fails
                 swallow(fn.__name__, error)
-                return default()
+                return cast(T, default())
 
         return guarded
 
@@ -65,9 +71,14 @@ def swallow(name: str, error: Exception) -> None:
 _SKIP = {"span", "op_span", "bracket_span", "keyword_span"}
 
 
-@functools.cache
-def _child_fields(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls) if f.name not in _SKIP)
+_CHILD_FIELDS: dict[type[ast.Node], tuple[str, ...]] = {}  # a dict: mypy refuses a node class to functools.cache
+
+
+def _child_fields(cls: type[ast.Node]) -> tuple[str, ...]:
+    found = _CHILD_FIELDS.get(cls)
+    if found is None:
+        found = _CHILD_FIELDS[cls] = tuple(f.name for f in fields(cls) if f.name not in _SKIP)
+    return found
 
 
 def children(node: ast.Node) -> Iterator[ast.Node]:
@@ -122,7 +133,7 @@ def item_at(module: ast.Module, offset: int) -> ast.Node | None:
     return next((n for n in top_level(module) if contains(n.span, offset, inclusive_end=True)), None)
 
 
-def _names_near(doc, checked, offset: int) -> Iterator[tuple[ast.Node, Symbol]]:
+def _names_near(doc: DocumentLike, checked: CheckedModule, offset: int) -> Iterator[tuple[ast.Node, Symbol]]:
     """The names of the top-level items around `offset` with their symbols (a name's
     node is inside its item); each item's list kept with it across versions."""
     symbols = checked.symbols
@@ -130,7 +141,7 @@ def _names_near(doc, checked, offset: int) -> Iterator[tuple[ast.Node, Symbol]]:
         if part.node is None:
             continue
         entry = part.entry
-        names = entry.results.get("names") if entry is not None else None
+        names: list[ast.Node] | None = entry.results.get("names") if entry is not None else None
         if names is None:
             names = [n for n in walk(part.node) if n in symbols]
             if entry is not None:
@@ -141,12 +152,13 @@ def _names_near(doc, checked, offset: int) -> Iterator[tuple[ast.Node, Symbol]]:
                 yield node, symbol
 
 
-def name_at(checked, offset: int, doc=None) -> tuple[ast.Node, Symbol] | None:
+def name_at(checked: CheckedModule, offset: int, doc: DocumentLike | None = None) -> tuple[ast.Node, Symbol] | None:
     """The name (declaration or reference) under the cursor and its symbol. The cursor
     just after a name counts as on it (editors place it there after typing). With the
     document (`doc`), only the names of the items around the cursor are looked at."""
     best: tuple[ast.Node, Symbol] | None = None
-    found = _names_near(doc, checked, offset) if hasattr(doc, "parts_between") else checked.symbols.items()
+    found: Iterable[tuple[ast.Node, Symbol]] = (
+        _names_near(doc, checked, offset) if doc is not None else checked.symbols.items())
     for node, symbol in found:
         span = node.span
         if span.start_byte <= offset <= span.end_byte and span.end_byte > span.start_byte:
@@ -165,7 +177,7 @@ def name_text(node: ast.Node) -> str:
     return ""
 
 
-def kernel_at(checked, offset: int) -> KernelInfo | None:
+def kernel_at(checked: CheckedModule, offset: int) -> KernelInfo | None:
     """The kernel whose definition contains `offset`."""
     for info in checked.kernels.values():
         if contains(info.node.span, offset, inclusive_end=True):
@@ -173,7 +185,7 @@ def kernel_at(checked, offset: int) -> KernelInfo | None:
     return None
 
 
-def function_at(checked, offset: int):
+def function_at(checked: CheckedModule, offset: int) -> FunctionInfo | None:
     """The FunctionInfo whose definition contains `offset`."""
     for info in checked.functions.values():
         if contains(info.node.span, offset, inclusive_end=True):
@@ -181,7 +193,7 @@ def function_at(checked, offset: int):
     return None
 
 
-def clamp(doc, offset: int) -> int:
+def clamp(doc: DocumentLike, offset: int) -> int:
     return max(0, min(int(offset), len(doc.source.data)))
 
 
@@ -189,11 +201,11 @@ def frozen(span: Span) -> Span:
     return span.freeze()
 
 
-def span_of(doc, start: int, end: int) -> Span:
+def span_of(doc: DocumentLike, start: int, end: int) -> Span:
     return doc.source.span(start, end)
 
 
-def ident_at(doc, offset: int) -> tuple[int, int, str] | None:
+def ident_at(doc: DocumentLike, offset: int) -> tuple[int, int, str] | None:
     """The identifier-like word around `offset` in the raw text (start, end, text)."""
     data = doc.source.data
     offset = clamp(doc, offset)

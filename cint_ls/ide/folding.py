@@ -4,12 +4,20 @@ before its last (so the closing `}` or `)` stays visible); comments fold whole."
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import tree_sitter
+
 from ..syntax.queries import captures
+from ..syntax.source import SourceText
 from .find import total
 from .results import FoldingRange
 
+if TYPE_CHECKING:
+    from .document import DocumentLike, Part
 
-def _node_folds(node, first_line: int, source) -> list[tuple[int, int, str | None]]:
+
+def _node_folds(node: tree_sitter.Node, first_line: int, source: SourceText) -> list[tuple[int, int, str | None]]:
     """The folds inside a tree node: (start line, end line, kind), LSP lines counted
     from `first_line`, in the query's order, before de-duplication. (The tree's rows
     are LSP's lines unless a lone `\r` ends one: the tree does not count it.)"""
@@ -32,11 +40,11 @@ def _node_folds(node, first_line: int, source) -> list[tuple[int, int, str | Non
     return out
 
 
-def _part_folds(doc, part) -> list[tuple[int, int, str | None]]:
+def _part_folds(doc: DocumentLike, part: Part) -> list[tuple[int, int, str | None]]:
     """A part's folds, relative to its first line (they depend on its text alone): kept
     with its item across versions."""
     entry = part.entry
-    found = entry.text_results.get("folds") if entry is not None else None
+    found: list[tuple[int, int, str | None]] | None = entry.text_results.get("folds") if entry is not None else None
     if found is None:
         first = doc.source.lsp_line(part.start)
         found = _node_folds(part.tree_node, first, doc.source)
@@ -47,13 +55,13 @@ def _part_folds(doc, part) -> list[tuple[int, int, str | None]]:
     return found
 
 
-def part_folding_ranges(doc, part) -> list[FoldingRange]:
+def part_folding_ranges(doc: DocumentLike, part: Part) -> list[FoldingRange]:
     """A part's FoldingRanges at its line, in order and without repeats: the same
     objects while its item stays on the same line (an edit that adds no line break
     moves no fold). Holding the document's lock (`doc.reading()`)."""
     first = doc.source.lsp_line(part.start)
     entry = part.entry
-    kept = entry.text_results.get("ranges") if entry is not None else None
+    kept: tuple[int, list[FoldingRange]] | None = entry.text_results.get("ranges") if entry is not None else None
     if kept is not None and kept[0] == first:
         return kept[1]
     spans = sorted({(start + first, end + first): kind for start, end, kind in reversed(_part_folds(doc, part))}.items(),
@@ -65,7 +73,7 @@ def part_folding_ranges(doc, part) -> list[FoldingRange]:
 
 
 @total(list)
-def folding_ranges(doc) -> list[FoldingRange]:
+def folding_ranges(doc: DocumentLike) -> list[FoldingRange]:
     """Every part's ranges, one after another: already in order and without repeats
     across parts, since a part's folds start before its last line (a fold spans two
     lines at least), where the next part starts at the earliest."""
@@ -75,7 +83,7 @@ def folding_ranges(doc) -> list[FoldingRange]:
     return list(found)
 
 
-def folding_ranges_of_tree(doc) -> list[FoldingRange]:
+def folding_ranges_of_tree(doc: DocumentLike) -> list[FoldingRange]:
     """The folds of the whole tree in one query: what `folding_ranges` computes item by
     item (the tests compare the two)."""
     seen: set[tuple[int, int]] = set()

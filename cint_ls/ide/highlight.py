@@ -10,17 +10,23 @@ symbols where they are declared, are plain text; every other occurrence is a rea
 
 from __future__ import annotations
 
-from ..analysis.symbols import SymbolKind
+from typing import TYPE_CHECKING
+
+from ..analysis.result import CheckedModule
+from ..analysis.symbols import Symbol, SymbolKind
 from ..syntax import ast
 from .find import clamp, contains, name_at, top_level, total, walk
 from .navigation import _occurrences
 from .results import Highlight
 
+if TYPE_CHECKING:
+    from .document import DocumentLike
+
 _NEVER_WRITTEN = (SymbolKind.KERNEL, SymbolKind.FUNCTION, SymbolKind.STRUCT, SymbolKind.SIZE)
 
 
 @total(list)
-def highlights(doc, offset: int) -> list[Highlight]:
+def highlights(doc: DocumentLike, offset: int) -> list[Highlight]:
     checked = doc.checked
     found = name_at(checked, clamp(doc, offset), doc)
     if found is None:
@@ -51,16 +57,16 @@ def highlights(doc, offset: int) -> list[Highlight]:
     return out
 
 
-def _base(e):
+def _base(e: ast.Expr) -> ast.Expr:
     while isinstance(e, (ast.Index, ast.Paren)):
         e = e.value if isinstance(e, ast.Index) else e.expr
     return e
 
 
-def _written(checked, node, symbol) -> set[int]:
+def _written(checked: CheckedModule, node: ast.Node, symbol: Symbol) -> set[int]:
     """The start bytes of the names of `symbol` that `node` writes."""
     symbols = checked.symbols
-    names = []
+    names: list[ast.Node] = []
     if isinstance(node, ast.Assign):
         names.append(_base(node.target))
     elif isinstance(node, ast.Reduce):
@@ -71,7 +77,8 @@ def _written(checked, node, symbol) -> set[int]:
         names.append(node.variable)
     elif isinstance(node, ast.Call) and isinstance(node.callee, ast.Ident):
         callee = symbols.get(node.callee)
-        params = getattr(callee.node, "params", None) if callee is not None else None
+        item = callee.node if callee is not None else None
+        params = item.params if isinstance(item, ast.KernelDef) else None
         if callee is not None and callee.kind is SymbolKind.KERNEL and params:
             names += [_base(arg) for arg, p in zip(node.args, params) if p.mode in ("out", "inout")]
     return {n.span.start_byte for n in names if symbols.get(n) is symbol}

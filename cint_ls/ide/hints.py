@@ -8,27 +8,32 @@ its operator call. Functions have none: their steps depend on the caller.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
+from ..analysis.result import KernelInfo
 from ..ir.printer import format_steps
 from ..syntax import ast
 from .find import total, walk
 from .hover import steps_text
-from .ops import counted_by_anchor, operation_of
+from .ops import Operation, counted_by_anchor, operation_of
 from .results import InlayHint
 
+if TYPE_CHECKING:
+    from .document import DocumentLike, Part
 
-def _hint_offset(op) -> int:
+
+def _hint_offset(op: Operation) -> int:
     node = op.node
     if op.kind in ("arith", "uncounted"):
         return op.anchor.end_byte
-    if op.kind == "store":
+    if isinstance(node, ast.Assign):  # a store
         return node.target.span.end_byte
-    if op.kind == "reduce":
+    if isinstance(node, ast.Reduce):
         return node.args[-1].span.end_byte + 1 if node.args else op.anchor.end_byte
     return node.span.end_byte
 
 
-def _kernel_hints(doc, name: str, info) -> list[tuple[int, str, str]]:
+def _kernel_hints(doc: DocumentLike, name: str, info: KernelInfo) -> list[tuple[int, str, str]]:
     """Every hint of one kernel: (offset, label, tooltip), by offset."""
     checked = doc.checked
     kernel = doc.kernel_ir(name)
@@ -37,7 +42,7 @@ def _kernel_hints(doc, name: str, info) -> list[tuple[int, str, str]]:
     counted = counted_by_anchor(kernel)
     stores = {id(n.target): n for n in walk(info.node.body) if isinstance(n, ast.Assign)}
     size = len(doc.source.data)
-    out = []
+    out: list[tuple[int, str, str]] = []
     for node in walk(info.node.body):
         if isinstance(node, ast.Assign):
             continue  # its place is the Index target, met on its own
@@ -55,11 +60,11 @@ def _kernel_hints(doc, name: str, info) -> list[tuple[int, str, str]]:
     return out
 
 
-def part_hints(doc, part) -> list[InlayHint]:
+def part_hints(doc: DocumentLike, part: Part) -> list[InlayHint]:
     """The hints of a part that is a kernel: kept with its item across versions (with
     the kernel's start they were made at, moved when the kernel moved). Holding the
     document's lock (`doc.reading()`)."""
-    found = part.memo.get("hints")
+    found: list[InlayHint] | None = part.memo.get("hints")
     if found is not None:
         return found
     node = part.node
@@ -67,7 +72,7 @@ def part_hints(doc, part) -> list[InlayHint]:
     info = doc.checked.kernels.get(node.name.text) if isinstance(node, ast.KernelDef) else None
     if info is not None and info.node is node:
         entry = part.entry
-        kept = entry.results.get("hints") if entry is not None else None
+        kept: tuple[int, list[InlayHint]] | None = entry.results.get("hints") if entry is not None else None
         if kept is None:
             found = [InlayHint(offset, label, tip) for offset, label, tip in _kernel_hints(doc, node.name.text, info)]
         elif kept[0] == part.start:
@@ -82,7 +87,7 @@ def part_hints(doc, part) -> list[InlayHint]:
 
 
 @total(list)
-def inlay_hints(doc, start: int, end: int) -> list[InlayHint]:
+def inlay_hints(doc: DocumentLike, start: int, end: int) -> list[InlayHint]:
     """The hints at offsets start..end (both included), computed only for the kernels
     that overlap them."""
     return [h for part in doc.parts_between(start, end) for h in part_hints(doc, part) if start <= h.offset <= end]

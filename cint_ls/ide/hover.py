@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MODES
 from ..analysis.capabilities import kernel_refusals
 from ..analysis.result import CheckedModule, KernelInfo
@@ -21,11 +23,15 @@ from ..analysis.symbols import Symbol, SymbolKind
 from ..analysis.types import ArrayType, BoolType, FixedType, IntType, Type, scalar_type_named
 from ..ir import nodes as ir
 from ..syntax import ast
+from ..syntax.source import Span
 from . import declaration_text
 from .find import clamp, contains, kernel_at, path_at, total
 from .ops import Operation, counted_of, operation_of
 from .results import HoverResult
 from .uniform import Uniformity
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 # ------------------------------------------------------------------ steps
 
@@ -46,7 +52,7 @@ def steps_text(steps: tuple[int, ...] | None, in_loop: bool = True) -> str:
 # ------------------------------------------------------------------ the request
 
 @total(lambda: None)
-def hover(doc, offset: int) -> HoverResult | None:
+def hover(doc: DocumentLike, offset: int) -> HoverResult | None:
     offset = clamp(doc, offset)
     checked = doc.checked
     module = checked.module
@@ -105,13 +111,13 @@ def hover(doc, offset: int) -> HoverResult | None:
     return _result(markdown, op.node, op.anchor if on_token else None)
 
 
-def _result(markdown: str, node: ast.Node, span=None) -> HoverResult:
+def _result(markdown: str, node: ast.Node, span: Span | None = None) -> HoverResult:
     return HoverResult(markdown, (span or node.span).freeze())
 
 
 # ------------------------------------------------------------------ operations
 
-def operation_markdown(doc, op: Operation, kernel: KernelInfo | None, path: list[ast.Node]) -> str | None:
+def operation_markdown(doc: DocumentLike, op: Operation, kernel: KernelInfo | None, path: list[ast.Node]) -> str | None:
     """What the IR says of a counted operation (None when it has no IR node), or the
     checker's types of an uncounted one."""
     if op.kind == "uncounted":
@@ -194,7 +200,7 @@ def _uniform_text(u: Uniformity, op: Operation) -> str:
 
 # ------------------------------------------------------------------ kernels and dispatches
 
-def kernel_markdown(doc, info: KernelInfo) -> str:
+def kernel_markdown(doc: DocumentLike, info: KernelInfo) -> str:
     checked = doc.checked
     lines = [
         "```cint",
@@ -274,7 +280,7 @@ def _evaluate(checked: CheckedModule, e: ast.Expr, sizes: dict[str, int]) -> int
     return None
 
 
-def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
+def dispatch_markdown(doc: DocumentLike, call: ast.Call, info: KernelInfo) -> str:
     checked = doc.checked
     node = info.node
     lines = ["```cint", declaration_text.kernel_signature(checked, info),
@@ -299,11 +305,11 @@ def dispatch_markdown(doc, call: ast.Call, info: KernelInfo) -> str:
     compared: list[str] = []
     computed: list[str] = []
     for k, symbol in arrays:
-        arg = args[k] if k < len(args) else None
-        static = _static_extents(checked, arg) if arg is not None else None
+        argument = args[k] if k < len(args) else None
+        static = _static_extents(checked, argument) if argument is not None else None
         for d, extent in enumerate(symbol.array_extents):
             size = _bare_size(checked, extent)
-            where = f"dimension {d} of `{_arg_text(checked, arg)}`" if arg is not None else f"dimension {d}"
+            where = f"dimension {d} of `{_arg_text(checked, argument)}`" if argument is not None else f"dimension {d}"
             if size is not None and size.name not in bound:
                 bound[size.name] = f"`{size.name}` ← {where} (`{symbol.name}`)"
                 if static is not None and d < len(static):
@@ -360,16 +366,16 @@ _KIND_LABEL = {
 }
 
 
-def symbol_markdown(doc, symbol: Symbol, kernel: KernelInfo | None) -> str:
+def symbol_markdown(doc: DocumentLike, symbol: Symbol, kernel: KernelInfo | None) -> str:
     checked = doc.checked
     if symbol.kind is SymbolKind.KERNEL:
         info = checked.kernels.get(symbol.name)
         return kernel_markdown(doc, info) if info is not None else f"kernel `{symbol.name}`"
     if symbol.kind is SymbolKind.FUNCTION:
-        info = checked.functions.get(symbol.name)
-        if info is None:
+        function = checked.functions.get(symbol.name)
+        if function is None:
             return f"function `{symbol.name}`"
-        return ("```cint\n" + declaration_text.function_signature(checked, info)
+        return ("```cint\n" + declaration_text.function_signature(checked, function)
                 + "\n```\nfunction (each call charges 1 unit of fuel)")
     label = _KIND_LABEL.get(symbol.kind, symbol.kind.value)
     t = symbol.type

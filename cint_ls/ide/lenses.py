@@ -23,12 +23,18 @@ no I/O and starts no process.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
+from ..analysis.capabilities import EXECUTOR as GPU
 from ..exec.executors import AUTO, display_name
 from ..syntax import ast
-from .diagnostics import GPU, module_refusals, refusal_summary
+from ..syntax.source import Span
+from .diagnostics import module_refusals, refusal_summary
 from .find import total
 from .results import CodeLens
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 RUN = "cint.run"
 COMPARE = "cint.compareExecutors"
@@ -36,7 +42,7 @@ SHOW_REFUSAL = "cint.showRefusal"
 LENS_LISTED = 3  # capabilities a refusal lens names
 
 
-def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple, refused: str) -> list[CodeLens]:
+def _lenses(span: Span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple[str, ...], refused: str) -> list[CodeLens]:
     # The plain Run: the executor `auto` chooses (running/auto.py), as `cint run` without flags.
     out = [CodeLens(span, "▶ Run", RUN, (uri, AUTO) + extra)]
     for name, label in executors:
@@ -49,14 +55,14 @@ def _lenses(span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple, 
 
 
 @total(list)
-def code_lenses(doc, executors: Sequence[str] = ("cpu-sir-interp",),
+def code_lenses(doc: DocumentLike, executors: Sequence[str] = ("cpu-sir-interp",),
                 simulated: Collection[str] = frozenset()) -> list[CodeLens]:
     """The lenses of the document for these executors; `simulated`: those of them whose
     runs will take place on a simulated device (the server's forecast)."""
     # The labels are part of the key: a forecast of gpu-cuda's device can arrive later.
     labelled = tuple((name, display_name(name, name in simulated)) for name in executors)
     key = ("lenses", labelled)
-    found = doc.memo.get(key)
+    found: list[CodeLens] | None = doc.memo.get(key)
     if found is None:
         found = doc.memo[key] = _code_lenses(doc, labelled)
     return list(found)
@@ -68,10 +74,10 @@ def entry_functions(module: ast.Module) -> list[str]:
             if isinstance(item, ast.FunctionDef) and item.export and item.name.text and not item.params]
 
 
-def _code_lenses(doc, executors: tuple[tuple[str, str], ...]) -> list[CodeLens]:
+def _code_lenses(doc: DocumentLike, executors: tuple[tuple[str, str], ...]) -> list[CodeLens]:
     module = doc.module
     out: list[CodeLens] = []
-    anchors = []
+    anchors: list[tuple[int, Span, tuple[str, ...]]] = []  # where, and the entry function's name
     if module.statements:
         first = min(module.statements, key=lambda s: s.span.start_byte)
         if not isinstance(first, ast.ErrorStmt):

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from typing import TYPE_CHECKING
 
 from ..analysis import check
 from ..analysis.builtins import BUILTIN_FUNCTIONS
+from ..analysis.result import CheckedModule
+from ..analysis.symbols import Symbol
 from ..analysis.types import scalar_type_named
 from ..syntax import parse_source
 from ..syntax.source import Span
@@ -20,12 +23,15 @@ from .find import clamp, name_at, total
 from .results import Location, RenameResult, TextChange
 from .tokens import KEYWORDS
 
+if TYPE_CHECKING:
+    from .document import DocumentLike
+
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Spellings the grammar reads as a type, whether or not the type exists (`I24`).
 TYPE_SPELLING = re.compile(r"Bool|[IU][0-9]+|Q[0-9]+\.[0-9]+")
 
 
-def _occurrences(checked, symbol) -> list[Span]:
+def _occurrences(checked: CheckedModule, symbol: Symbol) -> list[Span]:
     seen: dict[tuple[int, int], Span] = {}
     for node, s in checked.symbols.items():
         if s is symbol and node.span.end_byte > node.span.start_byte:
@@ -34,7 +40,7 @@ def _occurrences(checked, symbol) -> list[Span]:
 
 
 @total(list)
-def definition(doc, offset: int) -> list[Location]:
+def definition(doc: DocumentLike, offset: int) -> list[Location]:
     found = name_at(doc.checked, clamp(doc, offset), doc)
     if found is None:
         return []
@@ -45,7 +51,7 @@ def definition(doc, offset: int) -> list[Location]:
 
 
 @total(list)
-def references(doc, offset: int, include_declaration: bool = True) -> list[Location]:
+def references(doc: DocumentLike, offset: int, include_declaration: bool = True) -> list[Location]:
     checked = doc.checked
     found = name_at(checked, clamp(doc, offset), doc)
     if found is None:
@@ -61,7 +67,7 @@ def references(doc, offset: int, include_declaration: bool = True) -> list[Locat
 
 
 @total(lambda: None)
-def prepare_rename(doc, offset: int) -> Span | None:
+def prepare_rename(doc: DocumentLike, offset: int) -> Span | None:
     found = name_at(doc.checked, clamp(doc, offset), doc)
     if found is None:
         return None
@@ -84,13 +90,13 @@ def name_problem(new_name: str) -> str | None:
     return None
 
 
-def _resolution(checked) -> dict[int, int]:
+def _resolution(checked: CheckedModule) -> dict[int, int]:
     """Every name occurrence's start -> its declaration's start."""
     return {node.span.start_byte: s.span.start_byte for node, s in checked.symbols.items()}
 
 
 @total(lambda: RenameResult(None, "nothing to rename here"))
-def rename(doc, offset: int, new_name: str) -> RenameResult:
+def rename(doc: DocumentLike, offset: int, new_name: str) -> RenameResult:
     checked = doc.checked
     found = name_at(checked, clamp(doc, offset), doc)
     if found is None:
@@ -120,7 +126,7 @@ def rename(doc, offset: int, new_name: str) -> RenameResult:
 
     before = {moved(k): moved(v) for k, v in _resolution(checked).items()}
 
-    def read(renamed) -> tuple[dict[int, int], int]:
+    def read(renamed: CheckedModule) -> tuple[dict[int, int], int]:
         return _resolution(renamed), len(renamed.errors)
 
     # The renamed text analysed reusing what the document keeps (its items and units

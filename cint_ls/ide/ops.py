@@ -10,6 +10,7 @@ lowers (step ordinals come from ir/steps.py), else the operation lowered alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..analysis.result import CheckedModule, KernelInfo
 from ..analysis.types import ArrayType
@@ -18,6 +19,9 @@ from ..ir.lower import lower_operation
 from ..syntax import ast
 from ..syntax.source import Span
 from ..vocabulary.operators import BINARY_OPERATORS, UNARY_OPERATORS
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ def counted_by_anchor(kernel: ir.Kernel | None) -> dict[int, ir.Counted]:
     return {c.span.start_byte: c for c in kernel.counted} if kernel is not None else {}
 
 
-def counted_of(doc, op: Operation, kernel: KernelInfo | None) -> tuple[ir.Counted | None, bool]:
+def counted_of(doc: DocumentLike, op: Operation, kernel: KernelInfo | None) -> tuple[ir.Counted | None, bool]:
     """The IR node of a counted operation, and whether it is the kernel's own (with its
     step ordinals): `kernel` is the kernel whose body holds the operation. Otherwise (a
     function, the entry, a kernel with errors) the operation lowered alone, without

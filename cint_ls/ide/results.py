@@ -100,7 +100,7 @@ class CodeLens:
     span: Span
     title: str
     command: str  # "cint.run" (arguments: (uri, executor)) or "cint.compareExecutors" (arguments: (uri,))
-    arguments: tuple = ()
+    arguments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,12 +5,16 @@ so it works while the call is half typed)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS
 from . import declaration_text
 from .completion import _in_comment_or_string, _open_call
 from .find import clamp, total
 from .results import SignatureHelp
+
+if TYPE_CHECKING:
+    from .document import DocumentLike
 
 BUILTIN_SIGNATURES = {
     "div_round": ("div_round", ("a", "b", "mode")),
@@ -34,7 +38,7 @@ def _help(prefix: str, params: list[str], active: int, documentation: str) -> Si
 
 
 @total(lambda: None)
-def signature_help(doc, offset: int) -> SignatureHelp | None:
+def signature_help(doc: DocumentLike, offset: int) -> SignatureHelp | None:
     offset = clamp(doc, offset)
     if _in_comment_or_string(doc, offset):
         return None
@@ -55,11 +59,11 @@ def signature_help(doc, offset: int) -> SignatureHelp | None:
                     f"{declaration_text.fuel_text(checked, info)}")
         return _help(name, params, active, doc_text)
     if name in checked.functions:
-        info = checked.functions[name]
-        params = declaration_text.function_params(checked, info)
-        prefix = f"{declaration_text.type_ref_text(checked, info.node.return_type)} {name}"
+        function = checked.functions[name]
+        params = declaration_text.function_params(checked, function)
+        prefix = f"{declaration_text.type_ref_text(checked, function.node.return_type)} {name}"
         return _help(prefix, params, active, "function call (charges 1 unit of fuel)")
     if name in BUILTIN_SIGNATURES:
-        prefix, params = BUILTIN_SIGNATURES[name]
-        return _help(prefix, list(params), active, BUILTIN_FUNCTIONS[name])
+        prefix, names = BUILTIN_SIGNATURES[name]
+        return _help(prefix, list(names), active, BUILTIN_FUNCTIONS[name])
     return None

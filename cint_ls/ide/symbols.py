@@ -3,14 +3,20 @@ structs, and the entry's top-level variables, in source order."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..analysis.result import CheckedModule
 from ..syntax import ast
 from . import declaration_text
 from .document import Move
 from .find import total, walk
 from .results import DocumentSymbol
 
+if TYPE_CHECKING:
+    from .document import DocumentLike, Part
 
-def _locals(checked, body: ast.Block) -> tuple[DocumentSymbol, ...]:
+
+def _locals(checked: CheckedModule, body: ast.Block) -> tuple[DocumentSymbol, ...]:
     out = []
     for node in walk(body):
         if isinstance(node, ast.VarDecl) and node.name.text:
@@ -19,7 +25,7 @@ def _locals(checked, body: ast.Block) -> tuple[DocumentSymbol, ...]:
     return tuple(out)
 
 
-def _params(checked, params: list[ast.Param], kernel: bool) -> tuple[DocumentSymbol, ...]:
+def _params(checked: CheckedModule, params: list[ast.Param], kernel: bool) -> tuple[DocumentSymbol, ...]:
     return tuple(
         DocumentSymbol(p.name.text, "parameter", p.span.freeze(), p.name.span.freeze(),
                        declaration_text.param_text(checked, p, kernel).rsplit(" ", 1)[0])
@@ -27,7 +33,7 @@ def _params(checked, params: list[ast.Param], kernel: bool) -> tuple[DocumentSym
     )
 
 
-def _item_symbols(checked, item) -> list[DocumentSymbol]:
+def _item_symbols(checked: CheckedModule, item: ast.Node) -> list[DocumentSymbol]:
     if isinstance(item, ast.KernelDef) and item.name.text:
         sizes = ", ".join(s.text for s in item.sizes)
         over = ", ".join(f"{b.name.text}: {declaration_text.text(checked, b.extent.span)}" for b in item.space)
@@ -62,15 +68,16 @@ def _moved(symbol: DocumentSymbol, move: Move) -> DocumentSymbol:
                           symbol.detail, tuple(_moved(c, move) for c in symbol.children))
 
 
-def part_symbols(doc, part) -> list[DocumentSymbol]:
+def part_symbols(doc: DocumentLike, part: Part) -> list[DocumentSymbol]:
     """A part's symbols: kept with its item across versions (with the place they were
     made at, and moved when the item moved), made once a version. Holding the
     document's lock (`doc.reading()`)."""
-    found = part.memo.get("symbols")
+    found: list[DocumentSymbol] | None = part.memo.get("symbols")
     if found is not None:
         return found
     entry = part.entry
-    kept = entry.results.get("symbols") if entry is not None else None
+    kept: tuple[tuple[int, int, int], list[DocumentSymbol]] | None = (
+        entry.results.get("symbols") if entry is not None else None)
     if part.node is None:
         found = []
     elif kept is None:
@@ -88,8 +95,8 @@ def part_symbols(doc, part) -> list[DocumentSymbol]:
 
 
 @total(list)
-def document_symbols(doc) -> list[DocumentSymbol]:
-    found = doc.memo.get("symbols")
+def document_symbols(doc: DocumentLike) -> list[DocumentSymbol]:
+    found: list[DocumentSymbol] | None = doc.memo.get("symbols")
     if found is None:
         found = doc.memo["symbols"] = [s for part in doc.parts() for s in part_symbols(doc, part)]
     return list(found)

@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import threading
 from array import array
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import tree_sitter
 
 from ..analysis.builtins import BUILTIN_FUNCTIONS, REDUCE_OPERATORS, ROUNDING_MODES
+from ..analysis.result import CheckedModule
 from ..analysis.symbols import Symbol, SymbolKind
 from ..analysis.types import ArrayType
-from ..syntax.source import Position, Span, widths
+from ..syntax import ast
+from ..syntax.source import Position, SourceText, Span, widths
 from .find import total, walk
 from .results import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS, SemanticToken
 from .uniform import Uniformity
+
+if TYPE_CHECKING:
+    from .document import DocumentLike, Part
 
 KEYWORDS = {
     "kernel", "over", "where", "in", "out", "inout", "reduce", "if", "else", "for", "while", "break",
@@ -47,19 +56,19 @@ class _Classifier:
     """What names mean in one top-level item (`by_start`: the item's name occurrences
     with their symbols, by first byte)."""
 
-    def __init__(self, checked, by_start: dict[int, tuple[object, Symbol]]) -> None:
+    def __init__(self, checked: CheckedModule, by_start: dict[int, tuple[ast.Node, Symbol]]) -> None:
         self.checked = checked
         self.by_start = by_start
         self.uniformity: dict[str, Uniformity] = {}
 
     @classmethod
-    def of_module(cls, checked) -> _Classifier:
+    def of_module(cls, checked: CheckedModule) -> _Classifier:
         return cls(checked, {node.span.start_byte: (node, symbol) for node, symbol in checked.symbols.items()})
 
     @classmethod
-    def of_item(cls, checked, item) -> _Classifier:
+    def of_item(cls, checked: CheckedModule, item: ast.Node | None) -> _Classifier:
         symbols = checked.symbols
-        by_start: dict[int, tuple[object, Symbol]] = {}
+        by_start: dict[int, tuple[ast.Node, Symbol]] = {}
         if item is not None:
             for node in walk(item):
                 symbol = symbols.get(node)
@@ -139,13 +148,14 @@ def _split_lines(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
     return parts
 
 
-def _raw_tokens(classifier: _Classifier, top, data: bytes) -> list[tuple[int, int, str, tuple[str, ...]]]:
+def _raw_tokens(classifier: _Classifier, top: tree_sitter.Node, data: bytes) -> list[tuple[int, int, str, tuple[str, ...]]]:
     """The tokens of the tree node `top` and everything inside it: sorted, without
     overlaps (an error region's leaves: the first is kept), split at line breaks."""
     out: list[tuple[int, int, str, tuple[str, ...]]] = []
     cursor = top.walk()
     while True:
         node = cursor.node
+        assert node is not None  # a cursor made from a node is always on one
         leaf = node.child_count == 0 or node.type in LEAF_KINDS
         if leaf and node.end_byte > node.start_byte and not node.is_missing:
             found = _classify(classifier, node, data)
@@ -166,7 +176,7 @@ def _raw_tokens(classifier: _Classifier, top, data: bytes) -> list[tuple[int, in
                 return kept
 
 
-def _classify(classifier: _Classifier, node, data: bytes) -> tuple[str, tuple[str, ...]] | None:
+def _classify(classifier: _Classifier, node: tree_sitter.Node, data: bytes) -> tuple[str, tuple[str, ...]] | None:
     t = node.type
     if t in LEAF_KINDS:
         return LEAF_KINDS[t], ()
@@ -212,7 +222,7 @@ def _modifier_set(mods: tuple[str, ...]) -> int:
     return index
 
 
-def _compute_rows(doc, part) -> tuple[array, array]:
+def _compute_rows(doc: DocumentLike, part: Part) -> tuple[array[int], array[int]]:
     checked = doc.checked
     source = doc.source
     data = source.data
@@ -255,11 +265,11 @@ def _compute_rows(doc, part) -> tuple[array, array]:
     return rows, tail
 
 
-def _rows(doc, part) -> tuple[array, array]:
+def _rows(doc: DocumentLike, part: Part) -> tuple[array[int], array[int]]:
     """The part's rows and tail: kept with its item across versions, or this version's."""
     entry = part.entry
     if entry is not None:
-        found = entry.results.get("tokens")
+        found: tuple[array[int], array[int]] | None = entry.results.get("tokens")
         if found is None:
             found = entry.results["tokens"] = _compute_rows(doc, part)
         return found
@@ -269,12 +279,13 @@ def _rows(doc, part) -> tuple[array, array]:
     return found
 
 
-def _part_tokens(doc, part) -> list[SemanticToken]:
-    found = part.memo.get("tokens")
+def _part_tokens(doc: DocumentLike, part: Part) -> list[SemanticToken]:
+    found: list[SemanticToken] | None = part.memo.get("tokens")
     if found is not None:
         return found
     entry = part.entry
-    kept = entry.results.get("token_objects") if entry is not None else None
+    kept: tuple[tuple[int, int, int], list[SemanticToken]] | None = (
+        entry.results.get("token_objects") if entry is not None else None)
     if kept is not None and kept[0] == part.at:  # the item did not move: the same objects
         part.memo["tokens"] = kept[1]
         return kept[1]
@@ -294,14 +305,14 @@ def _part_tokens(doc, part) -> list[SemanticToken]:
     return out
 
 
-def _clip(doc, byte_range) -> tuple[int, int]:
+def _clip(doc: DocumentLike, byte_range: tuple[int, int]) -> tuple[int, int]:
     n = len(doc.source.data)
     start, end = (max(0, min(int(x), n)) for x in byte_range)
     return (start, end) if start <= end else (end, start)
 
 
 @total(list)
-def semantic_tokens(doc, byte_range: tuple[int, int] | None = None) -> list[SemanticToken]:
+def semantic_tokens(doc: DocumentLike, byte_range: tuple[int, int] | None = None) -> list[SemanticToken]:
     """Every token of the document, or with `byte_range` (start, end) those that
     overlap it, computed only for the items that overlap it. Kept per item across
     versions (an edit recomputes the items it touched) and per version."""
@@ -319,7 +330,7 @@ def semantic_tokens(doc, byte_range: tuple[int, int] | None = None) -> list[Sema
 
 
 @total(list)
-def semantic_tokens_data(doc, byte_range: tuple[int, int] | None = None) -> list[int]:
+def semantic_tokens_data(doc: DocumentLike, byte_range: tuple[int, int] | None = None) -> list[int]:
     """`semantic_tokens` in LSP's relative encoding (five integers a token: line and
     UTF-16 column deltas, UTF-16 length, index into SEMANTIC_TOKEN_KINDS, bits of
     SEMANTIC_TOKEN_MODIFIERS), the array a `semanticTokens` answer carries; what
@@ -342,7 +353,7 @@ def semantic_tokens_data(doc, byte_range: tuple[int, int] | None = None) -> list
 
 
 @total(lambda: array("i"))
-def semantic_tokens_array(doc) -> array:
+def semantic_tokens_array(doc: DocumentLike) -> array[int]:
     """The whole document's `semantic_tokens_data` as the array kept for its version
     (4 bytes an integer, where a list takes 8 and its copy as much again: 13 MB at
     50,000 lines). Shared: the caller must not change it."""
@@ -366,7 +377,7 @@ def _relative(pieces: list[tuple[int, int, int, int, int]]) -> list[int]:
     return data
 
 
-def _encode_tokens(source, found: list[SemanticToken]) -> list[int]:
+def _encode_tokens(source: SourceText, found: list[SemanticToken]) -> list[int]:
     """LSP's encoding of tokens, each cut at LSP's line ends (a lone `\r` too)."""
     pieces = []
     for token in found:
@@ -384,7 +395,7 @@ def _encode_tokens(source, found: list[SemanticToken]) -> list[int]:
     return _relative(pieces)
 
 
-def part_encoding(doc, part) -> tuple[tuple[int, int, int, int, int], tuple[int, int], array] | None:
+def part_encoding(doc: DocumentLike, part: Part) -> tuple[tuple[int, int, int, int, int], tuple[int, int], array[int]] | None:
     """A part's tokens in LSP's encoding, in three pieces: its first token as (line,
     UTF-16 character, length, kind, modifier bits), absolute; the absolute (line,
     character) of its last token; and its other tokens relative each to the one before
@@ -401,7 +412,7 @@ def part_encoding(doc, part) -> tuple[tuple[int, int, int, int, int], tuple[int,
     return head, (line1 - 1 + rl, u_base + u if rl == 0 else u), tail
 
 
-def _encode_parts(doc, parts) -> array:
+def _encode_parts(doc: DocumentLike, parts: Iterable[Part]) -> array[int]:
     data = array("i")
     prev_line = prev_char = 0
     for part in parts:
@@ -415,7 +426,7 @@ def _encode_parts(doc, parts) -> array:
     return data
 
 
-def semantic_tokens_of_module(doc) -> list[SemanticToken]:
+def semantic_tokens_of_module(doc: DocumentLike) -> list[SemanticToken]:
     """The tokens of the whole tree with one classifier for the module: what
     `semantic_tokens` computes item by item (the tests compare the two)."""
     source = doc.source

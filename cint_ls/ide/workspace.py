@@ -4,13 +4,18 @@ a workspace is the server's (the ide does no I/O)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .find import total
 from .results import DocumentSymbol
 from .symbols import document_symbols
 
+if TYPE_CHECKING:
+    from .document import DocumentLike
+
 
 @total(list)
-def top_level_symbols(doc) -> list[DocumentSymbol]:
+def top_level_symbols(doc: DocumentLike) -> list[DocumentSymbol]:
     """The document's top-level symbols, without their children (parameters and locals
     would bury the items a workspace search is for)."""
     return [DocumentSymbol(s.name, s.kind, s.span, s.selection, s.detail) for s in document_symbols(doc)]
