@@ -16,7 +16,8 @@ import time
 
 from heat_kernel import heat_file
 
-from cint_ls.syntax import ParsedDocument, Position, SourceText, TextEdit, lower, parse
+from cint_ls.syntax import ParsedDocument, Position, SourceText, TextEdit, parse
+from cint_ls.syntax.lower import lower
 
 
 def timed(fn, repeat: int) -> list[float]:

@@ -12,12 +12,14 @@ when the executor is native, compare), and `running/isolated.py` is its child pr
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..ir import nodes as ir
-from ..ir.build import Build
-from ..syntax import Diagnostic
 from .runtime import RunResult
+
+if TYPE_CHECKING:  # the parent's: a run's child neither builds nor admits (running/isolated.py)
+    from ..ir.build import Build
+    from ..syntax import Diagnostic
 
 # Every executor of SPEC-02P.1 clause 10, in the order tools list them.
 EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")

@@ -49,9 +49,9 @@ from ..analysis.cache import ItemRecord
 from ..analysis.symbols import SymbolKind
 from ..ir import nodes as ir
 from ..ir.lower import KernelLowerer, lower_program
-from ..syntax import ParsedDocument, SyntaxResult, TextEdit, ast, lower, parse, syntax_diagnostics
+from ..syntax import ParsedDocument, SyntaxResult, TextEdit, ast, parse, syntax_diagnostics
 from ..syntax.diagnostics import Diagnostic, Severity
-from ..syntax.lower import ItemCache
+from ..syntax.lower import ItemCache, lower
 from ..syntax.parser import same_tree
 from ..syntax.source import ROOT, Placement, Position, SourceText, Span, asked, placed, widths
 

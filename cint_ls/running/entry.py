@@ -1,7 +1,8 @@
 """What a run does with a built program before and in its process: the entry it starts
 from (`with_entry`: the top-level statements, or a call of an exported function without
 parameters), the executor's refusal and its code (`refusal`, `emitted`), running it here
-(`run_built`) and bounding its output (`cap_output`).
+(`run_entry`, after the façade admitted the program and put its entry in place) and
+bounding its output (`cap_output`).
 
 Below both the façade (run.py) and the child of an isolated run (isolated.py), which
 each use it: neither imports the other for these.
@@ -10,15 +11,18 @@ each use it: neither imports the other for these.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..exec.executors import ExecutorUnavailable
 from ..exec.runtime import RunResult
 from ..exec.selection import selected_arrays
 from ..exec.stages import RUNNING, reached
 from ..ir import nodes as ir
-from ..ir.build import Build
-from ..syntax import Diagnostic
 from .executors import get
+
+if TYPE_CHECKING:  # the parent's: the child of an isolated run neither builds nor admits
+    from ..ir.build import Build
+    from ..syntax import Diagnostic
 
 
 class NoSuchEntry(ValueError):
@@ -88,16 +92,12 @@ def cap_output(result: RunResult, limit: int | None) -> RunResult:
     return result
 
 
-def run_built(built: Build, executor_name: str, fuel: int | None, options: dict,
-              write: Callable[[str], object] | None = None, function: str | None = None) -> RunResult:
-    """Run a built program in this process (the child of an isolated run calls this).
-    Raises ExecutorUnavailable (Refused for a program the executor refuses) and
-    NoSuchEntry."""
+def run_entry(program: ir.Program, executor_name: str, fuel: int | None, options: dict,
+              write: Callable[[str], object] | None = None) -> RunResult:
+    """Run a program in this process: built, admitted by the executor and its entry in
+    place (`with_entry`), as the façade hands it over (the child of an isolated run calls
+    this with the program its parent built). Raises ExecutorUnavailable."""
     executor = get(executor_name)
-    refusal = executor.admit(built)
-    if refusal is not None:
-        raise Refused(refusal.message)
-    program = with_entry(built, function)
     if not executor.compiles:
         reached(RUNNING)  # an executor that compiles reports it once compiled
     with selected_arrays(options) as plain:

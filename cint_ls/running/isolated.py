@@ -1,9 +1,13 @@
 """Isolated runs: a program runs on an executor in a child process, so a hang or a
 crash of user code (or of native code) is an error message, not a dead server.
 
-The parent sends one JSON request on the child's stdin and reads one JSON result
-from the child's stdout; the program's output travels inside the result, and the
-child's stderr is kept for crash messages. The output also goes to the parent as it is
+The parent sends one request on the child's stdin, pickled (the child is this package on
+this interpreter): the program as the parent built it (its IR, admitted by the executor
+and its entry in place; spans pickle as where they are, `syntax.source.Anchor`), so the
+child neither parses nor analyses and does not import the parser (tree-sitter) at all:
+a Run builds once. The parent reads one JSON result from the child's stdout; the
+program's output travels inside the result, and the child's stderr is kept for crash
+messages. The output also goes to the parent as it is
 printed, on a pipe of its own ($CINT_OUTPUT_FD), of which the parent keeps the first
 OUTPUT_KEEP bytes and the last lines (`_Kept`): a run cut short (time or memory limit,
 crash, cancel) keeps what it printed before (IsolatedRunError.output). The parent enforces a time limit (the child
@@ -30,26 +34,34 @@ so a Run of a cached program does not wait for an interpreter's start and its im
 when it was started under the same environment, working directory and memory limit as
 the run would be; it is killed with the others, and when the spare is turned off.
 
-    python -m cint_ls.running.isolated  < request.json  > result.json
+    python -m cint_ls.running.isolated  < request.pickle  > result.json   (Request.to_bytes)
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import functools
+import gc
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..exec.faults import FaultRecord
 from ..exec.runtime import RunResult
 from ..exec.stages import COMPILING, RUNNING, STAGES, WAITING, listen, reached
+
+if TYPE_CHECKING:
+    from ..ir import nodes as ir
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
 COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
@@ -89,19 +101,54 @@ def _stopped(pid: int) -> bool:
 @dataclass
 class Request:
     executor: str
-    path: str
-    text: str
+    # The program as the parent built it: admitted by the executor, its entry in place
+    # (running.entry.with_entry). The child runs it as it is.
+    program: ir.Program
     fuel: int | None = None
     options: dict | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     output_limit: int | None = None  # bytes of output sent back (running.entry.cap_output)
-    function: str | None = None  # the entry: this exported function (running.entry.with_entry)
     # The run's time limit, set by run_isolated: what the child waits on (a cluster) gives
     # up within it and says what it waited for (stages.remaining).
     time_limit: float | None = None
 
-    def to_json(self) -> str:
-        return json.dumps(self.__dict__)
+    @classmethod
+    def of_text(cls, executor: str, path: str, text: str, function: str | None = None, **fields) -> Request:
+        """The request for a program given as text, built here (tests and tools; the
+        façade builds, admits and checks the entry itself, run.py; here the executor's
+        emitter refuses what its admission would, in one line). Raises ValueError
+        with the first translation error, NoSuchEntry for a `function` that cannot be
+        an entry."""
+        from ..ir.build import build
+        from ..syntax.report import diagnostic_line
+        from .entry import with_entry
+
+        built = build(text, path)
+        if built.program is None:
+            raise ValueError(diagnostic_line(built.checked.errors[0]))
+        return cls(executor, with_entry(built, function), **fields)
+
+    def to_bytes(self) -> bytes:
+        """What the child reads on its stdin: the fields, pickled (a dict, so that the
+        child, which runs this module as __main__, imports no second copy of it)."""
+        with _collector_paused():
+            return pickle.dumps(self.__dict__, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic collector off while a program's IR is pickled or unpickled: the
+    state each node pickles as, or the nodes themselves, set off young collections that
+    walk the whole heap again and again (at 5,000 lines, 305 ms of CPU to pickle with it,
+    125 ms without; 480 and 70 ms to unpickle). Back on after, unless it was off (the
+    server keeps it off until its first publication, server/heap.py)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def result_to_json(result: RunResult) -> dict:
@@ -579,7 +626,7 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
     stages it reaches; the output and error bytes. With `answer_from` (a spare taken
     then), raises _SpareSilent when the child is stopped, or has not said it took the
     request within SPARE_ANSWER (SPARE_START while it was still starting)."""
-    pending: bytes | None = request.to_json().encode()
+    pending: bytes | None = request.to_bytes()
 
     def stages() -> None:
         for name in pipe.poll():
@@ -678,13 +725,12 @@ def _send_line(text: str) -> None:
 
 
 def child_main() -> int:
-    """The child: read the request, build, run (entry.run_built: the same admission and
-    executor call as an in-process run), write the result."""
+    """The child: read the request, run the program its parent built (entry.run_entry:
+    the same executor call as an in-process run), write the result. It imports the
+    executor, the IR's nodes and the spans, never the parser or the checker."""
     from ..exec.executors import ExecutorUnavailable
     from ..exec.stages import limit, stream_output
-    from ..ir.build import build
-    from ..syntax.report import diagnostic_line
-    from .entry import NoSuchEntry, cap_output, run_built
+    from .entry import cap_output, run_entry
     from .executors import preload
 
     spare = SPARE_ARG in sys.argv[1:]
@@ -695,30 +741,27 @@ def child_main() -> int:
         preload(("cpu-sir-interp", "cpu-c17"))
     _send_stages()
     reached(COMPILING)
-    request = json.loads(sys.stdin.read())
-    _send_line(TAKEN)  # the parent waits SPARE_ANSWER for this from a spare
+    data = sys.stdin.buffer.read()
+    _send_line(TAKEN)  # the parent waits SPARE_ANSWER for this from a spare (before a big program's unpickling)
+    with _collector_paused():
+        request = pickle.loads(data)
+        gc.freeze()  # the program and the imports live to the end: no collection walks them again
+    del data
     limit(request.get("time_limit"))
     if spare:
         _name_process(RUNNING_NAME)
     output = _OutputStream.from_environment()
     if output is not None:  # cpu-c17 sends its own (c17/library.py); the others through write
         stream_output(output.fd, request.get("output_limit"))
-    built = build(request["text"], request["path"])
-    if built.program is None:
-        reply = {"error": diagnostic_line(built.checked.errors[0])}
-    else:
-        try:
-            result = run_built(built, request["executor"], request.get("fuel"), request.get("options") or {},
-                               function=request.get("function"),
-                               write=None if output is None else output.write)
-            reply = result_to_json(cap_output(result, request.get("output_limit")))
-        except ExecutorUnavailable as error:
-            reply = {"error": str(error), "refusal": error.refusal}
-        except NoSuchEntry as error:
-            reply = {"error": str(error)}
-        finally:
-            if output is not None:
-                output.close()
+    try:
+        result = run_entry(request["program"], request["executor"], request.get("fuel"),
+                           request.get("options") or {}, write=None if output is None else output.write)
+        reply = result_to_json(cap_output(result, request.get("output_limit")))
+    except ExecutorUnavailable as error:
+        reply = {"error": str(error), "refusal": error.refusal}
+    finally:
+        if output is not None:
+            output.close()
     sys.stdout.write(json.dumps(reply))
     sys.stdout.flush()
     return 0

@@ -238,8 +238,9 @@ def _one(request: RunRequest, executor_name: str, source: SourceText, built: Bui
     started = time.monotonic()
     try:
         if isolate:
-            outcome.result = run_isolated(Request(executor_name, source.path, source.text, request.fuel, options,
-                                                  output_limit=request.output_limit, function=request.function),
+            # The child runs the program built here (the IR, pickled): a Run builds once.
+            outcome.result = run_isolated(Request(executor_name, with_entry(built, request.function), request.fuel,
+                                                  options, output_limit=request.output_limit),
                                           time_limit=request.time_limit, cancel=request.cancel, stage=request.stage)
             if write is not None and outcome.result.output:
                 write(outcome.result.output)

@@ -94,6 +94,14 @@ class Anchor:
                 return found
         return self.at
 
+    def __reduce__(self) -> str | tuple[type[Anchor], tuple[int, int, int]]:
+        """Pickled (a run's program, sent to its child process: running/isolated.py) as
+        where it is in the version being read, so that the copy needs no `Placement`;
+        ROOT as itself."""
+        if self is ROOT:
+            return "ROOT"
+        return Anchor, self.place()
+
     @property
     def byte(self) -> int:
         return self.place()[0]
@@ -148,6 +156,11 @@ class Span:
         span._start, span._end, span._line, span._end_line = start, end, line, end_line
         span._column, span._end_column = column, end_column
         return span
+
+    def __reduce__(self) -> tuple[object, tuple[Anchor, int, int, int, int, int, int]]:
+        # Its fields as a tuple: half the bytes of the default (a dict of its slots).
+        return Span.relative, (self.anchor, self._start, self._end, self._line, self._column, self._end_line,
+                               self._end_column)
 
     @property
     def start_byte(self) -> int:

@@ -26,7 +26,7 @@ def test_the_executor_is_registered_as_native():
 
 
 def test_run_isolated_returns_the_whole_record():
-    result = run_isolated(Request("cpu-c17", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
+    result = run_isolated(Request.of_text("cpu-c17", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
     assert result.executor == "cpu-c17"
     fault = result.fault
     assert fault.operation == "mul.checked.i64" and fault.exact == 2305843009213693952000
@@ -41,7 +41,7 @@ def test_the_record_equals_the_references_field_by_field():
         text = (CONFORMANCE / f"{name}.ci").read_text()
         program = build(text, f"{name}.ci").program
         reference = run_program(program)
-        result = run_isolated(Request("cpu-c17", f"{name}.ci", text))
+        result = run_isolated(Request.of_text("cpu-c17", f"{name}.ci", text))
         assert result.fault == reference.fault, name
         assert (result.output, result.fuel_consumed, result.dispatches) == (
             reference.output, reference.fuel_consumed, reference.dispatches)
@@ -68,7 +68,7 @@ def test_no_compiler_on_path(tmp_path, monkeypatch):
 def test_no_compiler_is_one_line_through_the_child(monkeypatch):
     monkeypatch.setenv("CC", "/nonexistent/cc")
     with pytest.raises(IsolatedRunError, match="^no C compiler found: CC=/nonexistent/cc"):
-        run_isolated(Request("cpu-c17", "x.ci", '"a\\n";'))
+        run_isolated(Request.of_text("cpu-c17", "x.ci", '"a\\n";'))
 
 
 def test_no_compiler_through_the_cli(capsys, monkeypatch):
@@ -89,7 +89,7 @@ def test_a_compiler_error_names_the_compiler_and_the_first_error(tmp_path, monke
     # It fails on the run-time, which GCC and Clang compile cleanly: not a working compiler.
     with pytest.raises(IsolatedRunError, match=r"^the C compiler fakecc failed on the run-time file .* \(exit 1\): "
                                                r"x\.c:3:7: error: boom; .* is it a working C17 compiler\?"):
-        run_isolated(Request("cpu-c17", "x.ci", '"a\\n";'))
+        run_isolated(Request.of_text("cpu-c17", "x.ci", '"a\\n";'))
 
 
 DEEP = """
@@ -108,11 +108,11 @@ def test_a_stack_too_small_is_a_host_status_not_a_crash():
     """A stack far too small for 900 nested calls (64 KiB) no longer kills the child with
     SIGSEGV (issue 13 item 11): each call tests its frame against the thread's stack
     (rt/stack.c), and the entry ends with host.stack, without the executors' limit."""
-    result = run_isolated(Request("cpu-c17", "deep.ci", DEEP, options={"stack_size": 64 * 1024}), time_limit=60)
+    result = run_isolated(Request.of_text("cpu-c17", "deep.ci", DEEP, options={"stack_size": 64 * 1024}), time_limit=60)
     fault = result.fault
     assert fault is not None and (fault.code, fault.operation, fault.limit) == ("CINT_RESOURCE", "host.stack", None)
     assert 1 < fault.operands[0][1] < 900
-    assert run_isolated(Request("cpu-c17", "deep.ci", DEEP)).output == f"{sum(range(901))}\n"
+    assert run_isolated(Request.of_text("cpu-c17", "deep.ci", DEEP)).output == f"{sum(range(901))}\n"
 
 
 def _isolated_children() -> list[int]:
@@ -162,7 +162,7 @@ def test_a_crash_of_the_child_is_one_line():
     killer.start()
     try:
         with pytest.raises(IsolatedRunError, match=r"^the cpu-c17 run crashed \(SIGSEGV\)"):
-            run_isolated(Request("cpu-c17", "loop.ci", "I64 i = 0;\nwhile (true) { i = i +% 1; }\n"),
+            run_isolated(Request.of_text("cpu-c17", "loop.ci", "I64 i = 0;\nwhile (true) { i = i +% 1; }\n"),
                          time_limit=120)
     finally:
         stop.set()
@@ -173,7 +173,7 @@ def test_a_crash_of_the_child_is_one_line():
 def test_a_time_out_is_one_line(capsys, tmp_path, monkeypatch):
     source = tmp_path / "loop.ci"
     source.write_text("void f() { while (true) { } }\nf();\n")
-    build_library_warm = run_isolated(Request("cpu-c17", "warm.ci", '"warm\\n";'))  # the run-time is built
+    build_library_warm = run_isolated(Request.of_text("cpu-c17", "warm.ci", '"warm\\n";'))  # the run-time is built
     assert build_library_warm.output == "warm\n"
     monkeypatch.chdir(tmp_path)
     assert main(["run", "loop.ci", "--executor", "cpu-c17", "--time-limit", "3"]) == 3
@@ -183,18 +183,18 @@ def test_a_time_out_is_one_line(capsys, tmp_path, monkeypatch):
 
 def test_the_fuel_budget_reaches_the_child():
     text = (CONFORMANCE / "budget_fuel.ci").read_text()
-    result = run_isolated(Request("cpu-c17", "budget_fuel.ci", text, fuel=6002))
+    result = run_isolated(Request.of_text("cpu-c17", "budget_fuel.ci", text, fuel=6002))
     assert result.fault.code == "E_FUEL" and result.fuel_consumed == 6002
     assert (result.fault.address.work_item, result.fault.address.step) == (500, 1)
 
 
 def test_output_before_a_fault_is_kept():
     text = '"before\\n";\nI64 x = 0;\nI64 y = 1 / x;\n'
-    result = run_isolated(Request("cpu-c17", "f.ci", text))
+    result = run_isolated(Request.of_text("cpu-c17", "f.ci", text))
     assert result.output == "before\n" and result.fault.code == "E_DIV_ZERO"
 
 
 def test_the_memory_limit_is_one_line():
-    request = Request("cpu-c17", "m.ci", "void f() { I64[200000000] a; }\nf();\n", memory_limit=1 << 28)
+    request = Request.of_text("cpu-c17", "m.ci", "void f() { I64[200000000] a; }\nf();\n", memory_limit=1 << 28)
     with pytest.raises(IsolatedRunError, match="^the cpu-c17 run exceeded its memory limit$"):
         run_isolated(request, time_limit=60)

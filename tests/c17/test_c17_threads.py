@@ -102,7 +102,7 @@ def test_an_isolated_run_takes_the_option():
     from cint_ls.running.isolated import Request, run_isolated
 
     options = {"threads": 3, **FORCED}
-    result = run_isolated(Request("cpu-c17", "heat100.ci", HEAT_100, None, options), time_limit=120)
+    result = run_isolated(Request.of_text("cpu-c17", "heat100.ci", HEAT_100, options=options), time_limit=120)
     assert result.notes == ["cpu-c17 ran the work-items of 6 of 6 dispatches on 3 threads"]
     assert result.output == reference(build(HEAT_100, "heat100.ci").program, None).output
 

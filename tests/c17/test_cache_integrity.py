@@ -80,7 +80,7 @@ def _c_text(text: str) -> str:
 
 
 def _run(text: str) -> str:
-    return run_isolated(Request("cpu-c17", "p.ci", text), time_limit=300).output
+    return run_isolated(Request.of_text("cpu-c17", "p.ci", text), time_limit=300).output
 
 
 def _entry_is_recorded(path: Path) -> bool:

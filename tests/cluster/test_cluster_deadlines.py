@@ -32,7 +32,7 @@ LIMIT = 3.0
 @pytest.fixture(scope="module")
 def warm():
     """cpu-c17's library for PROGRAM is built: compiling is not the run's time."""
-    assert run_isolated(Request("cpu-c17", "warm.ci", PROGRAM), time_limit=60).output == "before the cluster\n"
+    assert run_isolated(Request.of_text("cpu-c17", "warm.ci", PROGRAM), time_limit=60).output == "before the cluster\n"
 
 
 @pytest.fixture
@@ -160,7 +160,7 @@ def test_cluster_tiles_that_never_come_back_end_at_the_time_limit_and_say_so(tmp
                                        dashboard_address=None)
     try:
         address = cluster.scheduler_address
-        run_isolated(Request("cpu-c17", "warm.ci", ENDLESS.replace("go();", "")), time_limit=60)  # built
+        run_isolated(Request.of_text("cpu-c17", "warm.ci", ENDLESS.replace("go();", "")), time_limit=60)  # built
         started = time.monotonic()
         outcome = run(RunRequest("p.ci", ENDLESS, "cpu-c17", time_limit=LIMIT, isolate=True,
                                  options={"cpu-c17": {"cluster": address, "cluster_min": 2, "threads": 1}}))

@@ -123,7 +123,7 @@ def test_host_status_report():
 def test_isolated_run_on_the_simulated_device():
     """What the editor's `▶ Run on gpu-cuda` lens does."""
     text = (CONFORMANCE / "heat_e9.ci").read_text()
-    result = run_isolated(Request("gpu-cuda", "heat_e9.ci", text, None, {"device": "sim"}), time_limit=60)
+    result = run_isolated(Request.of_text("gpu-cuda", "heat_e9.ci", text, options={"device": "sim"}), time_limit=60)
     assert result.executor == "gpu-cuda"
     assert result.notes[0] == "gpu-cuda ran on the simulated device"
     assert result.fault.code == "E_DIV_ZERO" and result.fault.address.work_item == 9

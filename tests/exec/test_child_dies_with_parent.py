@@ -78,7 +78,7 @@ def warm_library(tmp_path_factory):
     looping rather than compiling when it is killed."""
     if not _has_compiler():
         pytest.skip("no C compiler")
-    result = run_isolated(Request("cpu-c17", "loop.ci", LOOP, fuel=1000), time_limit=300)
+    result = run_isolated(Request.of_text("cpu-c17", "loop.ci", LOOP, fuel=1000), time_limit=300)
     assert result.fault is not None and result.fault.code == "E_FUEL"
 
 
@@ -124,13 +124,13 @@ def test_a_child_whose_parent_is_gone_ends_itself(tmp_path, warm_library):
     `python -m cint_ls.running.isolated` as run_isolated would, minus the death signal, hands
     it an endless loop and exits; the child notices the new parent and ends."""
     marker = uuid.uuid4().hex
-    request = Request("cpu-c17", "loop.ci", LOOP).to_json()
+    request = Request.of_text("cpu-c17", "loop.ci", LOOP).to_bytes().hex()
     script = (
         "import os, subprocess, sys\n"
         f"env = {{**os.environ, {PARENT_ENV!r}: str(os.getpid())}}\n"
         "child = subprocess.Popen([sys.executable, '-P', '-m', 'cint_ls.running.isolated'], stdin=subprocess.PIPE,\n"
         "                         stdout=subprocess.DEVNULL, env=env, start_new_session=True)\n"
-        "child.stdin.write(sys.argv[1].encode()); child.stdin.close()\n"
+        "child.stdin.write(bytes.fromhex(sys.argv[1])); child.stdin.close()\n"
         "print(child.pid, flush=True)\n"
         "sys.stdin.readline()\n"
         "os._exit(0)\n"
@@ -160,6 +160,6 @@ def test_a_child_started_after_its_parent_died_does_not_run(tmp_path):
     """$CINT_ISOLATED_PARENT names a process that is not the parent: the child ends at once."""
     env = {**os.environ, PARENT_ENV: "1" if os.getpid() != 1 else "2"}
     child = subprocess.run([sys.executable, "-P", "-m", "cint_ls.running.isolated"],
-                           input=Request("cpu-sir-interp", "loop.ci", LOOP).to_json().encode(),
+                           input=Request.of_text("cpu-sir-interp", "loop.ci", LOOP).to_bytes(),
                            env=env, capture_output=True, timeout=60, start_new_session=True, check=False)
     assert child.returncode == -signal.SIGKILL and child.stdout == b""

@@ -1,5 +1,6 @@
-"""Isolated runs: a child process per run, with a time limit, a memory limit, and one
-JSON result carrying the output and the whole fault record."""
+"""Isolated runs: a child process per run, given the program its parent built, with a
+time limit, a memory limit, and one JSON result carrying the output and the whole fault
+record."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fuzz.lsp_raw import running
 
 
 def test_output_and_fault_cross_the_process_boundary():
-    result = run_isolated(Request("cpu-sir-interp", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
+    result = run_isolated(Request.of_text("cpu-sir-interp", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
     assert result.output == ""
     fault = result.fault
     assert fault.operation == "mul.checked.i64" and fault.exact == 2305843009213693952000
@@ -22,24 +23,24 @@ def test_output_and_fault_cross_the_process_boundary():
 
 def test_a_program_that_loops_forever_is_stopped_at_the_time_limit():
     with pytest.raises(IsolatedRunError, match="longer than 1 s"):
-        run_isolated(Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=1)
+        run_isolated(Request.of_text("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=1)
 
 
 def test_memory_limit():
-    request = Request("cpu-sir-interp", "m.ci", "void f() { I64[100000000] a; }\nf();\n", memory_limit=1 << 28)
+    request = Request.of_text("cpu-sir-interp", "m.ci", "void f() { I64[100000000] a; }\nf();\n", memory_limit=1 << 28)
     with pytest.raises(IsolatedRunError, match="memory limit"):
         run_isolated(request, time_limit=20)
 
 
 def test_cancellation():
-    request = Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n")
+    request = Request.of_text("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n")
     with pytest.raises(IsolatedRunError, match="cancelled"):
         run_isolated(request, time_limit=20, cancel=lambda: True)
 
 
 def test_unknown_executor_is_one_line():
     with pytest.raises(IsolatedRunError, match="not implemented yet"):
-        run_isolated(Request("no-such-executor", "x.ci", '"a\\n";'))
+        run_isolated(Request.of_text("no-such-executor", "x.ci", '"a\\n";'))
 
 
 # ---- the spare child (keep_spare: the server's runs)
@@ -60,10 +61,10 @@ def spare():
 
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/stat"), reason="reads processes from /proc")
 def test_a_run_leaves_a_spare_that_the_next_run_takes(spare):
-    first = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    first = run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     kept = spare._spare
     assert kept is not None and running(kept.child.pid)
-    second = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    second = run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     assert first.output == second.output == "x\n"
     # The second run was the spare's: it has ended, and another spare waits.
     assert kept.child.returncode == 0
@@ -72,40 +73,40 @@ def test_a_run_leaves_a_spare_that_the_next_run_takes(spare):
 
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/stat"), reason="reads processes from /proc")
 def test_a_spare_started_in_another_environment_is_not_taken(spare, monkeypatch):
-    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     kept = spare._spare
     monkeypatch.setenv("CINT_TEST_SPARE", "changed")  # the server sets $CC from its settings
-    assert run_isolated(Request("cpu-sir-interp", "p.ci", PRINT)).output == "x\n"
+    assert run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT)).output == "x\n"
     assert kept.child.returncode is not None and kept.child.returncode != 0  # killed, unused
     # Nor one with another memory limit.
     kept = spare._spare
-    assert run_isolated(Request("cpu-sir-interp", "p.ci", PRINT, memory_limit=1 << 30)).output == "x\n"
+    assert run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT, memory_limit=1 << 30)).output == "x\n"
     assert kept.child.returncode is not None and kept.child.returncode != 0
 
 
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/stat"), reason="reads processes from /proc")
 def test_turning_spares_off_kills_the_spare_and_starts_no_other(spare):
-    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     pid = spare._spare.child.pid
     spare.keep_spare(False)
     assert spare._spare is None and not running(pid)
-    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     assert spare._spare is None
 
 
 def test_a_spare_that_died_is_replaced_by_a_fresh_child(spare):
-    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     spare._spare.child.kill()
     spare._spare.child.wait()
-    assert run_isolated(Request("cpu-sir-interp", "p.ci", PRINT)).output == "x\n"
+    assert run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT)).output == "x\n"
 
 
 def test_a_spare_keeps_the_time_limit_and_the_fault_record(spare):
-    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     assert spare._spare is not None
     with pytest.raises(IsolatedRunError, match="longer than 1 s"):
-        run_isolated(Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=1)
-    result = run_isolated(Request("cpu-c17", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
+        run_isolated(Request.of_text("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=1)
+    result = run_isolated(Request.of_text("cpu-c17", "heat_e1.ci", (CONFORMANCE / "heat_e1.ci").read_text()))
     assert (result.fault.address.work_item, result.fault.address.step) == (20, 22)
 
 
@@ -113,7 +114,7 @@ def test_a_spare_keeps_the_time_limit_and_the_fault_record(spare):
 def test_a_waiting_spare_is_named_cint_spare_and_the_run_it_takes_cint_run(spare):
     import time
 
-    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     pid = spare._spare.child.pid
 
     def comm() -> str:
@@ -131,7 +132,7 @@ def test_a_waiting_spare_is_named_cint_spare_and_the_run_it_takes_cint_run(spare
         return len(seen) > 20
 
     with pytest.raises(IsolatedRunError, match="cancelled"):
-        run_isolated(Request("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=20,
+        run_isolated(Request.of_text("cpu-sir-interp", "loop.ci", "void f() { while (true) { } }\nf();\n"), time_limit=20,
                      cancel=cancel)
     assert seen[-1] == "cint-run", seen
 
@@ -150,7 +151,7 @@ def test_a_stopped_spare_is_killed_and_the_run_ends_within_its_time_limit(spare,
 
     if seen == "silent":
         monkeypatch.setattr(spare, "_stopped", lambda pid: False)
-    run_isolated(Request("cpu-sir-interp", "p.ci", PRINT))
+    run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT))
     stopped = spare._spare.child
     if seen == "silent":  # stopped once it waits for its request (a spare still importing has SPARE_START)
         deadline = time.monotonic() + 60
@@ -160,7 +161,7 @@ def test_a_stopped_spare_is_killed_and_the_run_ends_within_its_time_limit(spare,
     os.kill(stopped.pid, signal.SIGSTOP)
     try:
         started = time.monotonic()
-        result = run_isolated(Request("cpu-sir-interp", "p.ci", PRINT), time_limit=2)
+        result = run_isolated(Request.of_text("cpu-sir-interp", "p.ci", PRINT), time_limit=2)
         seconds = time.monotonic() - started
     finally:
         if stopped.returncode is None:

@@ -98,7 +98,7 @@ def test_output_before_a_memory_limit_is_kept():
     from cint_ls.running.isolated import IsolatedRunError, Request, run_isolated
 
     with pytest.raises(IsolatedRunError) as raised:
-        run_isolated(Request("cpu-c17", "flood.ci", FLOOD, memory_limit=768 << 20), time_limit=60)
+        run_isolated(Request.of_text("cpu-c17", "flood.ci", FLOOD, memory_limit=768 << 20), time_limit=60)
     message = str(raised.value)
     assert message.startswith("the cpu-c17 run exceeded its memory limit; of the "), message
     assert raised.value.output.startswith("line 0\nline 1\n") and "bytes cut ...]\n" in raised.value.output

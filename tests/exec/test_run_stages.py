@@ -17,7 +17,7 @@ HEAT = (CONFORMANCE / "heat_e1.ci").read_text()
 
 def stages_of(executor: str, text: str, options: dict | None = None, **limits) -> tuple[list[str], object]:
     seen: list[str] = []
-    result = run_isolated(Request(executor, "s.ci", text, options=options), stage=seen.append, **limits)
+    result = run_isolated(Request.of_text(executor, "s.ci", text, options=options), stage=seen.append, **limits)
     return seen, result
 
 
@@ -59,14 +59,14 @@ def test_a_cold_compile_does_not_count_against_the_time_limit(tmp_path, monkeypa
     # And compilation has its own limit.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache2"))
     with pytest.raises(IsolatedRunError, match="compiling took longer than 0.5 s and was stopped"):
-        run_isolated(Request("cpu-c17", "s.ci", HEAT), time_limit=10, compile_limit=0.5)
+        run_isolated(Request.of_text("cpu-c17", "s.ci", HEAT), time_limit=10, compile_limit=0.5)
 
 
 @pytest.mark.needs_cc
 def test_running_is_still_limited():
     started = time.monotonic()
     with pytest.raises(IsolatedRunError, match="the run took longer than 1 s"):
-        run_isolated(Request("cpu-c17", "loop.ci", LOOP), time_limit=1)
+        run_isolated(Request.of_text("cpu-c17", "loop.ci", LOOP), time_limit=1)
     assert time.monotonic() - started < 1 + 30  # compilation (cached or not), then 1 s of running
 
 

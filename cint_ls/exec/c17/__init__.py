@@ -8,13 +8,19 @@ into a shared library and run on the host, every kernel one work-item at a time.
 (`describe_work_item`, SPEC-02P.1 10.6). README.md documents the design and the ABI.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ...ir import nodes as ir
-from ...ir.build import Build
-from ...syntax import Diagnostic
 from ..executors import ExecutorUnavailable, Write
 from ..runtime import RunResult
 from .describe import describe_work_item
 from .library import EXECUTOR, Untranslatable, run
+
+if TYPE_CHECKING:
+    from ...ir.build import Build
+    from ...syntax import Diagnostic
 
 
 def emit_text(program: ir.Program) -> str:

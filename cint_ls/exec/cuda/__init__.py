@@ -34,19 +34,22 @@ never reaches the emitter. If one does, the emitter's `EmitError` becomes a one-
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...ir import nodes as ir
-from ...ir.build import Build
-from ...syntax import Diagnostic
 from ..executors import UNTRANSLATABLE, ExecutorUnavailable, Write
 from ..runtime import GPU_DEVICE, NULL_DEVICE, SIMULATED, RunResult
 from ..stages import output_stream
-from .admission import admit, admit_build
 from .device import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, ORDERS, Device, DeviceError
 from .notes import run_notes
 from .probe import simulated_reason
 from .ptx import PARAM_SPACE, EmitError, PtxModule, emit_module
 from .simulator import SimulatedDevice
+
+if TYPE_CHECKING:
+    from ...analysis import CheckedModule
+    from ...ir.build import Build
+    from ...syntax import Diagnostic
 
 EXECUTOR = "gpu-cuda"
 DEVICES = ("auto", "cuda", "sim", "null")
@@ -77,6 +80,21 @@ class CudaOptions:
         if not isinstance(out.max_launch, int) or out.max_launch < 1:
             raise ExecutorUnavailable(f"gpu-cuda: a launch holds at least 1 work-item, not {out.max_launch}")
         return out
+
+
+def admit(checked: CheckedModule) -> Diagnostic | None:
+    """gpu-cuda's refusal of a checked module (admission.py, imported here when asked:
+    it stands on the checker, which a run's child process does not import)."""
+    from . import admission
+
+    return admission.admit(checked)
+
+
+def admit_build(built: Build) -> Diagnostic | None:
+    """gpu-cuda's refusal of a built program (admission.admit_build)."""
+    from . import admission
+
+    return admission.admit_build(built)
 
 
 def compile_program(program: ir.Program, param_space: int = PARAM_SPACE) -> PtxModule:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...ir import nodes as ir
-from ...ir.build import Build
-from ...syntax import Diagnostic
 from ..executors import ExecutorUnavailable, Write
 from ..runtime import RunResult
 from .machine import EXECUTOR, Machine, run_program
+
+if TYPE_CHECKING:
+    from ...ir.build import Build
+    from ...syntax import Diagnostic
 
 
 class Reference:
