@@ -626,7 +626,13 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
     stages it reaches; the output and error bytes. With `answer_from` (a spare taken
     then), raises _SpareSilent when the child is stopped, or has not said it took the
     request within SPARE_ANSWER (SPARE_START while it was still starting)."""
-    pending: bytes | None = request.to_bytes()
+    # The request goes on a thread of its own. communicate(input=..., timeout=...) writes
+    # only during its first call (Python 3.11 refuses input on a retry and then leaves
+    # stdin alone): a request past the pipe's 64 kB, which a child still importing did
+    # not read within that first wait, was cut there, and the child waited for the rest
+    # forever.
+    stdin, child.stdin = child.stdin, None
+    threading.Thread(target=_send, args=(stdin, request.to_bytes()), name="cint-request", daemon=True).start()
 
     def stages() -> None:
         for name in pipe.poll():
@@ -636,11 +642,8 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
 
     while True:
         try:
-            # The first call sends the request; retries go on reading (subprocess keeps
-            # what it has read across time-outs).
-            done = child.communicate(input=pending, timeout=0.05)
+            done = child.communicate(timeout=0.05)  # subprocess keeps what it read across time-outs
         except subprocess.TimeoutExpired:
-            pending = None
             stages()
             if answer_from is not None and not pipe.taken:
                 waited = time.monotonic() - answer_from
@@ -652,6 +655,20 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
         else:
             stages()
             return done
+
+
+def _send(stdin, payload: bytes) -> None:
+    """Write the request to the child's stdin and close it. A child killed meanwhile (its
+    limit, a cancellation) breaks the pipe: what it said is read from its other end."""
+    try:
+        stdin.write(payload)
+    except OSError:
+        pass
+    finally:
+        try:
+            stdin.close()
+        except OSError:
+            pass
 
 
 def _kill_group(child: subprocess.Popen) -> None:

@@ -4,6 +4,8 @@ record."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from conftest import CONFORMANCE
 
@@ -171,3 +173,18 @@ def test_a_stopped_spare_is_killed_and_the_run_ends_within_its_time_limit(spare,
     assert seconds < 2 + 2, seconds
     assert stopped.returncode == -signal.SIGKILL and not running(stopped.pid)  # killed and reaped
     assert spare._spare is not None and spare._spare.child.pid != stopped.pid
+
+
+
+def test_a_request_past_the_pipe_s_buffer_reaches_the_child_whole(monkeypatch, tmp_path):
+    # A Run's request is the program's IR (a Run builds once), 13 times its text: past
+    # the pipe's 64 kB, the parent wrote only what fitted during its first 50 ms wait
+    # for the child (still importing), and never the rest: the child waited for it
+    # forever (seed 999:2 of the differential fuzzer, under load). Here every child
+    # sleeps 0.3 s before it reads, so the first wait always ends first.
+    (tmp_path / "sitecustomize.py").write_text("import time\ntime.sleep(0.3)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    body = "".join(f"I64 f{k}(I64 x) {{ return x +% {k}; }}\n" for k in range(600))
+    request = Request.of_text("cpu-sir-interp", "big.ci", body + '"{f599(1)}\\n";\n')
+    assert len(request.to_bytes()) > 3 * 65536
+    assert run_isolated(request, time_limit=60).output == "600\n"
