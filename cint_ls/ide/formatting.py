@@ -41,7 +41,6 @@ from ..syntax import ast, language, parse, parse_source
 from .find import swallow, top_level
 
 INDENT = "    "
-CHUNK_SECONDS = 0.01  # the longest step of `format_in_steps`
 _POSITION_FIELDS = {"span", "op_span", "bracket_span", "keyword_span"}
 _COMPOUND = (ast.If, ast.For, ast.While, ast.Switch, ast.Block)
 
@@ -84,7 +83,7 @@ class _Formatter:
     def collect_comments(self, upto: int) -> None:
         """Add the comments that start before byte `upto`, a range at a time as the
         elements are formatted (one query over the whole tree of 50,000 lines took
-        77 ms, comments or not, in one step of `format_in_chunks`)."""
+        77 ms, comments or not, in one step of `format_in_steps`)."""
         if upto <= self.collected:
             return
         if self.any_comment:
@@ -560,7 +559,7 @@ def format_document(doc) -> str | None:
             return done.value
 
 
-def format_in_steps(doc, seconds: float = CHUNK_SECONDS) -> Generator[None, None, str | None]:
+def format_in_steps(doc, seconds: float) -> Generator[None, None, str | None]:
     """`format_document` as a generator that yields every `seconds` of work (a heavy
     request's steps, on the server's loop) and returns the answer. Each step reads the
     same version (`doc.reading()`)."""

@@ -109,6 +109,9 @@ class Session:
         self.cancels: dict[Any, threading.Event] = {}  # request id -> its run's cancel event
         self.stopping = threading.Event()
         self.run_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cint-run")
+        # Held by the heavy request whose steps run (handlers.serve_heavy): taken in turn,
+        # the first asked is answered first, as a client that pipelines them waits for it.
+        self.heavy = asyncio.Lock()
         self.publishing = Publishing()
         self.lens_refresh = LensRefresh(self)
         self._executors: list[str] | None = None

@@ -128,8 +128,8 @@ def serve_light(session: Session, route: Route, params: Any) -> Any:
 
 async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
     """A heavy request: on the version of its document current when it arrives, after
-    that version's diagnostics, a step at a time (`scheduling.steps`); the answer only
-    if the document is still that version."""
+    that version's diagnostics and the heavy requests before it, a step at a time
+    (`scheduling.steps`); the answer only if the document is still that version."""
     uri = params.text_document.uri
     entry = session.entry(uri)
     if entry is None:
@@ -145,7 +145,8 @@ async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
         if isinstance(prepared, Immediate):
             return prepared.value
         await documents.settled(session, uri)
-        computed = await steps(lambda: route.fn(snapshot, params, prepared), current, session.handled, uri)
+        async with session.heavy:  # one at a time, in order: the first asked is the first answered
+            computed = await steps(lambda: route.fn(snapshot, params, prepared), current, session.handled, uri)
         if not current():
             raise content_modified(uri)
         if route.finish is not None:
