@@ -9,7 +9,8 @@ error recovery can depend on the old subtrees the incremental parse reused. Pars
 text again from scratch before answering took 20 ms of a 5,000-line file (180 to 230 ms
 at 50,000 lines), with the GIL held, after every such keystroke. So the features answer
 from the provisional tree, its diagnostics are published, and then a thread parses the
-text again (`_confirm`; the parse gives up the GIL at every chunk it reads). A tree
+text again (`_confirm`, in the heavy requests' turn; the parse gives up the GIL at every
+chunk it reads). A tree
 that differs (one erroneous edit in thousands, benchmarks and tests/syntax) becomes a
 new snapshot of the same version: its diagnostics are published again, the requests in
 flight answer ContentModified, and the client is asked to refresh its tokens, hints and
@@ -165,13 +166,15 @@ async def settled(session: Session, uri: str) -> None:
 # ---- provisional trees
 
 async def _confirm(session: Session, uri: str, generation: int, snapshot) -> None:
-    """Parse a provisional version again from scratch, on a thread, and make the result
-    the version's tree; the parse stops when the document changes meanwhile."""
+    """Parse a provisional version again from scratch, on a thread, in the heavy
+    requests' turn (after those that came with the edit: they answer first), and make
+    the result the version's tree; the parse stops when the document changes meanwhile."""
     def wanted() -> bool:  # asked from the thread
         return session.current(uri, generation) is not None
 
     try:
-        tree = await asyncio.to_thread(_parse_again, snapshot.source.data, wanted)
+        async with session.heavy:
+            tree = await asyncio.to_thread(_parse_again, snapshot.source.data, wanted) if wanted() else None
     except asyncio.CancelledError:  # the server ends
         return
     except Exception:  # logged; the version keeps its provisional tree

@@ -35,7 +35,7 @@ class Computed:
 
 
 class Immediate:
-    """What a `prepare` returns to answer at once, without the worker."""
+    """What a `prepare` returns to answer at once, without computing."""
 
     __slots__ = ("value",)
 
