@@ -323,6 +323,10 @@ class _Writer(StdoutWriter):
         self._idle = threading.Event()
         self._idle.set()
         self._pending = 0
+        # The same, for the loop: set once everything written is out (`written`).
+        self._written = asyncio.Event()
+        self._written.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._drain, name="cint-stdout", daemon=True)
         self._thread.start()
@@ -344,7 +348,21 @@ class _Writer(StdoutWriter):
         with self._lock:
             self._pending += 1
             self._idle.clear()
+        try:
+            self._loop = asyncio.get_running_loop()
+            self._written.clear()
+        except RuntimeError:  # not on the loop (at the end)
+            pass
         self._queue.put(data)
+
+    async def written(self) -> None:
+        """Return once everything written so far is out (a heavy request's next step
+        waits for it: the writer's thread then has the GIL to itself)."""
+        await self._written.wait()
+
+    def _out(self) -> None:  # on the loop
+        if self._idle.is_set():
+            self._written.set()
 
     def _drain(self) -> None:
         while (data := self._queue.get()) is not None:
@@ -362,6 +380,11 @@ class _Writer(StdoutWriter):
                 self._pending -= 1
                 if not self._pending:
                     self._idle.set()
+                    if self._loop is not None:
+                        try:
+                            self._loop.call_soon_threadsafe(self._out)
+                        except RuntimeError:  # the loop is closed
+                            pass
 
 
 class CintLanguageServer(LanguageServer):
@@ -553,6 +576,9 @@ class CintLanguageServer(LanguageServer):
         reader = getattr(self, "_reader", None)
         if reader is not None:
             await reader.handled()
+        writer = self.protocol.writer
+        if isinstance(writer, _Writer):
+            await writer.written()
 
     async def configuration(self, section: str, timeout: float) -> list:
         return await asyncio.wait_for(self.workspace_configuration_async(

@@ -4,8 +4,9 @@ Every request is answered on the loop's one thread. A light one (hover, completi
 in one go, as it arrives. A heavy one (semantic tokens, inlay hints, symbols, folding
 ranges, formatting, ...) may be a generator: a step of it computes STEP_SECONDS at most
 and yields, and `steps` runs the next step only once every message that has arrived is
-handled (a hover that came after it goes first) and the loop has had its turn (timers:
-the diagnostics of an edit). Since one thread reads the documents and computes their
+handled (a hover that came after it goes first), every answer written is out (the
+writer's thread has the GIL to itself: a publication of diagnostics is not held behind
+a step) and the loop has had its turn (timers: the diagnostics of an edit). Since one thread reads the documents and computes their
 layers, the document's lock (`ide.Snapshot`) is never waited for.
 
 A heavy request is answered:
@@ -26,7 +27,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcContentModified
 
-STEP_SECONDS = 0.01  # the longest step of a heavy request (a hover behind it waits that long at most)
+STEP_SECONDS = 0.005  # the longest step of a heavy request (a hover behind it waits that long at most)
 
 
 def content_modified(uri: str) -> JsonRpcContentModified:

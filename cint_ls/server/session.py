@@ -44,7 +44,8 @@ class Client(Protocol):
         ...
 
     async def handled(self) -> None:
-        """Return once every message that has arrived is handled."""
+        """Return once every message that has arrived is handled and every answer
+        written is out."""
         ...
 
     async def configuration(self, section: str, timeout: float) -> list: ...
@@ -131,7 +132,8 @@ class Session:
         return self.client is not None and self.client.supports(path)
 
     async def handled(self) -> None:
-        """Return once every message from the client that has arrived is handled."""
+        """Return once every message from the client that has arrived is handled and
+        every answer written is out."""
         if self.client is not None:
             await self.client.handled()
 
