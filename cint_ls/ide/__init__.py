@@ -13,7 +13,7 @@ from .diagnostics import DEFAULT_TARGETS, REFUSAL_CODE, diagnostics
 from .document import Document, Snapshot
 from .explain import explain
 from .folding import folding_ranges
-from .formatting import format_document, format_in_chunks
+from .formatting import format_document, format_in_steps
 from .highlight import highlights
 from .hints import inlay_hints
 from .hover import hover
@@ -48,7 +48,7 @@ __all__ = [
     "CompletionItem", "Document", "DocumentSymbol", "Explanation", "FoldingRange", "Highlight", "HoverResult",
     "InlayHint", "Location", "Refusal", "RenameResult", "SemanticToken", "SignatureHelp", "Snapshot", "TextChange",
     "code_actions", "code_lenses", "completion", "definition", "diagnostics", "document_symbols", "explain",
-    "folding_ranges", "format_document", "format_in_chunks", "fuzzy_score", "gpu_refusals", "highlights", "hover",
+    "folding_ranges", "format_document", "format_in_steps", "fuzzy_score", "gpu_refusals", "highlights", "hover",
     "inlay_hints",
     "prepare_rename", "references", "rename", "semantic_tokens", "semantic_tokens_array", "semantic_tokens_data", "signature_help", "target_fixes",
     "top_level_symbols",

@@ -525,8 +525,11 @@ class Document:
     def tree(self) -> tree_sitter.Tree:
         return self._current.tree
 
-    def apply(self, changes: list[TextEdit | str], version: int | None = None, reparse: bool = True) -> None:
-        """Apply LSP content changes in order: a TextEdit, or a str for the whole text.
+    def apply(self, changes: list[TextEdit | tuple[int, int, int, int, str] | str], version: int | None = None,
+              reparse: bool = True) -> None:
+        """Apply LSP content changes in order: a TextEdit (or its start line, start
+        character, end line, end character and text, as LSP sends it), or a str for
+        the whole text.
         `reparse=False`: a tree with a syntax error stays provisional (the snapshot
         says so) until `confirm`."""
         # The current snapshot keeps its tree: the edits go to a copy (Tree.edit is in place).
@@ -540,6 +543,10 @@ class Document:
             for change in changes:
                 if isinstance(change, str):
                     self._parsed.replace(change)
+                elif isinstance(change, tuple):
+                    line, character, end_line, end_character, text = change
+                    self._parsed.apply(TextEdit(Position(line, character), Position(end_line, end_character), text),
+                                       reparse)
                 else:
                     self._parsed.apply(change, reparse)
         finally:

@@ -20,9 +20,9 @@ The style (every example of SPEC-02P.1 is a fixed point of it):
 
 `format_document` returns None for a file with syntax errors, and (as a last guard) when
 the formatted text would not parse to the same tree, minus positions.
-`format_in_chunks` is the same answer computed holding the document's lock a few
-milliseconds at a time: the first formatting of a 5,000-line file takes a third of a
-second, and a hover on the same document waited for all of it.
+`format_in_steps` is the same answer computed a few milliseconds at a time: the first
+formatting of a 5,000-line file takes a third of a second, and a hover on the same
+document waited for all of it.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from contextlib import contextmanager
 from dataclasses import fields
 from functools import cache
@@ -41,7 +41,6 @@ from ..syntax import ast, language, parse, parse_source
 from .find import swallow, top_level
 
 INDENT = "    "
-CHUNK_SECONDS = 0.01  # the longest `format_in_chunks` holds the document's lock at once
 _POSITION_FIELDS = {"span", "op_span", "bracket_span", "keyword_span"}
 _COMPOUND = (ast.If, ast.For, ast.While, ast.Switch, ast.Block)
 
@@ -84,7 +83,7 @@ class _Formatter:
     def collect_comments(self, upto: int) -> None:
         """Add the comments that start before byte `upto`, a range at a time as the
         elements are formatted (one query over the whole tree of 50,000 lines took
-        77 ms, comments or not, in one step of `format_in_chunks`)."""
+        77 ms, comments or not, in one step of `format_in_steps`)."""
         if upto <= self.collected:
             return
         if self.any_comment:
@@ -552,18 +551,18 @@ def format_document(doc) -> str | None:
     """The document in the canonical style, or None when it has syntax errors (a
     broken file is never reformatted). Kept per version. Total: a failure is logged
     and the answer is None."""
-    return format_in_chunks(doc, _nothing, math.inf)  # one chunk
+    steps = format_in_steps(doc, math.inf)  # one step
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
 
 
-def _nothing() -> None:
-    pass
-
-
-def format_in_chunks(doc, between: Callable[[], None], seconds: float = CHUNK_SECONDS) -> str | None:
-    """`format_document`, holding the document's lock (`doc.reading()`) `seconds` at a
-    time and calling `between()` without it between those chunks (a heavy request's
-    checkpoint: what it raises goes through). The steps read the same version
-    throughout: each chunk puts its anchors back in place."""
+def format_in_steps(doc, seconds: float) -> Generator[None, None, str | None]:
+    """`format_document` as a generator that yields every `seconds` of work (a heavy
+    request's steps, on the server's loop) and returns the answer. Each step reads the
+    same version (`doc.reading()`)."""
     found = doc.memo.get("format", _NONE)
     if found is not _NONE:
         return found
@@ -582,7 +581,7 @@ def format_in_chunks(doc, between: Callable[[], None], seconds: float = CHUNK_SE
         except Exception as error:  # noqa: BLE001 - as `find.total`: an editor request never fails
             swallow("format_document", error)
             return None
-        between()
+        yield
 
 
 _NONE = object()

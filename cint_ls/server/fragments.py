@@ -9,10 +9,9 @@ item's entry); beside them, this keeps their JSON as a `Template` whose line num
 relative to the item's first line. An edit that leaves an item where it was reuses its
 text; one that moves it down a line renders the template again (a join, no conversion).
 
-Every function runs on the worker, on a pinned version (`ide.Snapshot`): it holds the
-document's lock for CHUNK_SECONDS at a time, with a `checkpoint()` between, so the
-loop can take the document in between; and it memoizes the whole answer in the
-version's memo, so an unchanged version answers at once.
+Every function is a generator of a heavy request's steps (`scheduling.steps`) on the
+version asked about (`ide.Snapshot`): STEP_SECONDS of work at a time; and it memoizes
+the whole answer in the version's memo, so an unchanged version answers at once.
 """
 
 from __future__ import annotations
@@ -21,16 +20,16 @@ import json
 import re
 import time
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 
 from ..ide.folding import part_folding_ranges
 from ..ide.hints import part_hints
 from ..ide.symbols import part_symbols
 from ..ide.tokens import part_encoding
 from . import convert
-from .scheduling import checkpoint
+from .scheduling import STEP_SECONDS
 
-CHUNK_SECONDS = 0.01  # the longest the document's lock is held at once
+Steps = Generator[None, None, str]  # a heavy request's steps, and its JSON in the end
 MEMO_LIMIT = 1 << 20  # the longest whole answer kept for its version, in characters
 
 # A relative line number inside a template: "\x00<n>\x00", which json.dumps writes as
@@ -107,55 +106,52 @@ def _piece(doc, part, key: str, objects: Callable[[], list]) -> str:
     return template.at(base)
 
 
-def _each(doc, parts: list) -> Iterator:
-    """`parts` one by one, handed out holding the document's lock for CHUNK_SECONDS at
-    most at a time, with a checkpoint between: by time, not by count, since a part kept
-    from an earlier version costs microseconds and one computed the first time (its IR,
-    its hints) milliseconds."""
+def _each(doc, parts: list, piece: Callable) -> Generator[None, None, list[str]]:
+    """`piece(part)` of each of `parts` that has one, STEP_SECONDS at a time: by time,
+    not by count, since a part kept from an earlier version costs microseconds and one
+    computed the first time (its IR, its hints) milliseconds."""
+    out = []
     i, n = 0, len(parts)
     while i < n:
-        deadline = time.monotonic() + CHUNK_SECONDS
+        deadline = time.monotonic() + STEP_SECONDS
         with doc.reading():
             while i < n:
-                yield parts[i]
+                text = piece(parts[i])
+                if text:
+                    out.append(text)
                 i += 1
                 if time.monotonic() > deadline:
                     break
         if i < n:
-            checkpoint()
+            yield
+    return out
 
 
-def _memo(doc, key, make: Callable[[], str]) -> str:
+def _memo(doc, key, make: Callable[[], Generator[None, None, list[str]]]) -> Steps:
     """The answer kept for the version; one over MEMO_LIMIT characters is not kept (at
     50,000 lines the four whole-document answers held 20 MB beside the item templates
     they are joined from, which join again in milliseconds)."""
     text = doc.memo.get(key)
     if text is None:
-        text = make()
+        text = "[" + ",".join((yield from make())) + "]"
         if len(text) <= MEMO_LIMIT:
             doc.memo[key] = text
     return text
 
 
-def _joined(pieces: list[str]) -> str:
-    return "[" + ",".join(p for p in pieces if p) + "]"
-
-
 # ---- document symbols
 
-def symbols(doc) -> str:
+def symbols(doc) -> Steps:
     """The JSON of the document's `DocumentSymbol[]`."""
-    return _memo(doc, "lsp:symbols", lambda: _joined(_symbol_pieces(doc)))
-
-
-def _symbol_pieces(doc) -> list[str]:
     source = doc.source
-    out = []
-    for part in _each(doc, doc.parts()):
-        if part.node is not None:
-            out.append(_piece(doc, part, "lsp:symbols", lambda part=part: [
-                convert.document_symbol_json(source, s) for s in part_symbols(doc, part)]))
-    return out
+
+    def piece(part) -> str | None:
+        if part.node is None:
+            return None
+        return _piece(doc, part, "lsp:symbols", lambda: [
+            convert.document_symbol_json(source, s) for s in part_symbols(doc, part)])
+
+    return (yield from _memo(doc, "lsp:symbols", lambda: _each(doc, doc.parts(), piece)))
 
 
 # ---- inlay hints
@@ -168,55 +164,51 @@ def _hint_json(source, hint) -> dict:
     return out
 
 
-def inlay_hints(doc, start: int, end: int) -> str:
+def inlay_hints(doc, start: int, end: int) -> Steps:
     """The JSON of the `InlayHint[]` at byte offsets start..end (both included): whole
     kernels from their templates, the kernels the range cuts hint by hint."""
-    return _memo(doc, ("lsp:hints", start, end), lambda: _joined(_hint_pieces(doc, start, end)))
-
-
-def _hint_pieces(doc, start: int, end: int) -> list[str]:
     source = doc.source
-    out = []
-    with doc.reading():
-        parts = doc.parts_between(start, end)
-    for part in _each(doc, parts):
+
+    def piece(part) -> str | None:
         if start <= part.start and part.end <= end:
-            out.append(_piece(doc, part, "lsp:hints", lambda part=part: [
-                _hint_json(source, h) for h in part_hints(doc, part)]))
-        else:
-            found = [_hint_json(source, h) for h in part_hints(doc, part) if start <= h.offset <= end]
-            if found:
-                out.append(json.dumps(found)[1:-1])
-    return out
+            return _piece(doc, part, "lsp:hints", lambda: [_hint_json(source, h) for h in part_hints(doc, part)])
+        found = [_hint_json(source, h) for h in part_hints(doc, part) if start <= h.offset <= end]
+        return json.dumps(found)[1:-1] if found else None
+
+    def pieces():
+        with doc.reading():
+            parts = doc.parts_between(start, end)
+        return _each(doc, parts, piece)
+
+    return (yield from _memo(doc, ("lsp:hints", start, end), pieces))
 
 
 # ---- semantic tokens
 
-def tokens_data(doc, data) -> str:
+def tokens_data(doc, data) -> Steps:
     """The JSON of the document's token array `data` (`ide.semantic_tokens_data`),
     from each item's tail kept as text."""
     if doc.source.lone_carriage_returns:  # the ide encodes these another way
         return json.dumps(list(data))
-    return _memo(doc, "lsp:tokens", lambda: _joined(_token_pieces(doc)))
-
-
-def _token_pieces(doc) -> list[str]:
-    out = []
     prev_line = prev_char = 0
-    for part in _each(doc, doc.parts()):
+
+    def piece(part) -> str | None:
+        nonlocal prev_line, prev_char
         found = part_encoding(doc, part)
         if found is None:
-            continue
+            return None
         (line, char, length, kind, bits), last, tail = found
-        out.append(f"{line - prev_line},{char - prev_char if line == prev_line else char},{length},{kind},{bits}")
-        if tail:
-            kept = part.kept
-            text = kept.get("lsp:tokens")
-            if text is None or text[0] is not tail:
-                text = kept["lsp:tokens"] = (tail, ",".join(map(str, tail)))
-            out.append(text[1])
+        head = f"{line - prev_line},{char - prev_char if line == prev_line else char},{length},{kind},{bits}"
         prev_line, prev_char = last
-    return out
+        if not tail:
+            return head
+        kept = part.kept
+        text = kept.get("lsp:tokens")
+        if text is None or text[0] is not tail:
+            text = kept["lsp:tokens"] = (tail, ",".join(map(str, tail)))
+        return head + "," + text[1]
+
+    return (yield from _memo(doc, "lsp:tokens", lambda: _each(doc, doc.parts(), piece)))
 
 
 # ---- folding ranges
@@ -229,14 +221,9 @@ def _fold_json(fold) -> dict:
     return out
 
 
-def folding_ranges(doc) -> str:
+def folding_ranges(doc) -> Steps:
     """The JSON of the document's `FoldingRange[]` (the ide's ranges, in order)."""
-    return _memo(doc, "lsp:folds", lambda: _joined(_fold_pieces(doc)))
+    def piece(part) -> str:
+        return _piece(doc, part, "lsp:folds", lambda: [_fold_json(f) for f in part_folding_ranges(doc, part)])
 
-
-def _fold_pieces(doc) -> list[str]:
-    out = []
-    for part in _each(doc, doc.parts()):
-        out.append(_piece(doc, part, "lsp:folds", lambda part=part: [
-            _fold_json(f) for f in part_folding_ranges(doc, part)]))
-    return out
+    return (yield from _memo(doc, "lsp:folds", lambda: _each(doc, doc.parts(), piece)))

@@ -74,6 +74,8 @@ class StdinReader:
         self._buffer = bytearray()
         self._eof = False
         self._arrived: asyncio.Event | None = None
+        self._handled = asyncio.Event()  # clear while a message that arrived waits to be handled
+        self._handled.set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._report = report
 
@@ -107,6 +109,7 @@ class StdinReader:
     def _feed(self, chunk: bytes) -> None:
         if chunk:
             self._buffer += chunk
+            self._handled.clear()
         else:
             self._eof = True
         self._arrived.set()
@@ -120,9 +123,10 @@ class StdinReader:
 
     # ---- messages
 
-    def pending(self) -> bool:
-        """Whether bytes have arrived that are not read yet (a message, or part of one)."""
-        return bool(self._buffer)
+    async def handled(self) -> None:
+        """Return once every whole message that has arrived is handed on (a heavy
+        request's next step waits for it: scheduling.steps)."""
+        await self._handled.wait()
 
     async def read_message(self) -> bytes | None:
         """The next message's body; None at the end of the input."""
@@ -134,6 +138,7 @@ class StdinReader:
             body = self._frame()
             if body is not None:
                 return body
+            self._handled.set()
             if self._eof:
                 if self._buffer.strip():
                     self._problem(f"the input ended inside a message: {len(self._buffer)} bytes dropped")

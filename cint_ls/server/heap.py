@@ -21,9 +21,9 @@ they set off walked them again and again, about 40% of a first analysis at 5,000
 The allocator (glibc only; elsewhere these do nothing). A fresh parse of a provisional
 version (handlers/documents.py) holds a second tree for a moment: 53 MB at 50,000 lines,
 on top of what the heap already keeps. By default glibc gives each thread that allocates
-its own arena, and what the worker thread freed stays resident in its arena while the
+its own arena, and what the parsing thread freed stays resident in its arena while the
 loop's allocations grow another; and memory freed in the middle of an arena stays
-resident until `malloc_trim`, which the worker calls before each fresh parse (and a
+resident until `malloc_trim`, which the parsing thread calls before each fresh parse (and a
 full collection after it). Measured side by side at 50,000 lines (benchmarks/lsp.py,
 VS Code's pattern, peak RSS, 2026-12-01): 415 MB without either, 368 MB with both. A
 trim takes 0.3 ms there, and about 0.5 ms of the loop's time at 5,000 lines: it is not

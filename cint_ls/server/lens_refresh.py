@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from .. import ide
 from ..running.run import simulated_executors
-from .pinned import held, pin
 
 if TYPE_CHECKING:
     from .session import Session
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger("cint_ls.server")
 
 REFRESH_DELAY = 0.3  # seconds of quiet after a change before its lenses are compared
-RETRY_DELAY = 0.02  # seconds before looking again while the worker holds the document
 
 
 class LensRefresh:
@@ -48,13 +46,10 @@ class LensRefresh:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop: unit tests of the session
             return
-        self._schedule(loop, uri, REFRESH_DELAY)
-
-    def _schedule(self, loop: asyncio.AbstractEventLoop, uri: str, delay: float) -> None:
         timer = self.timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
-        self.timers[uri] = loop.call_later(delay, self._check, uri)
+        self.timers[uri] = loop.call_later(REFRESH_DELAY, self._check, uri)
 
     def _check(self, uri: str) -> None:
         self.timers.pop(uri, None)
@@ -63,18 +58,13 @@ class LensRefresh:
             self.layouts.pop(uri, None)
             return
         executors = self.session.executors()
-        simulated = simulated_executors(executors)  # the façade's forecast, before the document's lock
-        snapshot = pin(entry.doc)
-        if not snapshot.lock.acquire(blocking=False):  # never block the loop on the worker
-            self._schedule(asyncio.get_running_loop(), uri, RETRY_DELAY)
+        simulated = simulated_executors(executors)  # the façade's forecast (the ide's lenses ask no probe)
+        try:
+            layout = tuple((lens.span.line, lens.title, lens.command, lens.arguments)
+                           for lens in ide.code_lenses(entry.doc.snapshot(), executors, simulated))
+        except Exception:  # logged; a refresh is a courtesy, the lenses' own request reports errors
+            logger.exception("code lens layout failed")
             return
-        with held(snapshot.lock):
-            try:
-                layout = tuple((lens.span.line, lens.title, lens.command, lens.arguments)
-                               for lens in ide.code_lenses(snapshot, executors, simulated))
-            except Exception:  # logged; a refresh is a courtesy, the lenses' own request reports errors
-                logger.exception("code lens layout failed")
-                return
         before = self.layouts.get(uri)
         self.layouts[uri] = layout
         if before is None or before == layout:

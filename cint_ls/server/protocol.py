@@ -25,9 +25,9 @@ What it changes of pygls, and why:
   InvalidParams) are sent without pygls' traceback in the log.
 - The base protocol is read by `framing.StdinReader` (headers in any case, a maximum
   message size, resynchronisation after a wrong length) on a thread of its own, a
-  chunk at a time, instead of one thread-pool round trip per header line: with a heavy
-  request computing on the worker thread, each hand-over of the GIL costs up to a
-  switch interval, and a hover would pay several. `_serve` replaces `run_async`.
+  chunk at a time, instead of one thread-pool round trip per header line; it says when
+  every message that arrived is handled (`handled`: a heavy request's next step waits
+  for it). `_serve` replaces `run_async`.
 - The lifecycle as LSP says (pygls answered requests before `initialize`, accepted a
   second one, and left requests after `shutdown` unanswered): before `initialize` a
   request gets ServerNotInitialized and a notification is dropped; a second
@@ -69,7 +69,6 @@ from .framing import FramingError, StdinReader
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
 from .heap import collect_when_idle
-from .scheduling import watch_input, watch_output
 from .session import Serialized, Session
 
 logger = logging.getLogger("cint_ls.server")
@@ -189,7 +188,7 @@ class CintProtocol(LanguageServerProtocol):
         super()._send_handler_result(future, msg_id=msg_id)
 
     def _send_serialized(self, msg_id, text: str) -> None:
-        """A response whose result the worker serialized (`_send_data`, less the
+        """A response whose result is serialized already (`_send_data`, less the
         serialization)."""
         if self.writer is None:
             logger.error("no transport for the response to %r", msg_id)
@@ -324,6 +323,10 @@ class _Writer(StdoutWriter):
         self._idle = threading.Event()
         self._idle.set()
         self._pending = 0
+        # The same, for the loop: set once everything written is out (`written`).
+        self._written = asyncio.Event()
+        self._written.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._drain, name="cint-stdout", daemon=True)
         self._thread.start()
@@ -333,10 +336,6 @@ class _Writer(StdoutWriter):
         self.lost = True
         self._queue.put(None)
         super().close()
-
-    def idle(self) -> bool:
-        """Whether everything written so far is out."""
-        return self._idle.is_set()
 
     def flush(self, limit: float = FLUSH_LIMIT) -> None:
         """Wait, at most `limit` seconds, until everything written so far is out."""
@@ -349,7 +348,21 @@ class _Writer(StdoutWriter):
         with self._lock:
             self._pending += 1
             self._idle.clear()
+        try:
+            self._loop = asyncio.get_running_loop()
+            self._written.clear()
+        except RuntimeError:  # not on the loop (at the end)
+            pass
         self._queue.put(data)
+
+    async def written(self) -> None:
+        """Return once everything written so far is out (a heavy request's next step
+        waits for it: the writer's thread then has the GIL to itself)."""
+        await self._written.wait()
+
+    def _out(self) -> None:  # on the loop
+        if self._idle.is_set():
+            self._written.set()
 
     def _drain(self) -> None:
         while (data := self._queue.get()) is not None:
@@ -367,6 +380,11 @@ class _Writer(StdoutWriter):
                 self._pending -= 1
                 if not self._pending:
                     self._idle.set()
+                    if self._loop is not None:
+                        try:
+                            self._loop.call_soon_threadsafe(self._out)
+                        except RuntimeError:  # the loop is closed
+                            pass
 
 
 class CintLanguageServer(LanguageServer):
@@ -392,8 +410,8 @@ class CintLanguageServer(LanguageServer):
                 return await serve_heavy(session, route, params)
             return heavy
         if route.kind == "light":
-            async def light(params):
-                return await serve_light(session, route, params)
+            def light(params):
+                return serve_light(session, route, params)
             return light
         if asyncio.iscoroutinefunction(route.fn):
             async def coroutine(params):  # a function of its own: pygls sets attributes on it
@@ -412,14 +430,10 @@ class CintLanguageServer(LanguageServer):
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' `_start_io_async`, with `framing.StdinReader` and `_serve` instead of
         `pygls.io_.run_async` (whose header parsing took only `Content-Length: N`
-        exactly and never resynchronised). (The GIL's switch interval stays Python's 5
-        ms: 1 ms measured no different under an editor's burst, the chunks and
-        checkpoints of the heavy work doing what a shorter interval would.)"""
+        exactly and never resynchronised)."""
         self._stop_event = threading.Event()
         self.protocol.set_writer(_Writer(stdout or sys.stdout.buffer))
         self._reader = StdinReader(stdin or sys.stdin.buffer, report=self._framing_error)
-        watch_input(self._reader.pending)  # heavy jobs give way while messages wait (scheduling.checkpoint)
-        watch_output(self.protocol.writer.idle)  # and while answers are written (Worker._give_way)
         try:
             asyncio.run(self._serve())
         except (KeyboardInterrupt, SystemExit):
@@ -558,12 +572,13 @@ class CintLanguageServer(LanguageServer):
     def request_id(self) -> Any:
         return self.protocol.msg_id
 
-    def backlog(self) -> bool:
+    async def handled(self) -> None:
         reader = getattr(self, "_reader", None)
-        return reader is not None and reader.pending()
-
-    def serialize(self, result: Any) -> str:
-        return self.protocol.serialize(result)
+        if reader is not None:
+            await reader.handled()
+        writer = self.protocol.writer
+        if isinstance(writer, _Writer):
+            await writer.written()
 
     async def configuration(self, section: str, timeout: float) -> list:
         return await asyncio.wait_for(self.workspace_configuration_async(

@@ -1,5 +1,5 @@
 """The state of a cint-ls session, passed explicitly to every handler: the open
-documents, the settings, the run pool and its cancellations, the heavy-request worker.
+documents, the settings, the run pool and its cancellations.
 
 Nothing here imports pygls' server: the session talks to the client through `Client`,
 which the pygls shim (`protocol.py`) implements. The handlers (`handlers/`) are plain
@@ -20,12 +20,9 @@ from lsprotocol import types as lsp
 from ..ide import Document
 from .lens_refresh import LensRefresh
 from .runs import implemented_executors, keep_spare
-from .scheduling import Worker, light_in_flight
 from .settings import Settings
 
 logger = logging.getLogger("cint_ls.server")
-
-YIELD_TO_LIGHT = 0.05  # seconds a heavy answer waits at most for the light requests before it
 
 
 class Client(Protocol):
@@ -46,13 +43,9 @@ class Client(Protocol):
         """The id of the request being handled (None in a notification)."""
         ...
 
-    def backlog(self) -> bool:
-        """Whether input has arrived that is not handled yet."""
-        ...
-
-    def serialize(self, result: Any) -> str:
-        """The JSON text of a request's result, as it goes on the wire (thread-safe: the
-        worker serializes big answers, so that the loop only writes them)."""
+    async def handled(self) -> None:
+        """Return once every message that has arrived is handled and every answer
+        written is out."""
         ...
 
     async def configuration(self, section: str, timeout: float) -> list: ...
@@ -82,11 +75,11 @@ class Client(Protocol):
         ...
 
 
-_generations = itertools.count(1)
+generations = itertools.count(1)  # handlers/documents.py numbers each new version
 
 
 class Serialized:
-    """A request's result already serialized (`Client.serialize`): sent as it is."""
+    """A request's result already serialized (`fragments`): sent as it is."""
 
     __slots__ = ("text",)
 
@@ -105,7 +98,7 @@ class OpenDocument:
     def __init__(self, doc: Document) -> None:
         self.doc = doc
         self.fault: list[lsp.Diagnostic] = []
-        self.generation = next(_generations)
+        self.generation = next(generations)
         self.tokens: tuple[str, list[int]] | None = None
 
 
@@ -117,7 +110,9 @@ class Session:
         self.cancels: dict[Any, threading.Event] = {}  # request id -> its run's cancel event
         self.stopping = threading.Event()
         self.run_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="cint-run")
-        self.worker = Worker()
+        # Held by the heavy request whose steps run (handlers.serve_heavy): taken in turn,
+        # the first asked is answered first, as a client that pipelines them waits for it.
+        self.heavy = asyncio.Lock()
         self.publishing = Publishing()
         self.lens_refresh = LensRefresh(self)
         self._executors: list[str] | None = None
@@ -136,18 +131,11 @@ class Session:
     def supports(self, path: str) -> bool:
         return self.client is not None and self.client.supports(path)
 
-    async def light_first(self, limit: float = YIELD_TO_LIGHT) -> None:
-        """Wait, at most `limit` seconds, while messages that arrived are not handled yet
-        or light requests are being answered: a heavy answer (semantic tokens of a big
-        file are a megabyte of JSON, which the client reads before anything after it)
-        goes after the hover that came with it."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + limit
-        while loop.time() < deadline:
-            backlog = self.client is not None and self.client.backlog()
-            if not backlog and not light_in_flight():
-                return
-            await asyncio.sleep(0 if backlog else 0.001)
+    async def handled(self) -> None:
+        """Return once every message from the client that has arrived is handled and
+        every answer written is out."""
+        if self.client is not None:
+            await self.client.handled()
 
     # ---- documents
 
@@ -163,14 +151,6 @@ class Session:
         entry = self.documents.get(uri)
         return entry if entry is not None and entry.generation == generation else None
 
-    def changed(self, uri: str) -> None:
-        """`uri` changed (or closed): its heavy requests in flight are out of date."""
-        entry = self.documents.get(uri)
-        if entry is not None:
-            entry.generation = next(_generations)
-        self.worker.supersede(uri)
-        self.lens_refresh.changed(uri)
-
     def executors(self) -> list[str]:
         if self._executors is None:
             self._executors = implemented_executors()
@@ -183,9 +163,8 @@ class Session:
         publishing = self.publishing
         return {"documents": len(self.documents), "cancels": len(self.cancels),
                 "publishing.pending": len(publishing.pending), "publishing.confirming": len(publishing.confirming),
-                "publishing.waiting": len(publishing.waiting), "publishing.published": len(publishing._published),
-                "lensRefresh.layouts": len(self.lens_refresh.layouts),
-                "lensRefresh.timers": len(self.lens_refresh.timers), "worker.jobs": self.worker.pending()}
+                "publishing.published": len(publishing.published),
+                "lensRefresh.layouts": len(self.lens_refresh.layouts), "lensRefresh.timers": len(self.lens_refresh.timers)}
 
     def next_result_id(self) -> str:
         self._result_ids += 1
@@ -194,7 +173,7 @@ class Session:
     # ---- the end
 
     def stop(self) -> None:
-        """shutdown/exit: stop the runs (their children die) and drop the heavy jobs."""
+        """shutdown/exit: stop the runs (their children die)."""
         self.stopping.set()
         keep_spare(False)  # the child kept ready for the next Run goes now, and no other starts
         for event in list(self.cancels.values()):
@@ -203,43 +182,16 @@ class Session:
     def close(self) -> None:
         self.stop()
         self.run_pool.shutdown(wait=False, cancel_futures=True)
-        self.worker.shutdown()
 
 
 class Publishing:
-    """The state of diagnostics publication (handlers/documents.py): the documents whose
-    publication is scheduled, the count of publications and the idle collection."""
+    """The state of diagnostics publication (handlers/documents.py, which changes it):
+    the documents whose publication is scheduled, the count of publications and the
+    idle collection."""
 
     def __init__(self) -> None:
         self.pending: set[str] = set()
         self.confirming: dict[str, Any] = {}  # uri -> the provisional snapshot being parsed again
-        self.waiting: dict[str, Any] = {}  # uri -> scheduling.loop_busy, while the worker holds the document
         self.count = 0
         self.idle_collect: Any = None  # asyncio.TimerHandle
-        self._published: dict[str, asyncio.Event] = {}  # uri -> set once no publication is pending
-
-    def scheduled(self, uri: str) -> None:
-        """A publication of `uri` is pending (from now until `published`)."""
-        self.pending.add(uri)
-        event = self._published.get(uri)
-        if event is not None:
-            event.clear()
-
-    def published(self, uri: str) -> None:
-        if uri not in self.pending:
-            event = self._published.pop(uri, None)
-            if event is not None:
-                event.set()
-
-    async def settled(self, uri: str, limit: float) -> None:
-        """Wait, at most `limit` seconds, until no publication of `uri` is pending: a
-        heavy request on a new version starts after its diagnostics (the analysis it
-        would otherwise compete with for the one interpreter), so the person sees the
-        diagnostics of an edit first."""
-        if uri not in self.pending:
-            return
-        event = self._published.setdefault(uri, asyncio.Event())
-        try:
-            await asyncio.wait_for(event.wait(), limit)
-        except TimeoutError:
-            pass
+        self.published: dict[str, asyncio.Event] = {}  # uri -> set once no publication of it is pending

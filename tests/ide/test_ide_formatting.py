@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ide_support import SPEC_EXAMPLES, doc_of
 
 from cint_ls import ide
-from cint_ls.ide import format_document, format_in_chunks
+from cint_ls.ide import format_document, format_in_steps
 from cint_ls.ide.formatting import _comment_query, _Formatter, shape
 from cint_ls.syntax import Position, TextEdit, parse_source
 
@@ -170,19 +170,30 @@ def test_generated_expressions_round_trip(text):
     assert_round_trip(text)
 
 
-# ---- format_in_chunks: the same answer, the lock let go between chunks
+# ---- format_in_steps: the same answer, a step at a time
 
-def test_in_chunks_is_the_same_answer_on_every_conformance_program():
+def _stepped(doc, seconds: float, between=lambda: None):
+    """Drive `format_in_steps`, calling `between()` between its steps."""
+    steps = format_in_steps(doc, seconds)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+        between()
+
+
+def test_in_steps_is_the_same_answer_on_every_conformance_program():
     for path in PROGRAMS:
         text = path.read_text()
         pauses = []
-        assert format_in_chunks(doc_of(text), lambda: pauses.append(1), seconds=0) == fmt(text), path.name
-        assert len(pauses) >= len(parse_source(text).module.items) - 1  # one chunk per element at most
+        assert _stepped(doc_of(text), 0, lambda: pauses.append(1)) == fmt(text), path.name
+        assert len(pauses) >= len(parse_source(text).module.items) - 1  # one step per element at most
 
 
-def test_in_chunks_reads_its_version_while_another_moves_the_shared_items():
-    # Between chunks the lock is free: a newer version of the same document, read
-    # meanwhile, moves the items the two share. Each chunk puts the old one back.
+def test_in_steps_reads_its_version_while_another_is_read_between():
+    # Between steps a newer version of the same document, read meanwhile, places the
+    # items the two share its own way. Each step reads its own version's places.
     # Comments between and inside the items: read at the newer version's places (a
     # few hundred bytes further on), they would go with the wrong items.
     text = "// first\n" + "\n".join(f"// before d{k}\n" + KERNEL.replace("kernel diffuse", f"kernel d{k}", 1)
@@ -198,29 +209,24 @@ def test_in_chunks_reads_its_version_while_another_moves_the_shared_items():
         with newer.reading():
             newer.module  # noqa: B018 - its anchors in place
 
-    assert format_in_chunks(old, between, seconds=0) == fmt(text)
+    assert _stepped(old, 0, between) == fmt(text)
     assert len(reads) >= 5
-    assert format_in_chunks(newer, lambda: None, seconds=0) == fmt(newer.text)
+    assert _stepped(newer, 0) == fmt(newer.text)
 
 
-def test_in_chunks_lets_what_between_raises_through_and_keeps_nothing():
-    class Stop(Exception):
-        pass
-
+def test_in_steps_abandoned_keeps_nothing():
     doc = doc_of(KERNEL + "\n" + KERNEL.replace("kernel diffuse", "kernel other", 1))
-
-    def stop():
-        raise Stop
-
-    with pytest.raises(Stop):
-        format_in_chunks(doc, stop, seconds=0)
+    steps = format_in_steps(doc, 0)
+    next(steps)
+    steps.close()  # a heavy request cancelled between two steps
     assert "format" not in doc.memo
-    assert format_in_chunks(doc, stop, seconds=10) == fmt(doc.text)  # one chunk: nothing between
-    assert format_in_chunks(doc, stop, seconds=0) == fmt(doc.text)  # kept for the version
+    assert list(format_in_steps(doc, 10)) == []  # one step: nothing yielded
+    assert _stepped(doc, 0) == fmt(doc.text)
+    assert list(format_in_steps(doc, 0)) == []  # kept for the version
 
 
-def test_in_chunks_of_a_broken_file_is_none():
-    assert format_in_chunks(doc_of("kernel k( {"), lambda: None, seconds=0) is None
+def test_in_steps_of_a_broken_file_is_none():
+    assert _stepped(doc_of("kernel k( {"), 0) is None
 
 
 def test_comments_collected_as_the_elements_go_are_every_comment_in_order():

@@ -1,5 +1,5 @@
 """Scheduling under an editor's load, end to end over stdio: a hover is answered on the
-loop while heavy requests compute on the worker; a heavy request whose document
+loop between the steps of heavy requests; a heavy request whose document
 changes answers ContentModified (-32801), a cancelled one RequestCancelled (-32800);
 semantic tokens by range and by delta (a delta applied to the previous tokens is the
 fresh full answer, after random edits)."""
@@ -91,7 +91,7 @@ async def test_capabilities_advertise_range_and_delta(client):
 
 
 async def test_hover_is_answered_before_a_burst_of_heavy_requests(client):
-    # The burst: a formatting (a third of a second of the worker's time here), then what
+    # The burst: a formatting (a third of a second of work here), then what
     # an editor asks after an edit, then a hover, which must be answered first. Which
     # answer comes first is a race the scheduler wins by a wide margin, but on a loaded
     # machine (CI, once in a full run) a pause of the server's threads can lose one: so
@@ -141,8 +141,8 @@ async def _burst_then_hover(client, uri: str):
 
 
 async def test_a_hover_during_a_formatting_is_answered_before_it(client):
-    # The first formatting of 5,000 lines takes a third of a second on the worker. It
-    # holds the document's lock a few ms at a time, so a hover on the same document
+    # The first formatting of 5,000 lines takes a third of a second. It
+    # goes 10 ms at a time (a step), so a hover on the same document
     # does not wait for it: it did, for all of it (and then came first all the same,
     # the formatting's answer held back for it: so the test compares times).
     uri = uri_of("scheduling_format")
@@ -151,7 +151,7 @@ async def test_a_hover_during_a_formatting_is_answered_before_it(client):
     asked = time.monotonic()
     formatting = send(client, lsp.TEXT_DOCUMENT_FORMATTING, lsp.DocumentFormattingParams(
         text_document=doc_id(uri), options=FORMAT), arrived=arrived, name="formatting")
-    await asyncio.sleep(0.03)  # the worker has begun
+    await asyncio.sleep(0.03)  # the formatting has begun
     hovering = time.monotonic()
     hover = await send(client, lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(
         text_document=doc_id(uri), position=lsp.Position(*STAR)), arrived=arrived, name="hover")

@@ -249,107 +249,67 @@ def test_document_symbols_are_lsprotocols_json():
     assert [convert.document_symbol_json(source, s) for s in symbols] == expected
 
 
-# ---- the worker
+# ---- heavy requests' steps (scheduling.steps)
+
+def _drive(start, current=lambda: True, handled=None):
+    import asyncio
+
+    from cint_ls.server.scheduling import steps
+
+    async def nothing() -> None:
+        pass
+
+    return asyncio.run(steps(start, current, handled or nothing, "file:///a.ci"))
+
 
 def test_a_heavy_answer_is_freed_without_the_cyclic_collector():
-    """A job's answer goes with its last reference: with the heap frozen after each
+    """A request's answer goes with its last reference: with the heap frozen after each
     publication, anything kept alive by a cycle stays until a rare full collection
     (the token array and JSON of a 50,000-line file, megabytes a request)."""
-    import asyncio
     import gc
-    import time
     import weakref
-
-    from cint_ls.server.scheduling import Worker
 
     class Answer:
         pass
 
-    def slow() -> Answer:  # still running when the worker adds its done callback
-        time.sleep(0.05)
+    def work():
+        yield
         return Answer()
 
-    async def ask(worker: Worker) -> weakref.ref:
-        answer = await worker.run("file:///a.ci", slow)
-        return weakref.ref(answer)
-
-    worker = Worker()
     gc.disable()
     try:
-        gone = asyncio.run(ask(worker))
-        deadline = time.monotonic() + 2  # the pool's thread lets go of its work item
-        while gone() is not None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        gone = weakref.ref(_drive(work))
         assert gone() is None
     finally:
         gc.enable()
-        worker.shutdown()
 
 
-def test_the_worker_starts_its_next_job_once_the_loop_has_the_last_answer(monkeypatch):
-    """`Worker._give_way`: the next job waits until the loop has taken the last answer
-    (the coroutine that awaited it has gone on) and the writer has written everything
-    out; started at once, it held the GIL and each hand-over waited for Python's switch
-    interval."""
-    import asyncio
-    import threading
+def test_steps_run_one_a_turn_after_the_messages_and_stop_when_the_document_changes():
+    """Each step waits for the messages that arrived (`handled`); once the document
+    changed, ContentModified before the next step, and the generator is closed."""
+    from pygls.exceptions import JsonRpcContentModified
 
-    from cint_ls.server import scheduling
-    from cint_ls.server.scheduling import Worker
+    log: list[str] = []
+    closed: list[bool] = []
 
-    monkeypatch.setattr(scheduling, "GIVE_WAY_LIMIT", 10.0)  # never the limit, in this test
-    writing = threading.Event()
-    monkeypatch.setattr(scheduling, "_output_idle", lambda: not writing.is_set())
-    seen: dict[str, bool] = {}
+    async def handled() -> None:
+        log.append("handled")
 
-    def first() -> None:
-        writing.set()  # the answer before it is still being written
+    def work():
+        try:
+            for k in range(3):
+                log.append(f"step {k}")
+                yield
+            return "done"
+        finally:
+            closed.append(True)
 
-    def second() -> None:
-        seen["first taken"] = "first" in taken
-        seen["written"] = not writing.is_set()
-
-    taken: set[str] = set()
-
-    async def ask(worker: Worker, name: str, fn) -> None:
-        await worker.run("file:///a.ci", fn)
-        taken.add(name)
-        if name == "first":
-            await asyncio.sleep(0.05)  # the writer's thread, a while later
-            writing.clear()
-
-    async def both(worker: Worker) -> None:
-        await asyncio.gather(ask(worker, "first", first), ask(worker, "second", second))
-
-    worker = Worker()
-    try:
-        asyncio.run(both(worker))
-    finally:
-        worker.shutdown()
-    assert seen == {"first taken": True, "written": True}
-
-
-def test_the_worker_gives_way_for_a_bounded_time(monkeypatch):
-    """A writer that never becomes idle (a client that stopped reading) delays each job
-    by GIVE_WAY_LIMIT at most."""
-    import asyncio
-    import time
-
-    from cint_ls.server import scheduling
-    from cint_ls.server.scheduling import Worker
-
-    monkeypatch.setattr(scheduling, "_output_idle", lambda: False)
-    worker = Worker()
-
-    async def jobs() -> float:
-        start = time.monotonic()
-        for _ in range(5):
-            await worker.run("file:///a.ci", lambda: None)
-        return time.monotonic() - start
-
-    try:
-        elapsed = asyncio.run(jobs())
-    finally:
-        worker.shutdown()
-    assert elapsed < 4 * scheduling.GIVE_WAY_LIMIT + 1.0
-    assert elapsed >= 4 * scheduling.GIVE_WAY_LIMIT
+    assert _drive(work, handled=handled) == "done"
+    assert log == ["handled", "handled", "step 0", "handled", "step 1", "handled", "step 2", "handled"]
+    assert closed == [True]
+    log.clear()
+    fresh = iter([True, True, False])
+    with pytest.raises(JsonRpcContentModified):
+        _drive(work, current=lambda: next(fresh))
+    assert log == ["step 0"] and closed == [True, True]
+    assert _drive(lambda: 42) == 42  # a feature computed in one step

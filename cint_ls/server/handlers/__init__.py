@@ -3,10 +3,12 @@
 
 | kind | runs | methods |
 | --- | --- | --- |
-| `light` | on the loop, as it arrives | hover, completion, signatureHelp, definition, prepareRename |
-| `heavy` | on the worker thread, on the version asked about; ContentModified when the document changes first; `$/cancelRequest` honoured | semanticTokens (full, full/delta, range), inlayHint, codeLens, documentSymbol, foldingRange, formatting, rename, references (on the loop in a small file) |
-| `notify` | on the loop | didOpen, didChange, didClose, didSave, initialized, didChangeConfiguration, exit |
-| `request` | on the loop | initialize, shutdown |
+| `light` | at once | hover, completion, signatureHelp, definition, prepareRename |
+| `heavy` | a step at a time (`scheduling.steps`), on the version asked about, after its diagnostics; ContentModified when the document changes first; `$/cancelRequest` honoured | semanticTokens (full, full/delta, range), inlayHint, codeLens, documentSymbol, foldingRange, formatting, rename, references, codeAction, documentHighlight |
+| `notify` | at once | didOpen, didChange, didClose, didSave, initialized, didChangeConfiguration, exit |
+| `request` | at once | initialize, shutdown |
+
+All of them on the event loop's one thread.
 
 workspace/executeCommand goes to `commands.execute_command` (a coroutine: the run
 itself is a child process, waited for on a thread of the run pool).
@@ -24,15 +26,12 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from ..pinned import held, hold, pin
-from ..scheduling import content_modified, loop_busy
-from ..session import Serialized, Session
+from ..scheduling import content_modified, steps
+from ..session import Session
 from . import actions, documents, features, lifecycle, navigation, tokens, workspace
 from .features import Computed, Immediate
 
 logger = logging.getLogger("cint_ls.server")
-
-DIAGNOSTICS_FIRST = 1.0  # seconds a heavy request waits at most for its version's diagnostics
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,7 @@ class Route:
     options: Any = None
     empty: Any = None  # the answer when the handler fails (a value or a factory)
     prepare: Callable[..., Any] | None = None  # heavy: (session, entry, params) on the loop
-    finish: Callable[..., Any] | None = None  # heavy: (session, entry, params, computed) on the loop, once answered
-    on_loop_if: Callable[..., bool] | None = None  # heavy: (entry) -> answer on the loop instead
+    finish: Callable[..., Any] | None = None  # heavy: (session, entry, params, computed), once answered
 
     def empty_answer(self) -> Any:
         return self.empty() if callable(self.empty) else self.empty
@@ -86,10 +84,9 @@ ROUTES: tuple[Route, ...] = (
     _heavy(lsp.TEXT_DOCUMENT_FOLDING_RANGE, features.folding_ranges, empty=list),
     _heavy(lsp.TEXT_DOCUMENT_FORMATTING, features.formatting, empty=list),
     _heavy(lsp.TEXT_DOCUMENT_RENAME, features.rename),
-    _heavy(lsp.TEXT_DOCUMENT_REFERENCES, features.references, empty=list, on_loop_if=features.small_file),
+    _heavy(lsp.TEXT_DOCUMENT_REFERENCES, features.references, empty=list),
     _heavy(lsp.TEXT_DOCUMENT_CODE_ACTION, actions.code_actions, actions.OPTIONS, empty=list, prepare=actions.prepare),
-    _heavy(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, navigation.document_highlight, empty=list,
-           on_loop_if=features.small_file),
+    _heavy(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, navigation.document_highlight, empty=list),
     Route(lsp.WORKSPACE_SYMBOL, "request", workspace.workspace_symbol, lsp.WorkspaceSymbolOptions()),
 )
 
@@ -121,70 +118,44 @@ def serve(session: Session, route: Route, params: Any) -> Any:
     return guarded(session, route.method, route.empty, route.fn, session, params)
 
 
-async def serve_light(session: Session, route: Route, params: Any) -> Any:
-    """A light request, on the loop: on the version of the document it was asked about,
-    as soon as the document's lock is free (a heavy request on the worker holds it one
-    chunk at a time)."""
+def serve_light(session: Session, route: Route, params: Any) -> Any:
+    """A light request, on the version of the document it was asked about, at once."""
     doc = session.document(params.text_document.uri)
     if doc is None:
         return route.empty_answer()
-    return await _on_loop(session, route, pin(doc), route.fn, params)
-
-
-async def _on_loop(session: Session, route: Route, snapshot: Any, fn: Callable[..., Any], *args: Any) -> Any:
-    """`fn(snapshot, *args)` on the loop, once the loop holds the document's lock (the ide
-    takes it again inside, at once): never blocking the loop while the worker has it."""
-    lock = snapshot.lock
-    with loop_busy(light=True):
-        await hold(lock)
-        with held(lock):
-            return guarded(session, route.method, route.empty, fn, snapshot, *args)
-
-
-def _compute(client: Any, fn: Callable[..., Any], snapshot: Any, params: Any, prepared: Any) -> tuple[Any, str | None]:
-    """On the worker: the heavy feature, and its answer serialized for the wire (a
-    document's symbols or tokens take tens of ms to serialize: not on the loop)."""
-    computed = fn(snapshot, params, prepared)
-    answer = computed.answer if isinstance(computed, Computed) else computed
-    if isinstance(answer, Serialized):
-        return computed, answer.text
-    return computed, None if client is None else client.serialize(answer)
+    return guarded(session, route.method, route.empty, route.fn, doc.snapshot(), params)
 
 
 async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
-    """A heavy request: its document pinned on the loop, the work on the worker, the
-    answer only if the document is still the version that was asked about."""
+    """A heavy request: on the version of its document current when it arrives, after
+    that version's diagnostics and the heavy requests before it, a step at a time
+    (`scheduling.steps`); the answer only if the document is still that version."""
     uri = params.text_document.uri
     entry = session.entry(uri)
     if entry is None:
         return route.empty_answer()
     generation = entry.generation
+    snapshot = entry.doc.snapshot()
+
+    def current() -> bool:
+        return session.current(uri, generation) is not None
+
     try:
         prepared = route.prepare(session, entry, params) if route.prepare is not None else None
         if isinstance(prepared, Immediate):
             return prepared.value
-        snapshot = pin(entry.doc)
-        text = None
-        if route.on_loop_if is not None and route.on_loop_if(entry):
-            computed = await _on_loop(session, route, snapshot, route.fn, params, prepared)
-        else:
-            await session.publishing.settled(uri, DIAGNOSTICS_FIRST)
-            if session.current(uri, generation) is None:
-                raise content_modified(uri)
-            computed, text = await session.worker.run(uri, _compute, session.client, route.fn, snapshot, params,
-                                                      prepared)
-            await session.light_first()
-        if session.current(uri, generation) is None:
+        await documents.settled(session, uri)
+        async with session.heavy:  # one at a time, in order: the first asked is the first answered
+            computed = await steps(lambda: route.fn(snapshot, params, prepared), current, session.handled, uri)
+        if not current():
             raise content_modified(uri)
         if route.finish is not None:
             route.finish(session, entry, params, computed)
-        if text is not None:
-            return Serialized(text)
         return computed.answer if isinstance(computed, Computed) else computed
     except (JsonRpcException, asyncio.CancelledError):
         raise
     except Exception as error:
-        if session.current(uri, generation) is None:
+        if not current():
             raise content_modified(uri) from error  # what failed was out of date anyway
         failed(session, route.method, error)
         return route.empty_answer()

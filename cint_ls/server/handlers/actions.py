@@ -1,7 +1,7 @@
 """`textDocument/codeAction`: the quick fixes of `ide.code_actions` as LSP code actions,
 each with a workspace edit of the document and the diagnostic it fixes.
 
-A heavy request (on the worker): each candidate fix is checked by analysing the edited
+A heavy request (one step): each candidate fix is checked by analysing the edited
 text. Only fixes are offered (kind `quickfix`); a client that asks `only` for other kinds
 gets none.
 

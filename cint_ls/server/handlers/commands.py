@@ -21,9 +21,7 @@ from ...running.run import AUTO, RunOutcome
 from ...running.trace import TraceError, checked_lines
 from ...running.trace_page import NONCE, render_page
 from .. import convert
-from ..pinned import held, hold, pin
 from ..runs import compare_executors, run_program, run_result_json
-from ..scheduling import loop_busy
 from ..session import OpenDocument, Session
 from .actions import SET_TARGETS
 from .documents import publish
@@ -105,15 +103,12 @@ async def show_refusal(session: Session, entry: OpenDocument) -> dict | None:
     first refused construct of the current version, the one a gpu-cuda build reports,
     selected in the editor with window/showDocument (a client without it gets the place
     in the answer and a message). None when nothing is refused (any more)."""
-    snapshot = pin(entry.doc)
-    with loop_busy():
-        await hold(snapshot.lock)
-        with held(snapshot.lock):
-            refusals = module_refusals(snapshot)
-            if not refusals:
-                return None
-            first = refusals[0]
-            where = convert.lsp_range(snapshot.source, first.span)
+    snapshot = entry.doc.snapshot()
+    refusals = module_refusals(snapshot)
+    if not refusals:
+        return None
+    first = refusals[0]
+    where = convert.lsp_range(snapshot.source, first.span)
     message = (f"gpu-cuda refuses kernel `{first.kernel}`: capability `{first.capability}` ({first.what}) at "
                f"{first.span.line}:{first.span.column}" + (f", and {len(refusals) - 1} more" if len(refusals) > 1 else ""))
     shown = False
@@ -138,11 +133,9 @@ async def _function_argument(entry: OpenDocument, args: list, index: int, comman
         return None
     if not isinstance(function, str):
         raise JsonRpcInvalidParams(f"{command}: argument {index + 1} must be the name of a function")
-    snapshot = pin(entry.doc)
-    with loop_busy():  # the worker may be reading this document: it pauses at its next checkpoint
-        await hold(snapshot.lock)
-        with held(snapshot.lock):
-            runnable = entry_functions(snapshot.module)
+    snapshot = entry.doc.snapshot()
+    with snapshot.reading():
+        runnable = entry_functions(snapshot.module)
     if function not in runnable:
         known = ", ".join(runnable) or "none"
         raise JsonRpcInvalidParams(f"{command}: no exported function {function!r} without parameters in "

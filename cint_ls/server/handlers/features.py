@@ -2,15 +2,16 @@
 `cint_ls.ide` and converts the answer.
 
 Light features (hover, completion, signature help, definition, prepareRename) are
-functions of (doc, params) answered on the loop; heavy ones, functions of (doc, params,
-prepared) that run on the worker thread, `prepared` being what their `prepare` took on
-the loop thread (settings, the executors). Either way `doc` is the version of the document
-the request was asked about (an `ide.Snapshot`, `pinned.py`). The ide holds the
-document's lock while it computes; its results have frozen spans, so converting them
-needs no lock. See handlers/__init__.py for which feature is which.
+functions of (doc, params); heavy ones, functions of (doc, params, prepared), `prepared`
+being what their `prepare` took when the request arrived (settings, the executors), and
+a heavy one that takes long is a generator that yields between its steps
+(`scheduling.steps`). Either way `doc` is the version of the document the request was
+asked about (an `ide.Snapshot`). See handlers/__init__.py for which feature is which.
 """
 
 from __future__ import annotations
+
+from collections.abc import Generator
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
@@ -19,10 +20,8 @@ from ... import ide
 from ...running.run import simulated_executors
 from ...syntax.source import SourceText
 from .. import convert, fragments
-from ..scheduling import checkpoint
+from ..scheduling import STEP_SECONDS
 from ..session import OpenDocument, Serialized, Session
-
-SMALL_FILE_LINES = 2000  # references in a file up to this size are answered on the loop
 
 
 class Computed:
@@ -36,7 +35,7 @@ class Computed:
 
 
 class Immediate:
-    """What a `prepare` returns to answer at once, without the worker."""
+    """What a `prepare` returns to answer at once, without computing."""
 
     __slots__ = ("value",)
 
@@ -90,27 +89,23 @@ def signature_help(doc, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | 
         active_signature=0, active_parameter=active)
 
 
-def small_file(entry: OpenDocument) -> bool:
-    return entry.doc.source.line_count <= SMALL_FILE_LINES
-
-
-# ---- heavy: on the worker, on the pinned version
+# ---- heavy: on the version asked about, some of them step by step
 
 def inlay_hints_prepare(session: Session, entry: OpenDocument, params) -> Immediate | None:
     return None if session.settings.step_ordinals else Immediate([])
 
 
-def inlay_hints(doc, params: lsp.InlayHintParams, prepared) -> Serialized:
-    """Made as JSON from each kernel's kept piece (`fragments`), a chunk of kernels at a
-    time holding the document's lock."""
+def inlay_hints(doc, params: lsp.InlayHintParams, prepared) -> Generator[None, None, Serialized]:
+    """Made as JSON from each kernel's kept piece (`fragments`), a step of kernels at a
+    time."""
     start, end = convert.offsets_of(doc.source, params.range)
-    return Serialized(fragments.inlay_hints(doc, start, end))
+    return Serialized((yield from fragments.inlay_hints(doc, start, end)))
 
 
-def document_symbols(doc, params: lsp.DocumentSymbolParams, prepared) -> Serialized:
+def document_symbols(doc, params: lsp.DocumentSymbolParams, prepared) -> Generator[None, None, Serialized]:
     """Made as JSON from each item's kept piece (`fragments`): thousands of symbols in
     a big file."""
-    return Serialized(fragments.symbols(doc))
+    return Serialized((yield from fragments.symbols(doc)))
 
 
 def references(doc, params: lsp.ReferenceParams, prepared) -> list[lsp.Location]:
@@ -129,13 +124,14 @@ def rename(doc, params: lsp.RenameParams, prepared) -> lsp.WorkspaceEdit | None:
     return lsp.WorkspaceEdit(changes={doc.uri: edits})
 
 
-def folding_ranges(doc, params: lsp.FoldingRangeParams, prepared) -> Serialized:
-    return Serialized(fragments.folding_ranges(doc))
+def folding_ranges(doc, params: lsp.FoldingRangeParams, prepared) -> Generator[None, None, Serialized]:
+    return Serialized((yield from fragments.folding_ranges(doc)))
 
 
-def formatting(doc, params: lsp.DocumentFormattingParams, prepared) -> list[lsp.TextEdit]:
-    """Holding the document's lock a chunk at a time (a hover on it waits a few ms)."""
-    formatted = ide.format_in_chunks(doc, checkpoint)
+def formatting(doc, params: lsp.DocumentFormattingParams, prepared) -> Generator[None, None, list[lsp.TextEdit]]:
+    """STEP_SECONDS at a time (the first formatting of 5,000 lines takes a third of a
+    second; a hover behind it waits for one step)."""
+    formatted = yield from ide.format_in_steps(doc, STEP_SECONDS)
     if formatted is None or formatted == doc.text:
         return []
     return [minimal_edit(doc.source, formatted)]

@@ -1,4 +1,4 @@
-"""Semantic tokens: `full`, `full/delta` and `range`, on the worker, from
+"""Semantic tokens: `full`, `full/delta` and `range`, step by step, from
 `ide.semantic_tokens_data` (LSP's encoding, kept per item across versions).
 
 Each document keeps the last token array sent in a `full` or `full/delta` answer and
@@ -8,16 +8,16 @@ part between their common prefix and suffix, whole tokens); any other id gets th
 array, as LSP allows. A `range` answer holds the tokens that overlap the range and
 neither has nor changes a result id.
 
-The ide computes holding the document's lock. The first tokens of a document (every
-item to compute, hundreds of ms on 5,000 lines) are computed by ranges of CHUNK_LINES
-lines, a checkpoint between them, so that the loop can take the document in between;
-after that a whole-document call reuses every item an edit did not touch (a few ms).
+The first tokens of a document (every item to compute, hundreds of ms on 5,000 lines)
+are computed by ranges of CHUNK_LINES lines, a step each (`scheduling.steps`); after
+that a whole-document call reuses every item an edit did not touch (a few ms).
 """
 
 from __future__ import annotations
 
 import json
 from array import array
+from collections.abc import Generator
 
 from lsprotocol import types as lsp
 
@@ -25,11 +25,10 @@ from ... import ide
 from ...ide import SEMANTIC_TOKEN_KINDS, SEMANTIC_TOKEN_MODIFIERS
 from ...syntax.source import Position, SourceText
 from .. import convert, fragments
-from ..scheduling import checkpoint
 from ..session import OpenDocument, Serialized, Session
 from .features import Computed
 
-CHUNK_LINES = 300  # lines of a chunk of tokens computed at once on the worker
+CHUNK_LINES = 300  # lines of a chunk of tokens computed in one step
 
 LEGEND = lsp.SemanticTokensLegend(token_types=list(SEMANTIC_TOKEN_KINDS),
                                   token_modifiers=list(SEMANTIC_TOKEN_MODIFIERS))
@@ -55,22 +54,22 @@ def chunks(source: SourceText, start: int, end: int, lines: int = 0):
         a = b
 
 
-def _by_chunks(doc, start: int, end: int) -> list[int]:
-    """The encoded tokens that overlap start..end, computed CHUNK_LINES lines at a time
-    (each call holds the lock for its chunk) and joined into one array."""
+def _by_chunks(doc, start: int, end: int) -> Generator[None, None, list[int]]:
+    """The encoded tokens that overlap start..end, computed CHUNK_LINES lines a step
+    and joined into one array."""
     pieces = []
     for a, b, last in chunks(doc.source, start, end):
         pieces.append(ide.semantic_tokens_data(doc, byte_range=(a, b)))
         if not last:
-            checkpoint()
+            yield
     return convert.join_token_data(pieces)
 
 
-def _all(doc, first: bool) -> array:
+def _all(doc, first: bool) -> Generator[None, None, array]:
     """The whole document's token array: the one its version keeps (no copy; kept as
     the client's array afterwards, and never changed)."""
     if first:
-        _by_chunks(doc, 0, len(doc.source.data))  # computes every item, a chunk at a time
+        yield from _by_chunks(doc, 0, len(doc.source.data))  # computes every item, a chunk a step
     return ide.semantic_tokens_array(doc)
 
 
@@ -82,15 +81,16 @@ def full_prepare(session: Session, entry: OpenDocument, params) -> tuple[bool, s
     return entry.tokens is None, session.next_result_id()
 
 
-def full(doc, params: lsp.SemanticTokensParams, prepared: tuple[bool, str]) -> Computed:
+def full(doc, params: lsp.SemanticTokensParams, prepared: tuple[bool, str]) -> Generator[None, None, Computed]:
     first, result_id = prepared
-    data = _all(doc, first)
-    return Computed(_serialized(doc, data, result_id), (result_id, data))
+    data = yield from _all(doc, first)
+    return Computed((yield from _serialized(doc, data, result_id)), (result_id, data))
 
 
-def _serialized(doc, data, result_id: str) -> Serialized:
+def _serialized(doc, data, result_id: str) -> Generator[None, None, Serialized]:
     """A `SemanticTokens` answer as JSON, its array from the items' kept text."""
-    return Serialized(f'{{"resultId":{json.dumps(result_id)},"data":{fragments.tokens_data(doc, data)}}}')
+    text = yield from fragments.tokens_data(doc, data)
+    return Serialized(f'{{"resultId":{json.dumps(result_id)},"data":{text}}}')
 
 
 def keep(session: Session, entry: OpenDocument, params, computed: Computed) -> None:
@@ -108,11 +108,11 @@ def delta_prepare(session: Session, entry: OpenDocument, params: lsp.SemanticTok
     return previous, session.next_result_id()
 
 
-def delta(doc, params: lsp.SemanticTokensDeltaParams, prepared) -> Computed:
+def delta(doc, params: lsp.SemanticTokensDeltaParams, prepared) -> Generator[None, None, Computed]:
     previous, result_id = prepared
-    data = _all(doc, first=False)
+    data = yield from _all(doc, first=False)
     if previous is None:
-        return Computed(_serialized(doc, data, result_id), (result_id, data))
+        return Computed((yield from _serialized(doc, data, result_id)), (result_id, data))
     edit = convert.tokens_edit(previous, data)
     edits = [] if edit is None else [lsp.SemanticTokensEdit(start=edit[0], delete_count=edit[1], data=list(edit[2]))]
     return Computed(lsp.SemanticTokensDelta(edits=edits, result_id=result_id), (result_id, data))
@@ -120,6 +120,6 @@ def delta(doc, params: lsp.SemanticTokensDeltaParams, prepared) -> Computed:
 
 # ---- range
 
-def range_(doc, params: lsp.SemanticTokensRangeParams, prepared) -> lsp.SemanticTokens:
+def range_(doc, params: lsp.SemanticTokensRangeParams, prepared) -> Generator[None, None, lsp.SemanticTokens]:
     start, end = convert.offsets_of(doc.source, params.range)
-    return lsp.SemanticTokens(data=_by_chunks(doc, start, end))
+    return lsp.SemanticTokens(data=(yield from _by_chunks(doc, start, end)))

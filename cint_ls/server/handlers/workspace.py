@@ -23,7 +23,6 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from ... import ide
 from .. import convert
-from ..pinned import pin
 from ..session import Session
 
 logger = logging.getLogger("cint_ls.server")
@@ -145,7 +144,7 @@ async def workspace_symbol(session: Session, params: lsp.WorkspaceSymbolParams) 
     index = _indexes.get(session)
     if index is None:
         index = _indexes[session] = FileIndex()
-    open_docs = [pin(entry.doc) for entry in list(session.documents.values())]
+    open_docs = [entry.doc.snapshot() for entry in list(session.documents.values())]
     try:
         return await asyncio.to_thread(_search, index, folders(session), open_docs, params.query or "")
     except Exception as error:  # noqa: BLE001 - a search never takes the server down
