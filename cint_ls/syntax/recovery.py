@@ -32,6 +32,7 @@ statement the parser misread), where the analysis's diagnostics are noise.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -103,8 +104,36 @@ def _code_tokens(data: bytes) -> list[_Token]:
     return [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
 
 
+@lru_cache(maxsize=4)
 def _line_starts(data: bytes) -> list[int]:
     return [0] + [m.end() for m in re.finditer(rb"\n", data)]
+
+
+class _Index:
+    """The code tokens of one text, and what the repairs look up in them by position
+    instead of a scan of the whole file (each was a few ms at 5,000 lines, and every
+    version with a syntax error asks several)."""
+
+    def __init__(self, toks: list[_Token]) -> None:
+        self.toks = toks
+        self.starts = [t.start for t in toks]
+        self.ends = [t.end for t in toks]
+        self.lines = [t.line for t in toks]
+        self.braces = [t for t in toks if t.text in (b"{", b"}")]
+        self.opened = sum(t.text == b"{" for t in self.braces)
+        self.closed = len(self.braces) - self.opened
+        self.blocks = [i for i, t in enumerate(toks) if t.text in (b"{", b"}", b"else")]
+
+    def on_line(self, line: int) -> list[_Token]:
+        return self.toks[bisect_left(self.lines, line):bisect_right(self.lines, line)]
+
+    def after_line(self, line: int) -> list[_Token]:
+        return self.toks[bisect_right(self.lines, line):]
+
+
+@lru_cache(maxsize=4)
+def _index(data: bytes) -> _Index:
+    return _Index(_code_tokens(data))
 
 
 def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
@@ -126,8 +155,9 @@ def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
 def braces(data: bytes) -> list[Repair] | None:
     """Where the indentation says the unclosed blocks end; None when that is not certain
     (or when no `}` is missing)."""
-    toks = _code_tokens(data)
-    opened = sum(1 for t in toks if t.text == b"{") - sum(1 for t in toks if t.text == b"}")
+    index = _index(data)
+    toks = index.toks
+    opened = index.opened - index.closed
     if opened <= 0:
         return None
     starts = _line_starts(data)
@@ -226,7 +256,8 @@ def else_brace(data: bytes) -> list[Repair]:
     def owner(opener: int) -> _Token:
         return toks[_statement_start(toks, opener)]
 
-    for i, t in enumerate(toks):
+    for i in _index(data).blocks:  # the others change nothing below
+        t = toks[i]
         if t.text == b"{":
             stack.append(i)
         elif t.text == b"}":
@@ -256,8 +287,9 @@ def opening_brace(data: bytes) -> list[Repair]:
     (the statements of the block were read at the level of the header otherwise). Only
     when the file has as many `}` more than `{` as lines that read so: each place is
     certain."""
-    toks = _code_tokens(data)
-    surplus = sum(t.text == b"}" for t in toks) - sum(t.text == b"{" for t in toks)
+    index = _index(data)
+    toks = index.toks
+    surplus = index.closed - index.opened
     if surplus <= 0:
         return []
     starts = _line_starts(data)
@@ -301,7 +333,7 @@ def opening_brace(data: bytes) -> list[Repair]:
 def unopened(data: bytes) -> list[int]:
     """The `}` that no `{` opened (a `{` is missing before each)."""
     depth, out = 0, []
-    for t in _code_tokens(data):
+    for t in _index(data).braces:
         depth += (t.text == b"{") - (t.text == b"}")
         if depth < 0:
             out.append(t.start)
@@ -312,17 +344,17 @@ def unopened(data: bytes) -> list[int]:
 def semicolon(data: bytes, error: tree_sitter.Node) -> list[Repair]:
     """A `;` at the end of the error's line or of the line before it, where the next
     line starts a new statement at the same or a lesser indentation."""
-    toks = _code_tokens(data)
-    if not toks:
+    index = _index(data)
+    if not index.toks:
         return []
     line = error.start_point[0]
     out = []
     for candidate in (line, line - 1):
-        on = [t for t in toks if t.line == candidate]
-        after = [t for t in toks if t.line > candidate]
+        on = index.on_line(candidate)
+        after = index.after_line(candidate)
         if not on or not after or on[-1].text in _CONTINUES:
             continue
-        nxt = [t for t in after if t.line == after[0].line]
+        nxt = index.on_line(after[0].line)
         if not _STATEMENT_START.match(nxt[0].text):
             continue
         width = len(_indent_of(data, on[0].start))
@@ -347,16 +379,17 @@ def certain(data: bytes, node: tree_sitter.Node) -> bool:
 def _ends_statement(data: bytes, at: int) -> bool:
     """A `;` at `at` ends its line (or comes just before a `}` on it), and the next line
     starts a new statement, not more indented than this one (not a continuation)."""
-    toks = _code_tokens(data)
-    before = [t for t in toks if t.end <= at]
-    after = [t for t in toks if t.start >= at]
+    index = _index(data)
+    toks = index.toks
+    before = toks[:bisect_right(index.ends, at)]  # the tokens are in order and do not overlap
+    after = toks[bisect_left(index.starts, at):]
     if not before or before[-1].text in _CONTINUES:
         return False
     if not after:
         return True
     if after[0].line == before[-1].line:
         return after[0].text == b"}"  # `{ x = 1 }`
-    first = next(t for t in toks if t.line == before[-1].line)
+    first = index.on_line(before[-1].line)[0]
     return (bool(_STATEMENT_START.match(after[0].text))
             and len(_indent_of(data, after[0].start)) <= len(_indent_of(data, first.start)))
 
@@ -418,9 +451,8 @@ def _distance(a: str, b: str) -> int:
 def respelled(data: bytes, error: tree_sitter.Node) -> list[Repair]:
     """A misspelt keyword at the start of the error's line (`kernal` for `kernel`), and
     `=` for `==` in the condition of an `if` or `while` on it."""
-    toks = _code_tokens(data)
     line = error.start_point[0]
-    on = [t for t in toks if t.line == line]
+    on = _index(data).on_line(line)
     out: list[Repair] = []
     if len(on) > 1 and _WORD.fullmatch(on[0].text) and _WORD.fullmatch(on[1].text):
         word = on[0].text.decode()
