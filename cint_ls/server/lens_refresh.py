@@ -18,21 +18,31 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from .. import ide
 from ..running.run import simulated_executors
-
-if TYPE_CHECKING:
-    from .session import Session
 
 logger = logging.getLogger("cint_ls.server")
 
 REFRESH_DELAY = 0.3  # seconds of quiet after a change before its lenses are compared
 
 
+class _Session(Protocol):
+    """What the refresh reads of the session (session.py's Session, which makes it: so
+    named here by what it does, not imported)."""
+
+    client: Any
+
+    def supports(self, path: str) -> bool: ...
+
+    def entry(self, uri: str) -> Any: ...
+
+    def executors(self) -> list[str]: ...
+
+
 class LensRefresh:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: _Session) -> None:
         self.session = session
         self.layouts: dict[str, tuple] = {}  # uri -> the layout of the last check
         self.timers: dict[str, asyncio.TimerHandle] = {}

@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import logging
 import threading
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
@@ -127,6 +128,13 @@ class Session:
             self.client.log(kind, message)
         except Exception:  # noqa: BLE001 - no transport (tests, shutdown)
             logger.log(logging.ERROR if kind == lsp.MessageType.Error else logging.INFO, "%s", message)
+
+    def failed(self, method: str, error: BaseException) -> None:
+        """A handler's exception as an Error log message naming the request and the place."""
+        logger.error("%s failed", method, exc_info=error)
+        where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+        place = f" ({where.filename}:{where.lineno})" if where is not None else ""
+        self.log(lsp.MessageType.Error, f"cint-ls: {method} failed: {type(error).__name__}: {error}{place}")
 
     def supports(self, path: str) -> bool:
         return self.client is not None and self.client.supports(path)

@@ -46,7 +46,7 @@ WORKER_CDEF = """
 typedef struct cint_program cint_program;
 const cint_program *cint_program_info(void);
 @FUNCTIONS cint_rt.h: cint_tile_run cint_free@
-"""  # with the prototypes of rt/cint_rt.h (host.header_types), on the worker
+"""  # with the prototypes of rt/cint_rt.h (headers.header_types), on the worker
 
 _ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
 _LOCAL = re.compile(r"local:([0-9]{1,4})")
@@ -213,7 +213,7 @@ def _worker_library(key: str, library: bytes):
         with open(temporary, "wb") as handle:
             handle.write(library)
         os.replace(temporary, path)
-        from .library import header_types
+        from .headers import header_types
 
         ffi = cffi.FFI()
         ffi.cdef(header_types(WORKER_CDEF))

@@ -24,8 +24,9 @@ from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
 from ..selection import current_selection
 from ..stages import RUNNING, output_stream, reached
-from .build import build_library, rt_path
+from .build import build_library
 from .emit import EmitError, emit_program
+from .headers import header_types
 from .pictures import Pictures
 
 EXECUTOR = "cpu-c17"
@@ -50,48 +51,6 @@ const cint_program *cint_program_info(void);
     cint_ctx_parallel_dispatches cint_ctx_set_report cint_ctx_records cint_ctx_set_observer cint_ctx_set_remote
     cint_tile_accept cint_ctx_remote_dispatches@
 """
-
-
-def header_types(text: str) -> str:
-    """`text` with each `@TYPES HEADER: NAME ...@` replaced by those typedefs as the run-time's
-    header (rt/HEADER) declares them, and each `@FUNCTIONS HEADER: NAME ...@` by those
-    functions' prototypes, so that what cffi is told of a struct the host reads or
-    allocates, or of a function it calls, is what the C compiler is told, never a copy
-    that drifts: comments dropped, the header's integer #defines substituted
-    (CINT_MAX_RANK), `bool` as `_Bool`. Each type must be a `typedef struct [TAG] { ... }
-    NAME;` without nested braces; each prototype must start a line."""
-    import re
-
-    def read(name: str) -> tuple[str, dict]:
-        header = re.sub(r"/\*.*?\*/", " ", rt_path(name).read_text(), flags=re.S)
-        return header, dict(re.findall(r"^#define\s+(\w+)\s+(\d+)\b", header, flags=re.M))
-
-    def plain(declaration: str, defines: dict) -> str:
-        body = re.sub(r"\b[A-Z][A-Z0-9_]*\b", lambda m: defines.get(m.group(0), m.group(0)), declaration)
-        return " ".join(re.sub(r"\bbool\b", "_Bool", body).split())
-
-    def types(match: re.Match) -> str:
-        header, defines = read(match.group(1))
-        found = []
-        for name in match.group(2).split():
-            typedef = re.search(r"typedef\s+struct(?:\s+\w+)?\s*\{[^{}]*\}\s*" + name + r"\s*;", header)
-            if typedef is None:
-                raise RuntimeError(f"rt/{match.group(1)} declares no `typedef struct {{...}} {name};`")
-            found.append(plain(typedef.group(0), defines))
-        return "\n".join(found)
-
-    def functions(match: re.Match) -> str:
-        header, defines = read(match.group(1))
-        found = []
-        for name in match.group(2).split():
-            prototype = re.search(r"^([A-Za-z_][^;{}#\n]*?\b" + name + r"\s*\([^;{}]*\))\s*;", header, flags=re.M)
-            if prototype is None:
-                raise RuntimeError(f"rt/{match.group(1)} declares no function {name} at the start of a line")
-            found.append(plain(prototype.group(1), defines) + ";")
-        return "\n".join(found)
-
-    text = re.sub(r"@TYPES ([\w.]+):([\w ]+)@", types, text)
-    return re.sub(r"@FUNCTIONS ([\w.]+):([\w\s]+)@", functions, text)
 
 
 CDEF = header_types(CDEF)

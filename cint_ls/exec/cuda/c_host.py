@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ...ir import nodes as ir
 from ..c17.build import build_library
+from ..c17.headers import header_types
 from ..c17.library import (
     CDEF,
     CINT_FAULT,
@@ -36,7 +37,6 @@ from ..c17.library import (
     _records,
     call_in_thread,
     emit,
-    header_types,
 )
 from ..c17.pictures import Pictures
 from ..executors import ExecutorUnavailable

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -93,14 +92,6 @@ ROUTES: tuple[Route, ...] = (
 
 # ---- serving a route
 
-def failed(session: Session, method: str, error: BaseException) -> None:
-    """A handler's exception as an Error log message naming the request and the place."""
-    logger.error("%s failed", method, exc_info=error)
-    where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
-    place = f" ({where.filename}:{where.lineno})" if where is not None else ""
-    session.log(lsp.MessageType.Error, f"cint-ls: {method} failed: {type(error).__name__}: {error}{place}")
-
-
 def guarded(session: Session, method: str, empty: Any, fn: Callable[..., Any], *args: Any) -> Any:
     """`fn(*args)`, an exception becoming the empty answer and a log message (an LSP
     error the handler means to send goes through)."""
@@ -109,7 +100,7 @@ def guarded(session: Session, method: str, empty: Any, fn: Callable[..., Any], *
     except JsonRpcException:
         raise
     except Exception as error:  # noqa: BLE001
-        failed(session, method, error)
+        session.failed(method, error)
         return empty() if callable(empty) else empty
 
 
@@ -157,5 +148,5 @@ async def serve_heavy(session: Session, route: Route, params: Any) -> Any:
     except Exception as error:
         if not current():
             raise content_modified(uri) from error  # what failed was out of date anyway
-        failed(session, route.method, error)
+        session.failed(route.method, error)
         return route.empty_answer()

@@ -148,6 +148,5 @@ async def workspace_symbol(session: Session, params: lsp.WorkspaceSymbolParams) 
     try:
         return await asyncio.to_thread(_search, index, folders(session), open_docs, params.query or "")
     except Exception as error:  # noqa: BLE001 - a search never takes the server down
-        from . import failed  # here: the handlers package imports this module
-        failed(session, lsp.WORKSPACE_SYMBOL, error)
+        session.failed(lsp.WORKSPACE_SYMBOL, error)
         return []
