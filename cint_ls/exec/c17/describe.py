@@ -34,7 +34,6 @@ cpu-c17 cannot translate the program, `BuildError` or `C17RunError` for a defect
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -48,7 +47,17 @@ from ..faults import FaultRecord
 from ..runtime import CintFault
 from ..views import View
 from .build import build_library
-from .library import CINT_FAULT, CINT_OK, CINT_RESOURCE, MAX_BUDGET, C17RunError, _load, call_in_thread, emit
+from .library import (
+    CINT_FAULT,
+    CINT_OK,
+    CINT_RESOURCE,
+    MAX_BUDGET,
+    C17RunError,
+    _load,
+    call_in_thread,
+    emit,
+    fault_record,
+)
 
 M64 = (1 << 64) - 1
 ACC_BYTES = 18 * 8  # cint_reduction.acc
@@ -207,13 +216,7 @@ def describe_work_item(program: ir.Program, plan: DispatchPlan, k: int, folds: M
         if status == CINT_OK:
             return None, after
         assert status == CINT_FAULT
-        text = lib.cint_fault_json(ctx)
-        if text == ffi.NULL:
-            raise MemoryError("the cpu-c17 run exceeded its memory limit")
-        try:
-            record = FaultRecord.from_json(json.loads(ffi.string(text).decode("utf-8")))
-        finally:
-            lib.cint_free(text)
+        record = fault_record(ffi, lib, ctx, "cpu-c17")
     finally:
         lib.cint_ctx_free(ctx)
     return fault_of(record), after

@@ -233,13 +233,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
             raise C17RunError(f"the cpu-c17 run failed: {message}")
         fault = None
         if status == CINT_FAULT:
-            text = lib.cint_fault_json(ctx)
-            if text == ffi.NULL:
-                raise MemoryError("the cpu-c17 run exceeded its memory limit")
-            try:
-                fault = FaultRecord.from_json(json.loads(ffi.string(text).decode("utf-8")))
-            finally:
-                lib.cint_free(text)
+            fault = fault_record(ffi, lib, ctx, EXECUTOR)
         boundaries = []
         if trace:
             pointer = ffi.new("cint_boundary **")
@@ -264,6 +258,18 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         return result, boundaries
     finally:
         lib.cint_ctx_free(ctx)
+
+
+def fault_record(ffi, lib, ctx, executor: str) -> FaultRecord:
+    """The fault record of a run that ended with CINT_FAULT (rt/context.c
+    cint_fault_json), for cpu-c17, its work-item descriptions and gpu-cuda's host."""
+    text = lib.cint_fault_json(ctx)
+    if text == ffi.NULL:
+        raise MemoryError(f"the {executor} run exceeded its memory limit")
+    try:
+        return FaultRecord.from_json(json.loads(ffi.string(text).decode("utf-8")))
+    finally:
+        lib.cint_free(text)
 
 
 class OutputStream:

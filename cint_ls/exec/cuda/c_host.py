@@ -19,7 +19,6 @@ is host.resource at its dispatch, a re-run that completes is host.divergence.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 
@@ -37,10 +36,10 @@ from ..c17.library import (
     _records,
     call_in_thread,
     emit,
+    fault_record,
 )
 from ..c17.pictures import Pictures
 from ..executors import ExecutorUnavailable
-from ..faults import FaultRecord
 from ..runtime import RunResult
 from ..selection import current_selection
 from ..stages import RUNNING, output_stream, reached
@@ -306,13 +305,7 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
                 raise C17RunError(f"the gpu-cuda run failed: {message}")
             fault = host.record(consumed)
         elif status == CINT_FAULT:
-            text = lib.cint_fault_json(ctx)
-            if text == ffi.NULL:
-                raise MemoryError("the gpu-cuda run exceeded its memory limit")
-            try:
-                fault = FaultRecord.from_json(json.loads(ffi.string(text).decode("utf-8")))
-            finally:
-                lib.cint_free(text)
+            fault = fault_record(ffi, lib, ctx, "gpu-cuda")
             if s.found_number >= 0 and fault.address is not None and fault.address.dispatch == s.found_number:
                 stats.described.append((int(s.found_number), int(s.found_k)))
         else:
