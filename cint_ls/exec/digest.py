@@ -11,21 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis.types import BoolType, Type
+from ..analysis.types import Type
 from ..ir import nodes as ir
-from .views import View, copy_elements
+from .views import View, copy_elements, element_size
 
 FNV_OFFSET, FNV_PRIME, MASK = 14695981039346656037, 1099511628211, (1 << 64) - 1
 
 
-def _digest_value(h: int, t: Type, value) -> int:
-    size = 1 if isinstance(t, BoolType) else t.bits // 8  # type: ignore[attr-defined]
+def _digest_value(h: int, t: Type, value: int) -> int:
+    size = element_size(t)
     for byte in (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little"):
         h = ((h ^ byte) * FNV_PRIME) & MASK
     return h
 
 
-def published_digest(kernel: ir.Kernel, args: Sequence, results: Sequence) -> int:
+def published_digest(kernel: ir.Kernel, args: Sequence[object], results: Sequence[int]) -> int:
     h = FNV_OFFSET
     for p, param in enumerate(kernel.params):
         if param.mode == "in":

@@ -12,7 +12,7 @@ when the executor is native, compare), and `running/isolated.py` is its child pr
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from ..ir import nodes as ir
 from .runtime import RunResult
@@ -36,6 +36,8 @@ def display_name(name: str, simulated: bool) -> str:
 
 # Where the program's output goes as it is printed (None: kept in RunResult.output only).
 Write = Callable[[str], object]
+# An executor's options: a JSON object, for they cross into an isolated run's child process.
+Options: TypeAlias = dict[str, Any]
 
 
 class ExecutorUnavailable(Exception):
@@ -65,7 +67,7 @@ class Executor(Protocol):
     # before calling it).
     compiles: bool
 
-    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: dict) -> RunResult:
+    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: Options) -> RunResult:
         """Run the program's entry in this process. Raises ExecutorUnavailable."""
         ...
 

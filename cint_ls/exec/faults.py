@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, TypeAlias
 
 from ..analysis.types import Type, scalar_type_named
 from ..syntax.source import Span
@@ -27,6 +28,7 @@ HOST_STACK = "host.stack"
 MAX_CALL_DEPTH = 100_000  # nested calls every executor runs; the call beyond: host.stack
 
 TypedValue = tuple[Type, int]
+JsonObject: TypeAlias = dict[str, Any]  # a JSON object as `json` reads it: a record, a report row, options
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +100,11 @@ class FaultRecord:
 
     # ---- serialization, for the records that come back from C and PTX runs
 
-    def to_json(self) -> dict:
-        def span(s: Span | None):
+    def to_json(self) -> JsonObject:
+        def span(s: Span | None) -> list[int] | None:
             return None if s is None else [s.start_byte, s.end_byte, s.line, s.column, s.end_line, s.end_column]
 
-        def exact(x):
+        def exact(x: int | Fraction | None) -> list[str] | str | None:
             if x is None:
                 return None
             if isinstance(x, Fraction):
@@ -127,15 +129,18 @@ class FaultRecord:
         }
 
     @staticmethod
-    def from_json(data: dict) -> FaultRecord:
-        def typed(pair) -> TypedValue:
+    def from_json(data: JsonObject) -> FaultRecord:
+        def typed(pair: list[str]) -> TypedValue:
             t = scalar_type_named(pair[0])
             if t is None:
                 raise ValueError(f"unknown type {pair[0]!r} in a fault record")
             return t, int(pair[1])
 
-        def span(s) -> Span | None:
+        def span(s: list[int] | None) -> Span | None:
             return None if s is None else Span(*s)
+
+        def frame_span(s: list[int]) -> Span:
+            return Span(*s)  # a frame always has its position
 
         exact = data["exact"]
         if isinstance(exact, list):
@@ -150,7 +155,7 @@ class FaultRecord:
             exact=exact,
             limit=None if data["limit"] is None else typed(data["limit"]),
             span=span(data["span"]),
-            stack=tuple(StackFrame(f, span(s)) for f, s in data["stack"]),
+            stack=tuple(StackFrame(f, frame_span(s)) for f, s in data["stack"]),
             address=None if address is None else Address(*address),
             views=tuple(ViewDescriptor(e, o, tuple(x), tuple(s), w) for e, o, x, s, w in data["views"]),
             fuel_consumed=data["fuel_consumed"],

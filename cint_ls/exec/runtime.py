@@ -4,6 +4,7 @@ and the result of a run."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 from ..analysis.types import I64
 from ..syntax.source import Span
@@ -25,7 +26,16 @@ class Fuel:
     def exhausted(self) -> OperationFault:
         """The E_FUEL fault of a charge that would exceed the budget: no operands, the
         budget as the limit (SPEC-02P.1 8.4, Faults)."""
+        assert self.budget is not None, "an unlimited fuel is never exhausted"
         return OperationFault("E_FUEL", "fuel.charge", (), None, (I64, self.budget))
+
+
+
+def _boundary(row: TraceRow) -> Boundary:
+    dispatch, output_length, fuel, digest = row
+    if output_length is None or fuel is None:
+        raise ValueError(f"a trace row without its output length or fuel: {row}")
+    return Boundary(dispatch, output_length, fuel, digest)
 
 
 class CintFault(Exception):
@@ -73,6 +83,12 @@ class Boundary:
 GPU_DEVICE, SIMULATED, NULL_DEVICE = "cuda", "sim", "null"
 DEVICE_KINDS = (GPU_DEVICE, SIMULATED, NULL_DEVICE)
 
+# RunResult.trace's rows: [dispatch number (None: the entry's end), output bytes, fuel, digest
+# (None: the entry's end)], as Boundary takes them; lists, for they cross the isolation as JSON.
+TraceRow: TypeAlias = list[int | None]
+# RunResult.dispatch_log's rows: JSON objects whose keys depend on the executor (see below).
+DispatchRow: TypeAlias = dict[str, Any]
+
 DISPATCH_LOG_LIMIT = 10000  # rows of RunResult.dispatch_log (rt/cint_rt.h CINT_MAX_RECORDS too)
 
 
@@ -89,13 +105,13 @@ class RunResult:
     # When asked for (option `trace`): one row per boundary (each published dispatch, then
     # the entry's end): [dispatch number, output bytes so far, fuel consumed, digest of the
     # published data]. Executors that cannot trace leave it None: compared at the end only.
-    trace: list[list] | None = None
+    trace: list[TraceRow] | None = None
     # When asked for (option `report`): one row per dispatch, in order, for `cint run
     # --report` (running/report.py, run_report): {"number", "kernel", "work_items" (None when
     # the entry checks ended the dispatch before N was known), "threads" (cpu-c17) or
     # "launches" (gpu-cuda), "seconds" (wall time), "fuel" (consumed by the dispatch)}.
     # At most DISPATCH_LOG_LIMIT rows; the dispatches after those are only counted.
-    dispatch_log: list[dict] | None = None
+    dispatch_log: list[DispatchRow] | None = None
     # Where the run took place, set by the executor that knows (gpu-cuda), never read out
     # of the notes: the device's description ("NVIDIA H200 (sm_90)", "the simulated
     # device", "the null device (launches do nothing)") and its kind, one of DEVICE_KINDS
@@ -115,7 +131,7 @@ class RunResult:
         return self.device_kind == NULL_DEVICE
 
     def boundaries(self) -> list[Boundary] | None:
-        return None if self.trace is None else [Boundary(*row) for row in self.trace]
+        return None if self.trace is None else [_boundary(row) for row in self.trace]
 
     @property
     def exit_code(self) -> int:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ..ir import nodes as ir
+from .faults import JsonObject
 from .views import View, copy_elements
 
 ARRAY_LIMIT = 2048 * 2048  # elements of one array a picture is taken of (the default)
@@ -48,12 +50,12 @@ class ArraySelection:
                              "(`v`, `diffuse.v`)")
         return cls(frozenset(names), limit)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {"names": None if self.names is None else sorted(self.names), "limit": self.limit,
                 "total": self.total}
 
     @classmethod
-    def from_json(cls, data: dict | None) -> ArraySelection | None:
+    def from_json(cls, data: JsonObject | None) -> ArraySelection | None:
         if not data:
             return None
         names = data.get("names")
@@ -66,7 +68,7 @@ class ArraySelection:
         short = kernel_name.rsplit(".", 1)[-1]
         return bool({param, f"{short}.{param}", f"{kernel_name}.{param}"} & self.names)
 
-    def snapshot(self, kernel, args) -> dict:
+    def snapshot(self, kernel: ir.Kernel, args: Sequence[object]) -> JsonObject:
         """After a dispatch published (the shared protocol's Views): `take` of its 2-D
         out/inout arrays."""
         return self.take(kernel.qualified, [
@@ -75,14 +77,16 @@ class ArraySelection:
             for param, arg in zip(kernel.params, args)
             if isinstance(arg, View) and param.mode in ("out", "inout") and len(arg.extents) == 2])
 
-    def take(self, kernel_name: str, arrays: Iterable[tuple[str, str, list[int], Callable[[], list[int]]]]) -> dict:
+    def take(self, kernel_name: str, arrays: Iterable[tuple[str, str, list[int], Callable[[], list[int]]]]) -> JsonObject:
         """After a dispatch published, given its 2-D out/inout arrays as (parameter,
         element type's name, [rows, columns], a function that reads the elements in
         row-major order as a list of Python ints): the values of the selected ones (`arrays`), the names of them
         all (`candidates`) and the selected ones too large or over the run's total
         (`skipped`). Every executor's pictures come through here (cpu-c17's:
         exec/c17/pictures.py), so the limits and the rows are the same."""
-        taken, candidates, skipped = [], [], []
+        taken: list[JsonObject] = []
+        candidates: list[str] = []
+        skipped: list[JsonObject] = []
         for param, element, shape, read in arrays:
             candidates.append(param)
             if not self.wants(kernel_name, param):
@@ -112,7 +116,7 @@ def current_selection() -> ArraySelection | None:
 
 
 @contextlib.contextmanager
-def selected_arrays(options: dict) -> Iterator[dict]:
+def selected_arrays(options: JsonObject) -> Iterator[JsonObject]:
     """Around an executor's run: the option `trace_arrays` taken out of the options (no
     executor sees it) and made the selection the run's Dispatcher reads."""
     options = dict(options)

@@ -36,7 +36,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..analysis.types import I64, BoolType, Type
+from ..analysis.types import I64, BoolType, FixedType, IntType, Type
 from .faults import OperationFault, ViewDescriptor
 
 Value = int | bool
@@ -54,7 +54,9 @@ def element_size(t: Type) -> int:
     """Bytes per element: bits / 8; Bool takes one byte."""
     if isinstance(t, BoolType):
         return 1
-    return t.bits // 8  # type: ignore[attr-defined]
+    if isinstance(t, (IntType, FixedType)):
+        return t.bits // 8
+    raise TypeError(f"{t.name} is not an element type")
 
 
 class Storage:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..exec.executors import ExecutorUnavailable
+from ..exec.executors import ExecutorUnavailable, Options
 from ..exec.runtime import RunResult
 from ..exec.selection import selected_arrays
 from ..exec.stages import RUNNING, reached
@@ -92,7 +92,7 @@ def cap_output(result: RunResult, limit: int | None) -> RunResult:
     return result
 
 
-def run_entry(program: ir.Program, executor_name: str, fuel: int | None, options: dict,
+def run_entry(program: ir.Program, executor_name: str, fuel: int | None, options: Options,
               write: Callable[[str], object] | None = None) -> RunResult:
     """Run a program in this process: built, admitted by the executor and its entry in
     place (`with_entry`), as the façade hands it over (the child of an isolated run calls

@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ..exec.executors import AUTO, UNTRANSLATABLE, ExecutorUnavailable, display_name
+from ..exec.executors import AUTO, UNTRANSLATABLE, ExecutorUnavailable, Options, display_name
+from ..exec.faults import JsonObject
 from ..exec.runtime import RunResult
 from ..exec.selection import selected_arrays
 from ..ir.build import Build, build
@@ -55,7 +56,7 @@ class RunRequest:
     executor: str = REFERENCE
     fuel: int | None = None
     # Options by executor name (gpu-cuda: device, block_size, order, seed, ...).
-    options: dict[str, dict] = field(default_factory=dict)
+    options: dict[str, Options] = field(default_factory=dict)
     check: str | None = None  # also run on this executor and compare
     trace: bool = False  # ask for the boundaries of a comparison (implied by `check`)
     time_limit: float | None = None  # seconds of running (not compiling: isolated.py); implies a child process
@@ -68,10 +69,10 @@ class RunRequest:
     report: bool = False  # record each dispatch (RunResult.dispatch_log) for RunOutcome.run_report
     # Pictures of 2-D out/inout arrays after each dispatch for the trace (running/trace.py,
     # ArraySelection.to_json); implies `report`.
-    trace_arrays: dict | None = None
+    trace_arrays: JsonObject | None = None
     learn: bool = True  # auto: keep what the run measured (auto.learn); tests and benchmarks say no
 
-    def options_for(self, executor: str) -> dict:
+    def options_for(self, executor: str) -> Options:
         options = dict(self.options.get(executor) or {})
         if self.trace or self.check is not None:
             options["trace"] = True
@@ -135,7 +136,7 @@ class RunOutcome:
             where = "; ran on the null device (launches did nothing: not the program's output)"
         return head + f"{what}{where}; fuel {self.result.fuel_consumed}; {self.seconds:.2f} s"
 
-    def run_report(self) -> dict:
+    def run_report(self) -> JsonObject:
         """The report of `cint run --report=json` (docs/cli.md, "The run report"): the
         executor and device, what auto decided, and a row per dispatch (rows need
         RunRequest.report)."""
@@ -219,7 +220,7 @@ def cluster_problem(spec: object) -> str | None:
 
 
 def _one(request: RunRequest, executor_name: str, source: SourceText, built: Build,
-         write: Callable[[str], object] | None, extra: dict | None = None) -> RunOutcome:
+         write: Callable[[str], object] | None, extra: Options | None = None) -> RunOutcome:
     outcome = RunOutcome(executor_name, source, fuel_budget=request.fuel)
     try:
         executor = get(executor_name)

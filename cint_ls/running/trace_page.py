@@ -25,6 +25,7 @@ import html
 import json
 import re
 
+from ..exec.faults import JsonObject
 from .trace import SAFE
 
 # matplotlib's viridis at eleven stops; the page interpolates 256 colours from them.
@@ -46,7 +47,7 @@ def _swatch_classes() -> str:
     return "\n".join(rules) + "\n"
 
 
-def _embedded(lines: list[dict]) -> list[dict]:
+def _embedded(lines: list[JsonObject]) -> list[JsonObject]:
     """The lines as the page reads them: an array whose values JavaScript's numbers
     cannot all hold exactly carries them as text too (`exact`)."""
     out = []
@@ -66,7 +67,7 @@ _HTML_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
 NONCE = re.compile(r"[A-Za-z0-9_-]{16,}\Z")  # base64url, as an editor's webview makes it
 
 
-def embedded_json(value) -> str:
+def embedded_json(value: object) -> str:
     """`value` as JSON that can stand inside an HTML `<script>` element as it is."""
     return json.dumps(value, separators=(",", ":")).translate(_HTML_SAFE)
 
@@ -79,7 +80,7 @@ def policy(nonce: str | None) -> str:
     return f"default-src 'none'; script-src {allowed}; style-src {allowed}; img-src data:"
 
 
-def render_page(lines: list[dict], title: str = "cint trace", nonce: str | None = None) -> str:
+def render_page(lines: list[JsonObject], title: str = "cint trace", nonce: str | None = None) -> str:
     """The page for the lines of a trace (read_trace or records). With `nonce` (16 or
     more base64url characters) its policy lets run only the elements that carry it,
     and each of its own `<script>` and `<style>` does."""

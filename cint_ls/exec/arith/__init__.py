@@ -38,8 +38,9 @@ Decisions where LANGUAGE.md and SPEC-02P.1 are silent (each one is tested):
   `count.checked.<target>`; the fold's index is the caller's, else the position).
 """
 
+from ..faults import OperationFault
 from .convert import convert, convert_fn
-from .fault import OperationFault, bounds, real
+from .fault import bounds, real
 from .reduce import (
     REDUCTIONS,
     Count,

@@ -18,7 +18,8 @@ from cint_ls.analysis.types import FixedType, IntType
 from cint_ls.vocabulary.faults import E_NARROW
 from cint_ls.vocabulary.operations import conversion_id
 
-from .fault import NumType, OperationFault, Typed, bounds, frac_bits
+from ..faults import OperationFault
+from .fault import NumType, Typed, bounds, frac_bits
 from .scalar import CHECKED, WRAP, wrap
 
 ConvertFn = Callable[[int], int]

@@ -33,7 +33,8 @@ from cint_ls.analysis.types import BOOL, I64, FixedType, IntType, Type
 from cint_ls.vocabulary.faults import E_EMPTY
 from cint_ls.vocabulary.operations import reduction_id
 
-from .fault import Exact, NumType, OperationFault, bounds, overflow, real, storage_bits
+from ..faults import OperationFault
+from .fault import Exact, NumType, bounds, overflow, real, storage_bits
 from .scalar import wrap
 
 REDUCTIONS = ("sum", "sum_wrap", "sum_sat", "min", "max", "count", "fold_checked")

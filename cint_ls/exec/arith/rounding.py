@@ -10,7 +10,8 @@ from cint_ls.analysis.types import IntType
 from cint_ls.vocabulary.faults import E_DIV_ZERO
 from cint_ls.vocabulary.operations import div_round_id
 
-from .fault import OperationFault, bounds, overflow
+from ..faults import OperationFault
+from .fault import bounds, overflow
 
 DIV_ROUND_MODES = ("floor", "ceil", "trunc", "away", "half_even", "half_away", "half_trunc")
 """The rounding modes of div_round; `half_trunc` sends ties toward zero."""

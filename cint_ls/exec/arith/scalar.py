@@ -17,7 +17,8 @@ from cint_ls.analysis.types import FixedType, IntType
 from cint_ls.vocabulary.faults import E_DIV_ZERO, E_SHIFT
 from cint_ls.vocabulary.operations import op_id
 
-from .fault import Exact, NumType, OperationFault, bounds, overflow, real, storage_bits
+from ..faults import OperationFault
+from .fault import Exact, NumType, bounds, overflow, real, storage_bits
 from .rounding import div_half_even, shift_half_even
 
 BinaryFn = Callable[[int, int], int]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...ir import nodes as ir
-from ..executors import ExecutorUnavailable, Write
+from ..executors import ExecutorUnavailable, Options, Write
 from ..runtime import RunResult
 from .describe import describe_work_item
 from .library import EXECUTOR, Untranslatable, run
@@ -53,7 +53,7 @@ class C17:
     native = True
     compiles = True
 
-    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: dict) -> RunResult:
+    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: Options) -> RunResult:
         return run(program, fuel, write, options)
 
     def admit(self, built: Build) -> Diagnostic | None:

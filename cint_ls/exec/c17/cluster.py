@@ -30,7 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from ..executors import ExecutorUnavailable
+from ..executors import ExecutorUnavailable, Options
 from ..stages import remaining, waiting
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
@@ -382,7 +382,7 @@ class TileRunner:
         return text
 
 
-def cluster_options(options: dict) -> tuple[str | None, int, int]:
+def cluster_options(options: Options) -> tuple[str | None, int, int]:
     """(the cluster's spec or None, cluster_min, cluster_tiles: tiles per worker)."""
     spec = options.get("cluster")
     if spec is None:

@@ -18,15 +18,15 @@ def header_types(text: str) -> str:
     (CINT_MAX_RANK), `bool` as `_Bool`. Each type must be a `typedef struct [TAG] { ... }
     NAME;` without nested braces; each prototype must start a line."""
 
-    def read(name: str) -> tuple[str, dict]:
+    def read(name: str) -> tuple[str, dict[str, str]]:
         header = re.sub(r"/\*.*?\*/", " ", rt_path(name).read_text(), flags=re.S)
         return header, dict(re.findall(r"^#define\s+(\w+)\s+(\d+)\b", header, flags=re.M))
 
-    def plain(declaration: str, defines: dict) -> str:
+    def plain(declaration: str, defines: dict[str, str]) -> str:
         body = re.sub(r"\b[A-Z][A-Z0-9_]*\b", lambda m: defines.get(m.group(0), m.group(0)), declaration)
         return " ".join(re.sub(r"\bbool\b", "_Bool", body).split())
 
-    def types(match: re.Match) -> str:
+    def types(match: re.Match[str]) -> str:
         header, defines = read(match.group(1))
         found = []
         for name in match.group(2).split():
@@ -36,7 +36,7 @@ def header_types(text: str) -> str:
             found.append(plain(typedef.group(0), defines))
         return "\n".join(found)
 
-    def functions(match: re.Match) -> str:
+    def functions(match: re.Match[str]) -> str:
         header, defines = read(match.group(1))
         found = []
         for name in match.group(2).split():

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from ...ir import nodes as ir
-from ..executors import UNTRANSLATABLE, ExecutorUnavailable
+from ..executors import UNTRANSLATABLE, ExecutorUnavailable, Options, Write
 from ..faults import FaultRecord
 from ..runtime import Boundary, RunResult
 from ..selection import current_selection
@@ -134,7 +134,7 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _whole(options: dict, name: str, default: int, low: int, high: int) -> int:
+def _whole(options: Options, name: str, default: int, low: int, high: int) -> int:
     value = options.get(name)
     if value is None:
         return default
@@ -144,7 +144,7 @@ def _whole(options: dict, name: str, default: int, low: int, high: int) -> int:
     return value
 
 
-def thread_options(options: dict) -> tuple[int, int, int]:
+def thread_options(options: Options) -> tuple[int, int, int]:
     """(threads, parallel_min, chunk_min) from the executor's options: `threads` (1 to
     1024; default `default_threads()`), and for tests and tuning `parallel_min` (the
     least dispatch, in work-items, that runs on the pool; 4096) and `chunk_min` (the
@@ -154,7 +154,7 @@ def thread_options(options: dict) -> tuple[int, int, int]:
             _whole(options, "chunk_min", CHUNK_MIN, 1, MAX_BUDGET))
 
 
-def run(program: ir.Program, fuel: int | None, write=None, options: dict | None = None) -> RunResult:
+def run(program: ir.Program, fuel: int | None, write: Write | None = None, options: Options | None = None) -> RunResult:
     """The Executor interface: emit, build (cached), run in this process. Options:
     `trace` (for --check: the boundaries in RunResult.trace), `report` (a record per
     dispatch in RunResult.dispatch_log, for `cint run --report`), `stack_size` (bytes of

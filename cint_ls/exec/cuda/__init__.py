@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...ir import nodes as ir
-from ..executors import UNTRANSLATABLE, ExecutorUnavailable, Write
+from ..executors import UNTRANSLATABLE, ExecutorUnavailable, Options, Write
 from ..runtime import GPU_DEVICE, NULL_DEVICE, SIMULATED, RunResult
 from ..stages import output_stream
 from .device import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, ORDERS, Device, DeviceError
@@ -67,7 +67,7 @@ class CudaOptions:
     report: bool = False  # a row per dispatch in RunResult.dispatch_log (cint run --report)
 
     @classmethod
-    def from_dict(cls, options: dict | None) -> CudaOptions:
+    def from_dict(cls, options: Options | None) -> CudaOptions:
         options = dict(options or {})
         known = {"device", "block_size", "order", "seed", "max_launch", "param_space", "trace", "report"}
         out = cls(**{k: v for k, v in options.items() if k in known and v is not None})
@@ -127,7 +127,7 @@ def compile_host(program: ir.Program):
         raise HostUntranslatable(f"gpu-cuda's host is the program's C, and {error}") from None
 
 
-def run(program: ir.Program, fuel: int | None = None, write=None, options: dict | None = None,
+def run(program: ir.Program, fuel: int | None = None, write: Write | None = None, options: Options | None = None,
         *, device: Device | None = None) -> RunResult:
     """Run the program's entry with gpu-cuda: its PTX and its host's C each emitted once.
     `device` overrides the `device` option (tests pass a prepared simulated device)."""
@@ -197,7 +197,7 @@ class Cuda:
     native = True
     compiles = True
 
-    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: dict) -> RunResult:
+    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: Options) -> RunResult:
         return run(program, fuel, write, options)
 
     def admit(self, built: Build) -> Diagnostic | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...analysis.capabilities import Refusal, gpu_refusals
 from ...analysis.result import CheckedModule
+from ...ir.build import Build
 from ...syntax.diagnostics import Diagnostic, Severity
 from ...syntax.report import display_path
 
@@ -42,6 +43,6 @@ def admit(checked: CheckedModule) -> Diagnostic | None:
     return None if refusal is None else refusal_diagnostic(refusal, checked.source.path)
 
 
-def admit_build(built) -> Diagnostic | None:
+def admit_build(built: Build) -> Diagnostic | None:
     """`admit` for a `cint_ls.ir.build.Build` (gpu-cuda's `Executor.admit`)."""
     return admit(built.checked)

@@ -38,6 +38,7 @@ host (rt/gpu_host.c, through c_host.KINDS; the oracle's oracle/params.py) fills 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...analysis.types import BoolType, IntType, Type
@@ -210,7 +211,7 @@ class KernelEmitter:
         self.loops: list[_Loop] = []
         self.params: list[Param] = []
         self.param_of_slot = {p.slot: i for i, p in enumerate(kernel.params)}
-        self.uniform: dict[tuple, str] = {}  # (kind, index...) -> register holding the param
+        self.uniform: dict[tuple[str | int, ...], str] = {}  # (kind, index...) -> register holding the param
         self.charges = any(isinstance(n, ir.Charge) for s in kernel.body for n in walk(s))
         self.fault_label = "$Lfault"  # where fault_if goes
         # The folds a looping body watches (issue 28, finding 9): a fold_checked whose
@@ -258,7 +259,7 @@ class KernelEmitter:
 
     def param(self, kind: str, *index: int) -> str:
         """Declare a parameter and load it once, in the prologue, into a register."""
-        key = (kind, *index)
+        key: tuple[str | int, ...] = (kind, *index)
         if key in self.uniform:
             return self.uniform[key]
         name = "_".join(["p", kind, *(str(i) for i in index)])
@@ -699,7 +700,7 @@ class KernelEmitter:
     # ---- expressions: each returns the register holding its value
 
     def expr(self, e: ir.Expr) -> str:
-        method = getattr(self, "expr_" + type(e).__name__, None)
+        method: Callable[[ir.Expr], str] | None = getattr(self, "expr_" + type(e).__name__, None)
         if method is None:
             raise EmitError(f"{_what(e)} is not in the gpu-cuda profile")
         return method(e)
@@ -995,11 +996,11 @@ class KernelEmitter:
         return self.param_of_slot[view.slot]
 
 
-def _at(node) -> str:
+def _at(node: ir.Counted) -> str:
     return f"{node.span.line}:{node.span.column}"
 
 
-def _what(node) -> str:
+def _what(node: object) -> str:
     return type(node).__name__
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...ir import nodes as ir
-from ..executors import ExecutorUnavailable, Write
+from ..executors import ExecutorUnavailable, Options, Write
 from ..runtime import RunResult
 from .machine import EXECUTOR, Machine, run_program
 
@@ -22,7 +22,7 @@ class Reference:
     native = False
     compiles = False
 
-    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: dict) -> RunResult:
+    def run(self, program: ir.Program, fuel: int | None, write: Write | None, options: Options) -> RunResult:
         """Options: `trace` (the boundaries of a comparison in RunResult.trace), `report`
         (a row per dispatch in RunResult.dispatch_log)."""
         options = options or {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...analysis.types import BOOL, I64
 from ...ir import nodes as ir
 from ...vocabulary.values import format_value
-from ..arith import OperationFault, binary_fn, convert_fn, div_round_fn, make_reducer, unary_fn
+from ..arith import FoldChecked, OperationFault, binary_fn, convert_fn, div_round_fn, make_reducer, unary_fn
 from ..runtime import CintFault
 from ..views import SliceSpec, Storage, View
 
@@ -428,6 +428,8 @@ class Compiler:
         return run
 
 
-def new_fold(reduction: ir.Reduction):
+def new_fold(reduction: ir.Reduction) -> FoldChecked:
     """The live accumulator of a fold_checked reduction."""
-    return make_reducer(reduction.kind, reduction.contribution, reduction.target, reduction.init)
+    fold = make_reducer(reduction.kind, reduction.contribution, reduction.target, reduction.init)
+    assert isinstance(fold, FoldChecked), "a fold of a reduction that is not fold_checked"
+    return fold

@@ -8,9 +8,10 @@ from collections.abc import Callable
 
 from ...analysis.types import I64
 from ...ir import nodes as ir
-from ..arith import OperationFault
+from ..arith import FoldChecked, OperationFault
 from ..digest import published_digest
 from ..dispatch import Dispatcher, DispatchPlan, WorkItemRunner, WorkPhase, size_frame, work_item_address
+from ..executors import Write
 from ..faults import CINT_RESOURCE, HOST_STACK, MAX_CALL_DEPTH, StackFrame
 from ..runtime import Boundary, CintFault, Fuel, RunResult
 from .compiler import ArrayBinding, Compiler, Returned, new_fold
@@ -207,7 +208,7 @@ class InterpRunner(WorkItemRunner):
         self.m = machine
         self.work_item = 0
         self.lists: dict[int, list] = {}
-        self.folds: dict[int, object] = {}
+        self.folds: dict[int, FoldChecked] = {}
 
     @staticmethod
     def frame_template(plan: DispatchPlan) -> list:
@@ -261,5 +262,5 @@ class InterpRunner(WorkItemRunner):
                 raise CintFault(fault, span, step) from None
 
 
-def run_program(program: ir.Program, fuel: int | None = None, write=None) -> RunResult:
+def run_program(program: ir.Program, fuel: int | None = None, write: Write | None = None) -> RunResult:
     return Machine(program, fuel, write).run()

@@ -25,7 +25,9 @@ def is_fixed(t: Type) -> bool:
 def bits(t: Type) -> int:
     if isinstance(t, BoolType):
         return 8
-    return t.bits  # type: ignore[attr-defined]
+    if isinstance(t, (IntType, FixedType)):
+        return t.bits
+    raise EmitError(f"{t.name} has no C type")
 
 
 def signed(t: Type) -> bool:
@@ -75,7 +77,9 @@ def type_code(t: Type) -> str:
 def bounds(t: Type) -> tuple[int, int]:
     if isinstance(t, BoolType):
         return 0, 1
-    return t.min, t.max  # type: ignore[attr-defined]
+    if isinstance(t, (IntType, FixedType)):
+        return t.min, t.max
+    raise EmitError(f"{t.name} has no bounds")
 
 
 def constant(t: Type, value: int | bool) -> str:

@@ -13,7 +13,7 @@ drive single dispatches through it (tests/cuda/cuda_support.py), and on a real G
 it through cuda-python (driver.py, the `cuda` extra; tests/gpu). benchmarks/heat_gpu.py
 launches the heat kernel alone through driver.py, placement.py and launches.py.
 
-    run(program, fuel=None, write=None, options=None, *, device=None) -> RunResult
+    run(program, fuel=None, write: Write | None = None, options=None, *, device=None) -> RunResult
 
 `options` as gpu-cuda's (CudaOptions) but `null`, which only the C host has.
 """
@@ -21,7 +21,7 @@ launches the heat kernel alone through driver.py, placement.py and launches.py.
 from __future__ import annotations
 
 from ....ir import nodes as ir
-from ...executors import ExecutorUnavailable
+from ...executors import ExecutorUnavailable, Options, Write
 from ...runtime import GPU_DEVICE, SIMULATED, RunResult
 from ...stages import RUNNING, reached
 from .. import EXECUTOR, CudaOptions, compile_program
@@ -47,7 +47,7 @@ def open_device(options: CudaOptions) -> tuple[Device, str | None]:
         return SimulatedDevice(options.order, options.seed), str(error)
 
 
-def run(program: ir.Program, fuel: int | None = None, write=None, options: dict | None = None,
+def run(program: ir.Program, fuel: int | None = None, write: Write | None = None, options: Options | None = None,
         *, device: Device | None = None) -> RunResult:
     """Run the program's entry on the oracle. `device` overrides the `device` option."""
     opts = CudaOptions.from_dict(options)

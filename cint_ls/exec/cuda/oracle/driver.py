@@ -22,11 +22,12 @@ without a GPU.
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 from ..device import Device, DeviceError, DeviceUnavailable, Function, Module
 
 
-def _import_driver():
+def _import_driver() -> Any:  # cuda-python's driver module (no type information)
     try:
         from cuda.bindings import driver  # cuda-python 12.6 and later
 
@@ -47,14 +48,14 @@ def _one_line(error: BaseException) -> str:
 
 
 class CudaFunction(Function):
-    def __init__(self, handle, name: str) -> None:
+    def __init__(self, handle: Any, name: str) -> None:
         self.handle = handle
         self.name = name
         self.max_threads = 0  # CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, read by CudaModule.function
 
 
 class CudaModule(Module):
-    def __init__(self, device: CudaDevice, handle) -> None:
+    def __init__(self, device: CudaDevice, handle: Any) -> None:
         self.device = device
         self.handle = handle
 
@@ -68,7 +69,7 @@ class CudaModule(Module):
 class CudaDevice(Device):
     simulated = False
 
-    def __init__(self, ordinal: int = 0, driver=None) -> None:
+    def __init__(self, ordinal: int = 0, driver: Any = None) -> None:
         self.cu = driver if driver is not None else _import_driver()
         self.modules: list[CudaModule] = []
         try:
@@ -102,7 +103,7 @@ class CudaDevice(Device):
 
     # ---- calls
 
-    def call(self, name: str, *args):
+    def call(self, name: str, *args: Any) -> Any:
         """Call a driver function; raise DeviceError unless it returns CUDA_SUCCESS.
         Returns the call's one value, its values as a tuple, or None."""
         try:
@@ -120,7 +121,7 @@ class CudaDevice(Device):
             return None
         return values[0] if len(values) == 1 else values
 
-    def _describe(self, status, call: str) -> str:
+    def _describe(self, status: Any, call: str) -> str:
         code = getattr(status, "name", None) or f"CUresult {int(status)}"
         text = ""
         try:
@@ -131,7 +132,7 @@ class CudaDevice(Device):
             pass
         return f"{code}: {text} ({call})" if text else f"{code} ({call})"
 
-    def _ptr(self, address: int):
+    def _ptr(self, address: int) -> Any:
         return self.cu.CUdeviceptr(address)
 
     # ---- the Device interface
@@ -148,7 +149,7 @@ class CudaDevice(Device):
     def free(self, address: int) -> None:
         self.call("cuMemFree", self._ptr(address))
 
-    def upload(self, address: int, data) -> None:
+    def upload(self, address: int, data: bytes | bytearray | memoryview) -> None:
         if len(data):
             buffer = (ctypes.c_char * len(data)).from_buffer_copy(bytes(data))
             self.call("cuMemcpyHtoD", self._ptr(address), ctypes.addressof(buffer), len(data))

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...arith import FoldChecked
 from ...dispatch import DispatchPlan, work_item_address
 from ...interp.machine import InterpRunner, Machine
 from ...runtime import CintFault, Fuel
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 class _Replay(InterpRunner):
     """An interpreter runner for one work-item, with its folds already advanced."""
 
-    def replay(self, plan: DispatchPlan, k: int, folds: dict, fuel: Fuel) -> CintFault | None:
+    def replay(self, plan: DispatchPlan, k: int, folds: dict[int, FoldChecked], fuel: Fuel) -> CintFault | None:
         m, kernel = self.m, plan.kernel
         body = m.body(kernel)
         frame = self.frame_template(plan)
@@ -75,7 +76,7 @@ class Description:
         return f"{self.by}{f' ({self.why})' if self.why else ''}"
 
 
-def describe_work_item(machine: Machine, plan: DispatchPlan, k: int, folds: dict, consumed: int) -> Description:
+def describe_work_item(machine: Machine, plan: DispatchPlan, k: int, folds: dict[int, FoldChecked], consumed: int) -> Description:
     """Run work-item `k` of `plan` again. `folds` maps the parameter of each fold_checked
     reduction to its accumulator holding the partial result before k; `consumed` is the
     entry's fuel consumed before k. Returns the first fault of the run (None when it
@@ -98,7 +99,7 @@ def describe_work_item(machine: Machine, plan: DispatchPlan, k: int, folds: dict
     return Description(fault, after, INTERPRETER, why)
 
 
-def interpreter_describe(machine: Machine, plan: DispatchPlan, k: int, folds: dict, consumed: int
+def interpreter_describe(machine: Machine, plan: DispatchPlan, k: int, folds: dict[int, FoldChecked], consumed: int
                          ) -> tuple[CintFault | None, int]:
     """The interpreter's re-run alone (the fallback; tests compare it with cpu-c17's)."""
     fuel = Fuel(plan.fuel.budget)
