@@ -42,8 +42,10 @@ Formats this project chose where the spec shows none (tested in tests/exec/test_
 
 from __future__ import annotations
 
-from ..exec.faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, TypedValue, ViewDescriptor
-from ..exec.runtime import RunResult
+from collections.abc import Iterable
+
+from ..exec.faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, JsonObject, TypedValue, ViewDescriptor
+from ..exec.runtime import DispatchRow, RunResult
 from ..exec.words import counted
 from ..syntax.report import display_path, frame, gutter_width
 from ..syntax.source import SourceText
@@ -242,7 +244,7 @@ def device_of(executor: str, result: RunResult | None) -> str:
     return "gpu" if result is None or result.device is None else result.device
 
 
-def _duration(seconds) -> str:
+def _duration(seconds: object) -> str:
     if not isinstance(seconds, (int, float)):
         return "-"
     if seconds < 1e-3:
@@ -252,11 +254,11 @@ def _duration(seconds) -> str:
     return f"{seconds:.2f} s"
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
-def _bytes(value) -> str:
+def _bytes(value: object) -> str:
     """Bytes as `0 B`, `872 B`, `64.0 KB`, `872.4 MB` (powers of 1000), `-` when not recorded."""
     if not isinstance(value, int):
         return "-"
@@ -269,7 +271,7 @@ def _bytes(value) -> str:
     return f"{value:.1f} {unit}"
 
 
-def _mean_seconds(values) -> float | None:
+def _mean_seconds(values: Iterable[object] | None) -> float | None:
     known = [v for v in values or [] if isinstance(v, (int, float))]
     return sum(known) / len(known) if known else None
 
@@ -278,7 +280,7 @@ def _tiles_of(count: int) -> str:
     return f"{count} tile" + ("" if count == 1 else "s")
 
 
-def _cluster_lines(rows: list[dict]) -> tuple[list[str], dict[str, str]]:
+def _cluster_lines(rows: list[DispatchRow]) -> tuple[list[str], dict[str, str]]:
     """The line that names the cluster of the rows' `cluster` entries (cluster.py
     TileRunner.attach), and the workers' short names (w1, w2, ... in address order)."""
     tiled = [row["cluster"] for row in rows if isinstance(row.get("cluster"), dict)]
@@ -305,7 +307,7 @@ def _cluster_lines(rows: list[dict]) -> tuple[list[str], dict[str, str]]:
     return [line], names
 
 
-def _cluster_cells(entry, names: dict[str, str]) -> str:
+def _cluster_cells(entry: object, names: dict[str, str]) -> str:
     if not isinstance(entry, dict):
         return f"  {'-':>9}  {'-':>10}  {'-':>10}  {'-':>10}  -"
     tiles = f"{_cell(entry.get('tiles_back'))}/{_cell(entry.get('tiles'))}"
@@ -315,7 +317,7 @@ def _cluster_cells(entry, names: dict[str, str]) -> str:
             f"{_duration(_mean_seconds(entry.get('tile_seconds'))):>10}  {spread or '-'}")
 
 
-def render_run_report(data: dict) -> str:
+def render_run_report(data: JsonObject) -> str:
     """The text of `cint run --report`: what auto decided, the run, then a row per
     recorded dispatch; and the same for the `--check` run."""
     lines = [f"report: {data['decision']}"]

@@ -36,16 +36,17 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from ...analysis.types import BoolType, FixedType, IntType, Type
 from ...ir import nodes as ir
-from ..arith import OperationFault
+from ..arith import FoldChecked, OperationFault
 from ..dispatch import DispatchPlan
 from ..faults import FaultRecord
 from ..runtime import CintFault
-from ..views import View
+from ..views import Storage, View
 from .build import build_library
 from .library import (
     CINT_FAULT,
@@ -81,7 +82,7 @@ def _signed(t: Type) -> bool:
     return isinstance(t, FixedType) or (isinstance(t, IntType) and t.signed)
 
 
-def encode(t: Type, values) -> bytes:
+def encode(t: Type, values: Iterable[int]) -> bytes:
     """Values of type `t` in the C layout (cint_rt.h): the native integer of their width
     (Bool one byte, fixed point its stored integer), wider ones as little-endian arrays
     of native 64-bit limbs."""
@@ -96,11 +97,11 @@ def encode(t: Type, values) -> bytes:
 class _Memory:
     """The C memory of one description (kept alive until the run ends)."""
 
-    def __init__(self, ffi) -> None:
+    def __init__(self, ffi: Any) -> None:  # cffi's FFI
         self.ffi = ffi
-        self.keep: list = []
+        self.keep: list[Any] = []  # cffi's objects
 
-    def bytes(self, data: bytes, at_least: int = 8):
+    def bytes(self, data: bytes, at_least: int = 8) -> Any:
         """A zeroed, 8-byte aligned buffer holding `data`."""
         buffer = self.ffi.new("uint64_t[]", max(len(data), at_least, 1) // 8 + 1)
         self.ffi.memmove(buffer, data, len(data))
@@ -108,18 +109,21 @@ class _Memory:
         return buffer
 
 
-def _views(memory: _Memory, kernel: ir.Kernel, plan: DispatchPlan, args) -> None:
+def _views(memory: _Memory, kernel: ir.Kernel, plan: DispatchPlan, args: Any) -> None:
     """Each array argument as a cint_view over a copy of its storage's bounding
     interval (of every view of the dispatch that reaches it)."""
     ffi = memory.ffi
-    intervals: dict[int, list] = {}
+    intervals: dict[int, tuple[Storage, int, int]] = {}  # storage id -> (storage, lo, hi)
     for view in plan.reads:
-        if view is None or view.bounding_interval() is None:
+        interval = None if view is None else view.bounding_interval()
+        if view is None or interval is None:
             continue
-        lo, hi = view.bounding_interval()  # type: ignore[misc]
-        seen = intervals.setdefault(view.storage.id, [view.storage, lo, hi])
-        seen[1], seen[2] = min(seen[1], lo), max(seen[2], hi)
-    placed: dict[int, tuple] = {}
+        lo, hi = interval
+        seen = intervals.get(view.storage.id)
+        if seen is not None:
+            lo, hi = min(seen[1], lo), max(seen[2], hi)
+        intervals[view.storage.id] = (view.storage, lo, hi)
+    placed: dict[int, tuple[Any, int]] = {}  # storage id -> (its cint_storage, first offset)
     for storage_id, (storage, lo, hi) in intervals.items():
         data = memory.bytes(encode(storage.element, storage.values[lo:hi + 1]))
         record = ffi.new("cint_storage *")
@@ -173,7 +177,7 @@ def _library(program: ir.Program, kernel: str) -> Path:
     return library
 
 
-def describe_work_item(program: ir.Program, plan: DispatchPlan, k: int, folds: Mapping[int, object],
+def describe_work_item(program: ir.Program, plan: DispatchPlan, k: int, folds: Mapping[int, FoldChecked],
                        consumed: int, depth: int = 0) -> tuple[CintFault | None, int]:
     """Run work-item `k` of `plan` again in the cpu-c17 code of its kernel (see the
     module's docstring). Returns its first fault (None when it completes) and the fuel
@@ -193,13 +197,13 @@ def describe_work_item(program: ir.Program, plan: DispatchPlan, k: int, folds: M
     for r, reduction in enumerate(kernel.reductions):
         fold = folds.get(reduction.param)
         if reduction.kind == "fold_checked" and fold is not None:
-            given[r] = memory.bytes(encode(reduction.target, [fold.acc]), ACC_BYTES)  # type: ignore[attr-defined]
+            given[r] = memory.bytes(encode(reduction.target, [fold.acc]), ACC_BYTES)
     sizes = ffi.new("int64_t[]", list(plan.sizes) or [0])
     over = ffi.new("int64_t[]", list(plan.space) or [0])
     name = ffi.new("char[]", kernel.qualified.encode("utf-8"))
     budget = plan.fuel.budget
     limited = budget is not None and budget <= MAX_BUDGET
-    if not 0 <= consumed <= (budget if limited else M64):
+    if not 0 <= consumed <= (budget if budget is not None and limited else M64):
         raise C17RunError(f"the cpu-c17 description cannot start from {consumed} units of fuel consumed")
     ctx = lib.cint_ctx_new(budget if limited else -1, 0)
     if ctx == ffi.NULL:

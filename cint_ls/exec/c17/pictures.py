@@ -17,19 +17,23 @@ boundary of running/isolated.py as JSON like the interpreter's.
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from ...ir import nodes as ir
-from ..runtime import DISPATCH_LOG_LIMIT
+from ..faults import JsonObject
+from ..runtime import DISPATCH_LOG_LIMIT, DispatchRow
 from ..selection import ArraySelection
 
 # The element layout of the run-time (rt/cint_rt.h): a type code's bits, signedness,
 # Bool flag; a value of up to 64 bits is the <stdint.h> type of its width, a wider one
 # little-endian two's-complement limbs.
 TC_SIGNED, TC_BOOL = 0x1000, 0x4000
-_FORMATS = {(1, True): "b", (1, False): "B", (2, True): "h", (2, False): "H", (4, True): "i", (4, False): "I",
+_IntFormat = Literal["b", "B", "h", "H", "i", "I", "q", "Q"]  # memoryview.cast's
+_FORMATS: dict[tuple[int, bool], _IntFormat] = {(1, True): "b", (1, False): "B", (2, True): "h", (2, False): "H", (4, True): "i", (4, False): "I",
             (8, True): "q", (8, False): "Q"}
 
 
-def view_values(ffi, view) -> list[int]:
+def view_values(ffi: Any, view: Any) -> list[int]:  # cffi's FFI and a `cint_view`
     """The elements of a 2-D `cint_view` in row-major order of its index tuples."""
     rows, columns = int(view.extents[0]), int(view.extents[1])
     if rows == 0 or columns == 0:
@@ -66,11 +70,11 @@ class Pictures:
     def __init__(self, program: ir.Program, selection: ArraySelection) -> None:
         self.kernels = {kernel.qualified: kernel for kernel in program.kernels.values()}
         self.selection = selection
-        self.taken: dict[int, dict] = {}
+        self.taken: dict[int, JsonObject] = {}
         self.error: str | None = None
-        self._callback = None  # listen's, alive as long as this
+        self._callback: Any = None  # listen's, alive as long as this
 
-    def observe(self, ffi, kernel_name, number: int, nparams: int, args) -> None:
+    def observe(self, ffi: Any, kernel_name: Any, number: int, nparams: int, args: Any) -> None:
         """cint_ctx_set_observer's callback. Never raises (cffi would only print it): the
         first error ends the pictures, and the run's notes say why."""
         if number >= DISPATCH_LOG_LIMIT or self.error is not None:  # rows beyond the log's have no pictures
@@ -89,7 +93,7 @@ class Pictures:
             self.error = f"{type(error).__name__}: {error}"
             self.taken.clear()
 
-    def listen(self, ffi, lib, ctx) -> None:
+    def listen(self, ffi: Any, lib: Any, ctx: Any) -> None:
         """Become the run-time's observer of `ctx` (rt/context.c), the callback kept alive
         with this object (the caller keeps it until the run ends)."""
         self._callback = ffi.callback("void(void *, const char *, int64_t, int32_t, const cint_arg *)",
@@ -97,7 +101,7 @@ class Pictures:
                                       self.observe(ffi, kernel, number, nparams, args))
         lib.cint_ctx_set_observer(ctx, self._callback, ffi.NULL)
 
-    def attach(self, rows: list[dict]) -> str | None:
+    def attach(self, rows: list[DispatchRow]) -> str | None:
         """The pictures into the dispatch log's rows; a note when they failed."""
         if self.error is not None:
             return f"cpu-c17 took no pictures of arrays for the trace: {self.error}"

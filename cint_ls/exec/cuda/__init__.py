@@ -34,6 +34,7 @@ never reaches the emitter. If one does, the emitter's `EmitError` becomes a one-
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...ir import nodes as ir
@@ -111,7 +112,7 @@ class HostUntranslatable(ExecutorUnavailable):
     refusal = UNTRANSLATABLE
 
 
-def compile_host(program: ir.Program):
+def compile_host(program: ir.Program) -> Path:
     """The host: the program's C emitted once and compiled (cached) into its library.
     Raises a one-line ExecutorUnavailable where there is no C compiler (cpu-c17's own
     words after `gpu-cuda needs a C compiler for its host: `) or beyond cpu-c17's limits."""
@@ -131,7 +132,7 @@ def run(program: ir.Program, fuel: int | None = None, write: Write | None = None
         *, device: Device | None = None) -> RunResult:
     """Run the program's entry with gpu-cuda: its PTX and its host's C each emitted once.
     `device` overrides the `device` option (tests pass a prepared simulated device)."""
-    from .c_host import DeviceUnavailableHere, run_c_host
+    from .c_host import CHostStats, DeviceUnavailableHere, run_c_host
 
     opts = CudaOptions.from_dict(options)
     ptx = compile_program(program, opts.param_space)
@@ -144,15 +145,18 @@ def run(program: ir.Program, fuel: int | None = None, write: Write | None = None
         target = "null" if opts.device == "null" else SimulatedDevice(opts.order, opts.seed)
     else:
         target = "cuda"
-    kwargs = dict(block=opts.block_size, max_launch=opts.max_launch, trace=opts.trace, report=opts.report)
+
+    def run_on(on: Device | str) -> tuple[RunResult, CHostStats, str]:
+        return run_c_host(program, fuel, ptx, library, on, block=opts.block_size, max_launch=opts.max_launch,
+                          trace=opts.trace, report=opts.report)
+
     try:
-        result, stats, description = run_c_host(program, fuel, ptx, library, target, **kwargs)
+        result, stats, description = run_on(target)
     except DeviceUnavailableHere as error:
         if opts.device == "cuda":
             raise ExecutorUnavailable(f"gpu-cuda: {error} (the simulated device needs none: --device sim)") from None
         fallback = str(error)
-        result, stats, description = run_c_host(program, fuel, ptx, library, SimulatedDevice(opts.order, opts.seed),
-                                                 **kwargs)
+        result, stats, description = run_on(SimulatedDevice(opts.order, opts.seed))
     if write is not None and result.output and output_stream() is None:  # streamed: already sent
         write(result.output)
     if target == NULL_DEVICE:

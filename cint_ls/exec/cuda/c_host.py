@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ...ir import nodes as ir
 from ..c17.build import build_library
@@ -83,7 +84,7 @@ def gpu_c_text(program: ir.Program) -> str:
     return "#define CINT_GPU_CUDA 1\n" + emit(program)
 
 
-def library_for(program: ir.Program):
+def library_for(program: ir.Program) -> Path:
     return build_library(gpu_c_text(program), gpu=True)
 
 

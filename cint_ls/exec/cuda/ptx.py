@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from ...analysis.types import BoolType, IntType, Type
 from ...ir import nodes as ir
@@ -57,6 +58,9 @@ MARK_DONE = 2  # a watched fold's mark: bit 0 the work-item contributed, bit 1 i
 
 class EmitError(Exception):
     """A construct the emitter does not lower: admission should have refused it."""
+
+
+ParamKey: TypeAlias = tuple[str | int, ...]  # a parameter's kind and index: ("extent", p, d)
 
 
 @dataclass(frozen=True)
@@ -211,7 +215,7 @@ class KernelEmitter:
         self.loops: list[_Loop] = []
         self.params: list[Param] = []
         self.param_of_slot = {p.slot: i for i, p in enumerate(kernel.params)}
-        self.uniform: dict[tuple[str | int, ...], str] = {}  # (kind, index...) -> register holding the param
+        self.uniform: dict[ParamKey, str] = {}  # (kind, index...) -> register holding the param
         self.charges = any(isinstance(n, ir.Charge) for s in kernel.body for n in walk(s))
         self.fault_label = "$Lfault"  # where fault_if goes
         # The folds a looping body watches (issue 28, finding 9): a fold_checked whose
@@ -259,7 +263,7 @@ class KernelEmitter:
 
     def param(self, kind: str, *index: int) -> str:
         """Declare a parameter and load it once, in the prologue, into a register."""
-        key: tuple[str | int, ...] = (kind, *index)
+        key: ParamKey = (kind, *index)
         if key in self.uniform:
             return self.uniform[key]
         name = "_".join(["p", kind, *(str(i) for i in index)])

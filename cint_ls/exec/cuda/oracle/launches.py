@@ -23,13 +23,15 @@ from __future__ import annotations
 import copy
 import time
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
 
 from ....analysis.types import U64
 from ....ir import nodes as ir
-from ...arith import OperationFault, make_reducer
+from ...arith import FoldChecked, OperationFault
 from ...dispatch import DispatchPlan
+from ...interp.compiler import new_fold
 from ..device import Device, Function
 from ..ptx import KernelCode, canonical, minmax_flip, slot_words
 from .params import ParameterTable
@@ -46,7 +48,7 @@ class Stats:
     described: list[int] = field(default_factory=list)  # the k of each re-run
     descriptions: list[tuple[int, int, str]] = field(default_factory=list)  # (dispatch, k, what ran it)
     launch_seconds: float = 0.0  # wall time of the launches (start to completion)
-    clamped: dict = field(default_factory=dict)  # kernel -> (block used, its limit), below the chosen block
+    clamped: dict[str, tuple[int, int]] = field(default_factory=dict)  # kernel -> (block used, its limit), below the chosen block
 
 
 @dataclass
@@ -54,7 +56,7 @@ class Scan:
     """What the launches of a dispatch found (10.6 para 8)."""
 
     total: int  # the entry's fuel consumed through the work-items counted (those before k)
-    folds: dict  # reduction index -> its fold_checked accumulator over the work-items counted
+    folds: dict[int, FoldChecked]  # reduction index -> its fold_checked accumulator over the work-items counted
     contributions: list[list[tuple[int, int | bool]]]  # per reduction, ascending
     k_b: int | None = None  # the fault word, when a work-item faulted on the device
     k_f: int | None = None  # the first work-item whose fuel prefix passes the budget
@@ -81,7 +83,7 @@ class BlockTotals:
         if times > 0:
             self.groups.append((item, times, value))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[int, int | bool]]:
         for item, times, value in self.groups:
             yield from repeat((item, value), times)
 
@@ -90,7 +92,7 @@ def run_launches(device: Device, function: Function, code: KernelCode, plan: Dis
                  table: ParameterTable, block: int, launch: int, stats: Stats) -> Scan:
     kernel = plan.kernel
     scan = Scan(plan.fuel.consumed,  # everything before the dispatch, and N
-                {r: make_reducer(red.kind, red.contribution, red.target, red.init)
+                {r: new_fold(red)
                  for r, red in enumerate(kernel.reductions) if red.kind == "fold_checked"},
                 [BlockTotals() if r in code.slots else [] for r in range(len(kernel.reductions))])  # type: ignore[misc]
     slots = 0
@@ -213,7 +215,7 @@ def _scan_reductions(device: Device, placement: Placement, kernel: ir.Kernel, co
     each fold_checked finds its first overflow by its exact prefix [R-9]: k_r. `before`
     is the fuel consumed before each work-item (None: the body charges nothing)."""
     scanned = stop - first
-    streams = []
+    streams: list[list[tuple[int, int]]] = []  # per reduction: (work-item, contribution)
     for r, reduction in enumerate(kernel.reductions):
         if r in code.slots:  # combined per block: read after the launch (_read_slots)
             streams.append([])
@@ -239,8 +241,8 @@ def _scan_reductions(device: Device, placement: Placement, kernel: ir.Kernel, co
     for r, stream in enumerate(streams):
         if r in code.slots:
             continue
-        fold = scan.folds.get(r)
-        if fold is not None:
+        kept = scan.folds.get(r)
+        if kept is not None:
             for i, value in stream:
-                fold.add(value, index=i)  # no overflow below k_r: the partial before it
+                kept.add(value, index=i)  # no overflow below k_r: the partial before it
         scan.contributions[r].extend(stream)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from ....analysis.types import U64
 from ...dispatch import DispatchPlan
 from ...runtime import Fuel
-from ..ptx import M64, KernelCode, Param, canonical
+from ..device import Device
+from ..ptx import M64, KernelCode, Param, ParamKey, canonical
 from .placement import Placement, pack
 
 
@@ -23,7 +24,7 @@ def allowance(fuel: Fuel) -> int:
 
 
 class ParameterTable:
-    def __init__(self, values: dict[tuple, int], entry: list[Param]) -> None:
+    def __init__(self, values: dict[ParamKey, int], entry: list[Param]) -> None:
         self.values = values  # (kind, *index) -> value
         self.entry = entry  # the entry's parameters, in order
 
@@ -32,7 +33,7 @@ class ParameterTable:
         self.values[("first",)], self.values[("end",)] = first, end
         return [self.values[(p.kind, *p.index)] for p in self.entry]
 
-    def set_folds(self, device, code: KernelCode, folds: dict[int, int]) -> None:
+    def set_folds(self, device: Device, code: KernelCode, folds: dict[int, int]) -> None:
         """Each watched fold_checked's accumulator before the next launch (`fold` r,
         ptx.KernelEmitter.watched); in the argument block too when there is one."""
         wanted = {p.index[0] for p in code.params if p.kind == "fold"}
@@ -44,7 +45,7 @@ class ParameterTable:
             device.upload(self.values[("args",)],
                           pack(U64, [self.values[(p.kind, *p.index)] for p in code.params[2:]]))
 
-    def set_slots(self, device, code: KernelCode, address: int) -> None:
+    def set_slots(self, device: Device, code: KernelCode, address: int) -> None:
         """The address of the block slots (allocated once the block size is known); in
         the argument block too when there is one."""
         self.values[("slots",)] = address
@@ -55,7 +56,7 @@ class ParameterTable:
 
 def parameter_table(code: KernelCode, plan: DispatchPlan, placement: Placement) -> ParameterTable:
     kernel = plan.kernel
-    values: dict[tuple, int] = {("fault",): placement.fault_word, ("fuel_left",): allowance(plan.fuel),
+    values: dict[ParamKey, int] = {("fault",): placement.fault_word, ("fuel_left",): allowance(plan.fuel),
                                 ("fuel",): placement.fuel, ("slots",): 0}
     for s, size in enumerate(plan.sizes):
         values[("size", s)] = size
@@ -67,6 +68,7 @@ def parameter_table(code: KernelCode, plan: DispatchPlan, placement: Placement) 
                 values[("scalar", p)] = canonical(param.type, plan.scalars[p])
             continue
         read, write = plan.reads[p], plan.writes[p]
+        assert read is not None, "an array parameter is read"
         for d, extent in enumerate(read.extents):
             values[("extent", p, d)] = extent
             values[("stride", p, d)] = read.strides[d] & M64

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from ....analysis.types import BoolType, IntType, Type
 from ...dispatch import DispatchPlan
+from ...views import Storage
 from ..device import Device, DeviceError
 from ..ptx import M64, element_bytes
 
@@ -29,7 +30,7 @@ def _code(t: Type) -> str:
     return {8: "b", 16: "h", 32: "i", 64: "q"}[t.bits] if t.signed else {8: "B", 16: "H", 32: "I", 64: "Q"}[t.bits]
 
 
-def pack(t: Type, values: Sequence) -> bytes:
+def pack(t: Type, values: Sequence[int]) -> bytes:
     """Elements of type `t` in device layout: little-endian, natural size, Bool one byte."""
     data = array(_code(t), values)
     if sys.byteorder != "little":
@@ -37,7 +38,7 @@ def pack(t: Type, values: Sequence) -> bytes:
     return data.tobytes()
 
 
-def unpack(t: Type, data: bytes) -> list:
+def unpack(t: Type, data: bytes) -> list[int]:
     """The values of elements of type `t` in device layout."""
     items = array(_code(t))
     items.frombytes(data)
@@ -46,7 +47,7 @@ def unpack(t: Type, data: bytes) -> list:
     return [v != 0 for v in items] if isinstance(t, BoolType) else items.tolist()
 
 
-def registers(t: Type, data: bytes) -> list:
+def registers(t: Type, data: bytes) -> list[int]:
     """The values of type `t` of a sequence of canonical 64-bit register patterns (the
     reduction scratch): sign-extended patterns read as I64, the others as U64."""
     items = array("q" if isinstance(t, IntType) and t.signed else "Q")
@@ -83,14 +84,17 @@ class Placement:
     def place(self, plan: DispatchPlan) -> None:
         """The inputs, the staging of the outputs and the fault word."""
         # Inputs: each storage read, its bounding interval, in its own layout.
-        intervals: dict[int, list] = {}
+        intervals: dict[int, tuple[Storage, int, int]] = {}  # storage id -> (storage, lo, hi)
         for p, param in enumerate(plan.kernel.params):
             view = plan.reads[p]
-            if view is None or param.mode == "out" or view.bounding_interval() is None:
+            interval = None if view is None or param.mode == "out" else view.bounding_interval()
+            if view is None or interval is None:
                 continue
-            lo, hi = view.bounding_interval()  # type: ignore[misc]
-            seen = intervals.setdefault(view.storage.id, [view.storage, lo, hi])
-            seen[1], seen[2] = min(seen[1], lo), max(seen[2], hi)
+            lo, hi = interval
+            seen = intervals.get(view.storage.id)
+            if seen is not None:
+                lo, hi = min(seen[1], lo), max(seen[2], hi)
+            intervals[view.storage.id] = (view.storage, lo, hi)
         for storage_id, (storage, lo, hi) in intervals.items():
             self.inputs[storage_id] = (self.upload(pack(storage.element, storage.values[lo:hi + 1])), lo)
         # Outputs: staged in device memory, starting as a copy of the output [B-16d].
@@ -112,6 +116,7 @@ class Placement:
         """The staging comes back to the host's staging; run_dispatch publishes it."""
         for p, address in self.staged.items():
             view = plan.writes[p]
+            assert view is not None, "a staged parameter is written"
             data = self.device.download(address, view.size * element_bytes(view.element))
             view.storage.values[:] = unpack(view.element, data)
 
