@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import fields
 from functools import cache
@@ -38,6 +38,7 @@ from functools import cache
 import tree_sitter
 
 from ..syntax import ast, language, parse, parse_source
+from .document import DocumentLike, ItemEntry
 from .find import swallow, top_level
 
 INDENT = "    "
@@ -59,7 +60,7 @@ def _comment_query() -> tree_sitter.Query:
 
 
 class _Formatter:
-    def __init__(self, doc, kept=None) -> None:
+    def __init__(self, doc: DocumentLike, kept: Callable[[ast.Node], ItemEntry | None] | None = None) -> None:
         self.source = doc.source
         self.data = doc.source.data
         self.module = doc.module
@@ -214,6 +215,7 @@ class _Formatter:
             self.leading(node.span.end_byte)
             self.emit("import " + ".".join(n.text for n in node.path) + ";")
         else:
+            assert isinstance(node, ast.Stmt), "a top-level element is an item or a statement"
             self.statement(node)
 
     def done(self, node: ast.Node) -> None:
@@ -373,7 +375,7 @@ class _Formatter:
     def switch(self, s: ast.Switch) -> None:
         first_clause = s.clauses[0].span.start_byte if s.clauses else s.span.end_byte - 1
         self.leading(min(first_clause, s.value.span.end_byte))
-        if not s.clauses and not (self.peek() is not None and self.peek().start < s.span.end_byte):
+        if not s.clauses and not ((comment := self.peek()) is not None and comment.start < s.span.end_byte):
             self.emit(f"switch ({self.expr(s.value)}) {{}}")
             return
         self.emit(f"switch ({self.expr(s.value)}) {{")
@@ -537,7 +539,7 @@ def _alone(lines: list[str], node: ast.Node) -> bytes:
     return result.source.data[span.start_byte:span.end_byte]
 
 
-def shape(node) -> object:
+def shape(node: object) -> object:
     """A node without its positions: equal shapes are the same program."""
     if isinstance(node, ast.Node):
         return (type(node).__name__,) + tuple(
@@ -547,7 +549,7 @@ def shape(node) -> object:
     return node
 
 
-def format_document(doc) -> str | None:
+def format_document(doc: DocumentLike) -> str | None:
     """The document in the canonical style, or None when it has syntax errors (a
     broken file is never reformatted). Kept per version. Total: a failure is logged
     and the answer is None."""
@@ -556,16 +558,18 @@ def format_document(doc) -> str | None:
         try:
             next(steps)
         except StopIteration as done:
-            return done.value
+            text: str | None = done.value
+            return text
 
 
-def format_in_steps(doc, seconds: float) -> Generator[None, None, str | None]:
+def format_in_steps(doc: DocumentLike, seconds: float) -> Generator[None, None, str | None]:
     """`format_document` as a generator that yields every `seconds` of work (a heavy
     request's steps, on the server's loop) and returns the answer. Each step reads the
     same version (`doc.reading()`)."""
     found = doc.memo.get("format", _NONE)
     if found is not _NONE:
-        return found
+        kept: str | None = found
+        return kept
     steps = _format_steps(doc)
     while True:
         deadline = time.monotonic() + seconds
@@ -576,8 +580,9 @@ def format_in_steps(doc, seconds: float) -> Generator[None, None, str | None]:
                     if time.monotonic() > deadline:
                         break
         except StopIteration as done:
-            doc.memo["format"] = done.value
-            return done.value
+            text: str | None = done.value
+            doc.memo["format"] = text
+            return text
         except Exception as error:  # noqa: BLE001 - as `find.total`: an editor request never fails
             swallow("format_document", error)
             return None
@@ -588,7 +593,7 @@ _NONE = object()
 
 
 @contextmanager
-def _deep_recursion():
+def _deep_recursion() -> Iterator[None]:
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, 10000))
     try:
@@ -597,7 +602,7 @@ def _deep_recursion():
         sys.setrecursionlimit(old_limit)
 
 
-def _format_steps(doc) -> Generator[None, None, str | None]:
+def _format_steps(doc: DocumentLike) -> Generator[None, None, str | None]:
     """The formatted text (or None), a top-level element (or a guard's piece) per step,
     each step reading `doc` under its lock."""
     if doc.syntax.diagnostics or doc.tree.root_node.has_error:
