@@ -6,61 +6,20 @@ Nothing here talks to a client.
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
+from lsprotocol.converters import get_converter
 
 from ..exec.faults import FaultRecord
-from ..ide.document import Document
-from ..ide.explain import explain
+from ..ide.document import Document, DocumentLike
 from ..running.report import diagnostic_message
 from ..syntax.diagnostics import Diagnostic
 from ..syntax.source import Position, SourceText, Span
+from .wire import SOURCE, diagnostic_json
 
-SOURCE = "cint"
 MAX_FRAMES = 32  # related entries of a fault diagnostic, at most
-
-
-def _local_catalogue() -> Path | None:
-    here = Path(__file__).resolve()
-    for path in (here.parents[2] / "docs" / "diagnostics.md",  # a checkout (editable install)
-                 here.parent / "docs" / "diagnostics.md"):  # the copy a wheel carries (setup.py)
-        if path.is_file():
-            return path
-    return None
-
-
-# `codeDescription.href` of a diagnostic: its code's row in the catalogue,
-# docs/diagnostics.md, whose rows carry anchors (`<a id="c5010">`). The project has no
-# published documentation address yet (the repository URL in pyproject is a
-# placeholder), so this is the catalogue on this machine: the checkout's, or the copy
-# the wheel carries. A file opens in the editor as text, where an `#c5010` fragment
-# means nothing (VS Code opened it at line 1): the link names the row's line instead,
-# `#L14`, which VS Code and code-server select (their opener reads `L<line>` fragments).
-# Set CATALOGUE_URL to the published address, once there is one: its links are anchors.
-CATALOGUE: Path | None = _local_catalogue()
-CATALOGUE_URL: str | None = CATALOGUE.as_uri() if CATALOGUE is not None else None
-_CATALOGUED = re.compile(r"C[0-9]{4}")
-_ANCHOR = re.compile(r'<a id="(c[0-9]{4})"></a>')
-_catalogue_lines: dict[str, int] | None = None
-
-
-def catalogue_line(code: str) -> int | None:
-    """The 1-based line of `code`'s row in the local catalogue (None: no row)."""
-    global _catalogue_lines
-    if _catalogue_lines is None:
-        lines: dict[str, int] = {}
-        try:
-            text = CATALOGUE.read_text(encoding="utf-8") if CATALOGUE is not None else ""
-        except OSError:
-            text = ""
-        for number, line in enumerate(text.splitlines(), 1):
-            for anchor in _ANCHOR.findall(line):
-                lines.setdefault(anchor, number)
-        _catalogue_lines = lines
-    return _catalogue_lines.get(code.lower())
+_CONVERTER = get_converter()
 
 
 # ---- positions
@@ -94,56 +53,16 @@ def whole_range(source: SourceText) -> lsp.Range:
 
 # ---- diagnostics
 
-def _json_data(diagnostic: Diagnostic) -> dict | None:
-    data: dict = {}
-    if diagnostic.capability is not None:
-        data["capability"] = diagnostic.capability
-    if diagnostic.executor is not None:
-        data["executor"] = diagnostic.executor
-    for key, value in (diagnostic.data or {}).items():
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            continue
-        data[str(key)] = value
-    return data or None
+def lsp_diagnostic(doc: DocumentLike, diagnostic: Diagnostic) -> lsp.Diagnostic:
+    """The editor's diagnostic (`wire.diagnostic_json`, the one definition of it) as
+    lsprotocol's object, for a code action that carries it."""
+    return _CONVERTER.structure(diagnostic_json(doc, diagnostic), lsp.Diagnostic)
 
 
-def code_description(code: str) -> lsp.CodeDescription | None:
-    """The link of a catalogued code: its row's line in the local catalogue (a file an
-    editor opens as text), or its anchor at a published address."""
-    if CATALOGUE_URL is None or not _CATALOGUED.fullmatch(code):
-        return None
-    if not CATALOGUE_URL.startswith("file:"):
-        return lsp.CodeDescription(href=f"{CATALOGUE_URL}#{code.lower()}")
-    line = catalogue_line(code)
-    return lsp.CodeDescription(href=f"{CATALOGUE_URL}#L{line}" if line is not None else CATALOGUE_URL)
-
-
-def lsp_diagnostic(doc: Document, diagnostic: Diagnostic) -> lsp.Diagnostic:
-    """The editor's diagnostic: the specific reason as the message and the other half
-    of a conflict as related information (`ide.explain`), linked to the catalogue. The
-    CLI prints the same diagnostic with the catalogue's line (conformance outputs)."""
-    source = doc.source
-    explained = explain(doc, diagnostic)
-    message, places = (diagnostic.message, diagnostic.related) if explained is None else \
-        (explained.message, explained.related)
-    related = [
-        lsp.DiagnosticRelatedInformation(
-            location=lsp.Location(uri=doc.uri, range=lsp_range(source, r.span)), message=r.message
-        )
-        for r in places
-    ]
-    return lsp.Diagnostic(
-        range=lsp_range(source, diagnostic.span),
-        message=message,
-        severity=lsp.DiagnosticSeverity(int(diagnostic.severity)),
-        code=diagnostic.code,
-        code_description=code_description(diagnostic.code),
-        source=SOURCE,
-        related_information=related or None,
-        data=_json_data(diagnostic),
-    )
+def fault_diagnostic_json(doc: Document, record: FaultRecord, executor: str) -> dict[str, Any]:
+    """`fault_diagnostic` as the JSON it is published as."""
+    out: dict[str, Any] = _CONVERTER.unstructure(fault_diagnostic(doc, record, executor))
+    return out
 
 
 def fault_diagnostic(doc: Document, record: FaultRecord, executor: str) -> lsp.Diagnostic:

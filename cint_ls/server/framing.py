@@ -1,5 +1,7 @@
-"""LSP's base protocol on stdin: the header part (`Content-Length: N`, an empty line)
-and the body, read robustly. No pygls here: `protocol.py` hands each body to pygls.
+"""LSP's base protocol: the header part (`Content-Length: N`, an empty line) and the
+body, read robustly from stdin (`StdinReader`) and written to stdout by a thread of its
+own (`Writer`). No pygls here: the fast start (prelude.py) reads and writes with them
+before pygls is imported, and `protocol.py` then hands each body to pygls.
 
 What the specification asks, and what a client gets wrong:
 - Header names are case-insensitive and the value may follow the colon with or
@@ -34,6 +36,7 @@ import asyncio
 import functools
 import logging
 import os
+import queue
 import re
 import threading
 from collections.abc import Callable
@@ -52,6 +55,14 @@ _LENGTH_LINE = re.compile(rb"content-length[ \t]*:[ \t]*([0-9]+)[ \t]*\r?\n", re
 _HEADER_LINE = re.compile(rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+[ \t]*:[^\r\n]*\r?\n")
 _END_OF_HEADERS = re.compile(rb"\r?\n")
 _HEADERS_ONLY = re.compile(rb"(?:[!#$%&'*+.^_`|~0-9A-Za-z-]+[ \t]*:[^\r\n]*\r?\n)*")
+
+
+CONTENT_TYPE = "application/vscode-jsonrpc; charset=utf-8"
+
+
+def framed(body: bytes) -> bytes:
+    """A message: its header part, then `body` (JSON in UTF-8)."""
+    return f"Content-Length: {len(body)}\r\nContent-Type: {CONTENT_TYPE}\r\n\r\n".encode("ascii") + body
 
 
 class FramingError:
@@ -78,6 +89,7 @@ class StdinReader:
         self._handled.set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._report = report
+        self._held: list[FramingError] = []  # reported before there was anyone to tell
 
     # ---- the thread
 
@@ -151,10 +163,20 @@ class StdinReader:
         header is searched for from there (the module's docstring says why)."""
         self._buffer[0:0] = body[1:]
 
+    def report_to(self, report: Callable[[FramingError], None]) -> None:
+        """From now on tell `report` of what was skipped or refused, and tell it now of
+        what was before (while the fast start read)."""
+        self._report = report
+        held, self._held = self._held, []
+        for error in held:
+            report(error)
+
     def _problem(self, message: str, severe: bool = False) -> None:
         (logger.error if severe else logger.warning)("%s", message)
         if self._report is not None:
             self._report(FramingError(message, severe))
+        else:
+            self._held.append(FramingError(message, severe))
 
     def _skip(self, count: int, why: str | None) -> None:
         skipped = bytes(self._buffer[:count])
@@ -219,3 +241,88 @@ class StdinReader:
             body = bytes(buffer[start:start + length])
             del buffer[:start + length]
             return body
+
+
+class Writer:
+    """stdout, written by a thread of its own, in order; quiet once closed or broken.
+
+    A big answer (the tokens or symbols of a 50,000-line file are megabytes) goes
+    through a 64 kB pipe as fast as the client reads it: written on the loop, it held
+    the loop (and every hover behind it) for as long as the client took to read and
+    parse. The loop hands the bytes over and goes on. After `exit` (pygls closes stdout)
+    the tasks cancelled as the loop ends still send (progress ends, log messages), and
+    each failure would be reported by sending again: those are dropped."""
+
+    FLUSH_LIMIT = 5.0  # seconds `close` waits for what is queued to be written
+    SLICE = 1 << 20  # characters of an ASCII text encoded at a time
+
+    def __init__(self, stdout: BinaryIO) -> None:
+        self._stdout = stdout
+        self.lost = False
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._pending = 0
+        # The same, for the loop: set once everything written is out (`written`).
+        self._written = asyncio.Event()
+        self._written.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, name="cint-stdout", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self.flush()
+        self.lost = True
+        self._queue.put(None)
+        self._stdout.close()
+
+    def flush(self, limit: float = FLUSH_LIMIT) -> None:
+        """Wait, at most `limit` seconds, until everything written so far is out."""
+        self._idle.wait(limit)
+
+    def write(self, data: bytes | str) -> None:
+        if self.lost:
+            logger.debug("not sent, the connection is closed: %d bytes", len(data))
+            return
+        with self._lock:
+            self._pending += 1
+            self._idle.clear()
+        try:
+            self._loop = asyncio.get_running_loop()
+            self._written.clear()
+        except RuntimeError:  # not on the loop (at the end)
+            pass
+        self._queue.put(data)
+
+    async def written(self) -> None:
+        """Return once everything written so far is out (a heavy request's next step
+        waits for it: the writer's thread then has the GIL to itself)."""
+        await self._written.wait()
+
+    def _out(self) -> None:  # on the loop
+        if self._idle.is_set():
+            self._written.set()
+
+    def _drain(self) -> None:
+        while (data := self._queue.get()) is not None:
+            if not self.lost:
+                try:
+                    if isinstance(data, str):  # ASCII (`_send_serialized`), by slices
+                        for at in range(0, len(data), self.SLICE):
+                            self._stdout.write(data[at:at + self.SLICE].encode("ascii"))
+                    else:
+                        self._stdout.write(data)
+                    self._stdout.flush()
+                except (OSError, ValueError) as error:
+                    self.lost = True
+                    logger.error("the connection to the client is lost: %s", error)
+            with self._lock:
+                self._pending -= 1
+                if not self._pending:
+                    self._idle.set()
+                    if self._loop is not None:
+                        try:
+                            self._loop.call_soon_threadsafe(self._out)
+                        except RuntimeError:  # the loop is closed
+                            pass

@@ -10,9 +10,11 @@ docs/server.md.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import logging
 import sys
+from typing import BinaryIO
 
 from .. import __version__
 
@@ -43,17 +45,40 @@ def main(argv: list[str] | None = None) -> int:
     # garbage, and each young collection walked them again.
     gc.disable()
     from .heap import one_arena
-    from .protocol import create_server
 
     one_arena()  # before the server's threads start (heap.py)
+    return serve_stdio(sys.stdin.buffer, sys.stdout.buffer, test_hooks=args.test_hooks)
 
-    server = create_server()
-    if args.test_hooks:
-        server.enable_test_hooks()
-    server.start_io()
-    # LSP: status 0 after `shutdown` then `exit`, 1 for an `exit` (or the end of the
-    # input) without `shutdown`. pygls swallows the status of its own sys.exit.
-    return 0 if server.shut_down_cleanly() else 1
+
+def serve_stdio(stdin: BinaryIO, stdout: BinaryIO, test_hooks: bool = False) -> int:
+    """Serve LSP on `stdin`/`stdout`: the fast start (prelude.py) first, then the server,
+    built on pygls once the prelude hands over. LSP's exit status: 0 after `shutdown`
+    then `exit`, 1 for an `exit` (or the end of the input) without `shutdown`."""
+    from .framing import StdinReader, Writer
+    from .prelude import Prelude
+
+    reader, writer = StdinReader(stdin), Writer(stdout)
+    server = None
+
+    async def serve() -> None:
+        nonlocal server
+        taken = await Prelude(reader, writer).run()
+        from .protocol import create_server  # pygls and lsprotocol, from here on
+
+        server = create_server()
+        if test_hooks:
+            server.enable_test_hooks()
+        await server.serve(reader, writer, taken)
+
+    try:
+        asyncio.run(serve())
+    except (KeyboardInterrupt, SystemExit):  # pygls' `exit` raises SystemExit: its status is ours
+        pass
+    finally:
+        writer.flush()
+        if server is not None:
+            server.shutdown()
+    return 0 if server is not None and server.shut_down_cleanly() else 1
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@ methods of `pygls.protocol.JsonRPCProtocol` / `LanguageServerProtocol`
 `_send_handler_result`, `_send_response`, `_run_generator`, `structure_message`,
 `handle_message`, the `lsp_*` built-ins), uses `_send_data`, `_handle_response`,
 `_request_futures`, `_result_types`, `_shutdown`, `msg_id`, `fm.features` and
-`Progress.tokens`, and replaces `JsonRPCServer.start_io` and
-`pygls.io_.run_async`: check them all when pygls changes (PYGLS_TESTED).
+`Progress.tokens`, runs `lsp_initialize` by hand (`initialize`), and replaces
+`JsonRPCServer.start_io` and `pygls.io_.run_async`: check them all when pygls changes
+(PYGLS_TESTED; tests/server/test_prelude.py checks the recorded answer to `initialize`).
 
 What it changes of pygls, and why:
 - `initialize`: positions are UTF-16 code units, whatever the client prefers.
@@ -27,7 +28,12 @@ What it changes of pygls, and why:
   message size, resynchronisation after a wrong length) on a thread of its own, a
   chunk at a time, instead of one thread-pool round trip per header line; it says when
   every message that arrived is handled (`handled`: a heavy request's next step waits
-  for it). `_serve` replaces `run_async`.
+  for it). `serve` replaces `start_io` and `run_async`; stdout is written by
+  `framing.Writer` on a thread of its own.
+- The fast start (prelude.py) answers `initialize` and publishes the first document's
+  diagnostics before this module is imported; `serve` takes over what it read:
+  `initialize` is run through pygls and our handler without answering it again (and
+  the answer compared with the one sent), the document adopted, the rest handled.
 - The lifecycle as LSP says (pygls answered requests before `initialize`, accepted a
   second one, and left requests after `shutdown` unanswered): before `initialize` a
   request gets ServerNotInitialized and a notification is dropped; a second
@@ -50,25 +56,24 @@ import asyncio
 import inspect
 import json
 import logging
-import queue
-import sys
 import threading
 import uuid
 from functools import partial
-from typing import Any, BinaryIO
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
-from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
-from .framing import FramingError, StdinReader
+from .framing import FramingError, StdinReader, Writer
 from .handlers import ROUTES, Route, serve, serve_heavy, serve_light
 from .handlers.commands import COMMANDS, cancel_request, execute_command
+from .handlers.documents import adopt
 from .heap import collect_when_idle
+from .prelude import Answered, Opened, Taken
 from .session import Serialized, Session
 
 logger = logging.getLogger("cint_ls.server")
@@ -197,7 +202,7 @@ class CintProtocol(LanguageServerProtocol):
         prefix = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": '.encode(self.CHARSET)
         # Our writer takes ASCII text as it is and encodes it a slice at a time: no
         # whole copy of an answer of megabytes (issue 11's peak memory at 50,000 lines).
-        if isinstance(self.writer, _Writer) and text.isascii():
+        if isinstance(self.writer, Writer) and text.isascii():
             result = text
         else:
             result = text.encode(self.CHARSET)
@@ -303,90 +308,6 @@ class CintProtocol(LanguageServerProtocol):
         super()._run_generator(future, gen=gen, result_future=result_future)
 
 
-class _Writer(StdoutWriter):
-    """stdout, written by a thread of its own, in order; quiet once closed or broken.
-
-    A big answer (the tokens or symbols of a 50,000-line file are megabytes) goes
-    through a 64 kB pipe as fast as the client reads it: written on the loop, it held
-    the loop (and every hover behind it) for as long as the client took to read and
-    parse. The loop hands the bytes over and goes on. After `exit` (pygls closes stdout)
-    the tasks cancelled as the loop ends still send (progress ends, log messages), and
-    each failure would be reported by sending again: those are dropped."""
-
-    FLUSH_LIMIT = 5.0  # seconds `close` waits for what is queued to be written
-    SLICE = 1 << 20  # characters of an ASCII text encoded at a time
-
-    def __init__(self, stdout: BinaryIO) -> None:
-        super().__init__(stdout)
-        self.lost = False
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._idle = threading.Event()
-        self._idle.set()
-        self._pending = 0
-        # The same, for the loop: set once everything written is out (`written`).
-        self._written = asyncio.Event()
-        self._written.set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, name="cint-stdout", daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self.flush()
-        self.lost = True
-        self._queue.put(None)
-        super().close()
-
-    def flush(self, limit: float = FLUSH_LIMIT) -> None:
-        """Wait, at most `limit` seconds, until everything written so far is out."""
-        self._idle.wait(limit)
-
-    def write(self, data: bytes | str) -> None:
-        if self.lost:
-            logger.debug("not sent, the connection is closed: %d bytes", len(data))
-            return
-        with self._lock:
-            self._pending += 1
-            self._idle.clear()
-        try:
-            self._loop = asyncio.get_running_loop()
-            self._written.clear()
-        except RuntimeError:  # not on the loop (at the end)
-            pass
-        self._queue.put(data)
-
-    async def written(self) -> None:
-        """Return once everything written so far is out (a heavy request's next step
-        waits for it: the writer's thread then has the GIL to itself)."""
-        await self._written.wait()
-
-    def _out(self) -> None:  # on the loop
-        if self._idle.is_set():
-            self._written.set()
-
-    def _drain(self) -> None:
-        while (data := self._queue.get()) is not None:
-            if not self.lost:
-                try:
-                    if isinstance(data, str):  # ASCII (`_send_serialized`), by slices
-                        for at in range(0, len(data), self.SLICE):
-                            super().write(data[at:at + self.SLICE].encode("ascii"))
-                    else:
-                        super().write(data)
-                except (OSError, ValueError) as error:
-                    self.lost = True
-                    logger.error("the connection to the client is lost: %s", error)
-            with self._lock:
-                self._pending -= 1
-                if not self._pending:
-                    self._idle.set()
-                    if self._loop is not None:
-                        try:
-                            self._loop.call_soon_threadsafe(self._out)
-                        except RuntimeError:  # the loop is closed
-                            pass
-
-
 class CintLanguageServer(LanguageServer):
     """pygls' LanguageServer with cint-ls' routes, and the `Client` of the session."""
 
@@ -427,41 +348,87 @@ class CintLanguageServer(LanguageServer):
 
     # ---- running
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """pygls' `_start_io_async`, with `framing.StdinReader` and `_serve` instead of
-        `pygls.io_.run_async` (whose header parsing took only `Content-Length: N`
-        exactly and never resynchronised)."""
+    async def serve(self, reader: StdinReader, writer: Writer, taken: list[Taken]) -> None:
+        """Serve the client after the fast start (prelude.py): what it took, in order,
+        then the rest of the input. In place of pygls' `start_io` and `run_async`
+        (whose header parsing took only `Content-Length: N` exactly and never
+        resynchronised): `framing.StdinReader` reads, `framing.Writer` writes."""
         self._stop_event = threading.Event()
-        self.protocol.set_writer(_Writer(stdout or sys.stdout.buffer))
-        self._reader = StdinReader(stdin or sys.stdin.buffer, report=self._framing_error)
-        try:
-            asyncio.run(self._serve())
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            writer = self.protocol.writer
-            if isinstance(writer, _Writer):
-                writer.flush()
-            self.shutdown()
-
-    async def _serve(self) -> None:
+        self.protocol.set_writer(writer)
+        self._reader = reader
+        reader.report_to(self._framing_error)
         collect_when_idle()  # the collector is off until the first publication (heap.py)
+        for item in taken:
+            # As `read_message`: the tasks of the messages handled so far take their first step.
+            await asyncio.sleep(0)
+            if isinstance(item, Answered):
+                self._adopt_initialize(item)
+            elif isinstance(item, Opened):
+                adopt(self.session, item.uri, item.doc)
+            else:
+                self._handle_body(item)
         while not self._stop_event.is_set():
-            body = await self._reader.read_message()
+            body = await reader.read_message()
             if body is None:
                 break
-            try:
-                data = json.loads(body.decode("utf-8"))
-            except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
-                logger.warning("a body that is not JSON: %s", error)
-                self.protocol.send_error(None, int(lsp.ErrorCodes.ParseError), f"Parse error: {error}")
-                self.session.log(lsp.MessageType.Error, f"cint-ls: {type(error).__name__}: {error}")
-                self._reader.resync(body)
-                continue
-            if isinstance(data, list):
-                self._batch(data)
-            else:
-                self._dispatch(data)
+            self._handle_body(body)
+
+    def _handle_body(self, body: bytes) -> None:
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+            logger.warning("a body that is not JSON: %s", error)
+            self.protocol.send_error(None, int(lsp.ErrorCodes.ParseError), f"Parse error: {error}")
+            self.session.log(lsp.MessageType.Error, f"cint-ls: {type(error).__name__}: {error}")
+            self._reader.resync(body)
+            return
+        if isinstance(data, list):
+            self._batch(data)
+        else:
+            self._dispatch(data)
+
+    def _adopt_initialize(self, answered: Answered) -> None:
+        """The `initialize` the fast start answered: the client's capabilities, the
+        workspace and the settings taken as pygls and our handler take them, and the
+        answer computed again, which must be the one sent."""
+        self.protocol._initialize_seen = True
+        result = self.initialize(self._initialize_params(answered.params))
+        if result != answered.result:
+            logger.error("the fast start answered initialize with %s, the server's answer is %s",
+                         json.dumps(answered.result), json.dumps(result))
+            self.session.log(lsp.MessageType.Error, "cint-ls: the fast start's answer to initialize differs "
+                             "from the server's (a defect: please report it with the server's log)")
+
+    def initialize(self, params: lsp.InitializeParams) -> dict[str, Any]:
+        """Take `initialize` as pygls and our handler do, and return its answer (JSON),
+        without sending it."""
+        protocol = self.protocol
+        steps = protocol.lsp_initialize(params)
+        value: Any = None
+        try:
+            while True:
+                handler, args, kwargs = steps.send(value)
+                value = handler(*args, **(kwargs or {}))
+        except StopIteration as stop:
+            answer: dict[str, Any] = json.loads(json.dumps(protocol._converter.unstructure(stop.value)))
+        return answer
+
+    def _initialize_params(self, params: dict[str, Any]) -> lsp.InitializeParams:
+        """The client's initialize params as pygls takes them. The prelude answered only
+        params of the right shapes at the top level; capabilities that do not parse are
+        taken as none (pygls would have refused the request: too late for that)."""
+        converter = self.protocol._converter
+        try:
+            structured: lsp.InitializeParams = converter.structure(params, lsp.InitializeParams)
+            return structured
+        except Exception as error:  # noqa: BLE001 - cattrs' errors are many kinds
+            self.session.log(lsp.MessageType.Warning,
+                             f"cint-ls: the client's capabilities do not parse, taken as none: {error}")
+        try:
+            structured = converter.structure({**params, "capabilities": {}}, lsp.InitializeParams)
+            return structured
+        except Exception:  # noqa: BLE001
+            return lsp.InitializeParams(capabilities=lsp.ClientCapabilities())
 
     def _dispatch(self, data: Any) -> None:
         if not _is_message(data):
@@ -558,8 +525,10 @@ class CintLanguageServer(LanguageServer):
     def notify(self, method: str, params: Any) -> None:
         self.protocol.notify(method, params)
 
-    def publish_diagnostics(self, params: lsp.PublishDiagnosticsParams) -> None:
-        self.text_document_publish_diagnostics(params)
+    def publish_diagnostics(self, params: dict[str, Any]) -> None:
+        # JSON already (`wire`): as a plain dict, which pygls' serializer passes through
+        # (its `notify` would take the params for lsprotocol's object of the method).
+        self.protocol._send_data({"jsonrpc": "2.0", "method": lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
 
     def supports(self, path: str) -> bool:
         item: Any = getattr(self.protocol, "client_capabilities", None)
@@ -577,7 +546,7 @@ class CintLanguageServer(LanguageServer):
         if reader is not None:
             await reader.handled()
         writer = self.protocol.writer
-        if isinstance(writer, _Writer):
+        if isinstance(writer, Writer):
             await writer.written()
 
     async def configuration(self, section: str, timeout: float) -> list:
@@ -648,3 +617,29 @@ def _id_of(data: Any) -> Any:
 
 def create_server() -> CintLanguageServer:
     return CintLanguageServer()
+
+
+def initialize_answer(capabilities: dict[str, Any]) -> dict[str, Any]:
+    """The answer to `initialize` from a client of `capabilities`, by a server of its
+    own (the fast start's recording, scripts/record_initialize.py, and its tests)."""
+    server = create_server()
+    try:
+        params = server.protocol._converter.structure({"processId": None, "capabilities": capabilities},
+                                                      lsp.InitializeParams)
+        return server.initialize(params)
+    finally:
+        server.session.close()
+
+
+def initialize_recording() -> dict[str, Any]:
+    """What the fast start answers `initialize` from (schema/initialize-result.json,
+    scripts/record_initialize.py): the answer to a client that states nothing, and the
+    parts that pygls' ServerCapabilitiesBuilder (2.1) derives from the client's
+    capabilities: RenameOptions for a client with prepareSupport, and which of
+    willSave/willSaveWaitUntil the server registers (`prelude.initialize_result`)."""
+    prepare = initialize_answer({"textDocument": {"rename": {"prepareSupport": True}}})
+    registered = [flag for flag in ("willSave", "willSaveWaitUntil")
+                  if initialize_answer({"textDocument": {"synchronization": {flag: True}}})
+                  ["capabilities"]["textDocumentSync"].get(flag)]
+    return {"result": initialize_answer({}), "renameWithPrepareSupport": prepare["capabilities"]["renameProvider"],
+            "registered": registered}

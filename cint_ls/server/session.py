@@ -34,7 +34,9 @@ class Client(Protocol):
 
     def notify(self, method: str, params: Any) -> None: ...
 
-    def publish_diagnostics(self, params: lsp.PublishDiagnosticsParams) -> None: ...
+    def publish_diagnostics(self, params: dict[str, Any]) -> None:
+        """`textDocument/publishDiagnostics` with its params as JSON (`wire`)."""
+        ...
 
     def supports(self, path: str) -> bool:
         """Whether the client's capabilities have `path` (`"workspace.configuration"`)."""
@@ -98,7 +100,7 @@ class OpenDocument:
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
-        self.fault: list[lsp.Diagnostic] = []
+        self.fault: list[dict[str, Any]] = []  # as JSON (`convert.fault_diagnostic_json`)
         self.generation = next(generations)
         self.tokens: tuple[str, list[int]] | None = None
 

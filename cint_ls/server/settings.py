@@ -38,7 +38,6 @@ from dataclasses import dataclass, replace
 
 from ..exec.executors import EXECUTOR_NAMES
 from ..exec.selection import ARRAY_LIMIT, ArraySelection
-from ..running.run import cluster_problem
 
 DEFAULT_TARGETS = ("cpu-c17", "gpu-cuda")
 TRACE_ARRAY_LIMIT = 256 * 256  # elements of one pictured array in a run from the editor
@@ -200,7 +199,7 @@ def parse_settings(value: object, base: Settings | None = None,
         cluster = flat["cluster"]
         if cluster is None or (isinstance(cluster, str) and cluster.strip() == ""):
             changes["cluster"] = None
-        elif cluster_problem(cluster) is None:  # the façade reads the address: no Dask needed
+        elif _cluster_problem(cluster) is None:  # the façade reads the address: no Dask needed
             changes["cluster"] = cluster.strip()
         else:
             if previous is not None:
@@ -238,3 +237,11 @@ def parse_settings(value: object, base: Settings | None = None,
                             f"or null, got {limit!r}")
 
     return replace(settings, **changes), warnings
+
+
+def _cluster_problem(address: object) -> str | None:
+    # Imported here: the fast start (prelude.py) reads the settings before anything
+    # of the run layer is needed, and it is 20-50 ms of imports.
+    from ..running.run import cluster_problem
+
+    return cluster_problem(address)

@@ -12,7 +12,7 @@ import pytest
 from lsp_support import conformance, open_document, server_fixture, uri_of
 from lsprotocol import types as lsp
 
-from cint_ls.server import convert
+from cint_ls.server import wire
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -70,7 +70,7 @@ async def test_code_link_opens_the_catalogue_at_its_entry():
     opened it at line 1): the link's `L<line>` fragment is the line of the code's row."""
     lines = CATALOGUE.read_text().splitlines()
     for code in ("C1001", "C2001", "C5010", "C9100"):
-        href = convert.code_description(code).href
+        href = wire.code_href(code)
         fragment = href.rsplit("#", 1)[1]
         assert re.fullmatch(r"L[0-9]+", fragment), href
         assert f'<a id="{code.lower()}"></a>{code}' in lines[int(fragment[1:]) - 1]
@@ -88,5 +88,5 @@ async def test_every_code_of_the_analysis_has_an_anchor():
 
 
 async def test_a_fault_code_has_no_link():
-    assert convert.code_description("E_OVERFLOW") is None
-    assert convert.code_description("C5010").href.startswith(f"{convert.CATALOGUE_URL}#L")
+    assert wire.code_href("E_OVERFLOW") is None
+    assert wire.code_href("C5010").startswith(f"{wire.CATALOGUE_URL}#L")

@@ -27,12 +27,12 @@ class _Client:
     """The session's `Client`, recording the publications."""
 
     def __init__(self) -> None:
-        self.published: list[lsp.PublishDiagnosticsParams] = []
+        self.published: list[dict] = []
 
     def log(self, kind, message) -> None:
         pass
 
-    def publish_diagnostics(self, params: lsp.PublishDiagnosticsParams) -> None:
+    def publish_diagnostics(self, params: dict) -> None:
         sys.setprofile(None)  # the way ends here
         self.published.append(params)
 
@@ -81,8 +81,8 @@ async def _way(change: lsp.TextDocumentContentChangePartial) -> tuple[list[str],
     finally:
         sys.setprofile(None)
         session.close()
-    assert client.published[-1].version == 2
-    return visited, entered, client.published[-1].diagnostics
+    assert client.published[-1]["version"] == 2
+    return visited, entered, client.published[-1]["diagnostics"]
 
 
 def _change(line: int, start: int, end: int, text: str) -> lsp.TextDocumentContentChangePartial:

@@ -216,7 +216,7 @@ async def _run(session: Session, params: lsp.ExecuteCommandParams, entry: OpenDo
     live = session.entry(uri)
     if live is not None and live.doc.version == version and shown.result is not None:
         fault = shown.result.fault
-        live.fault = [] if fault is None else [convert.fault_diagnostic(live.doc, fault, shown.executor)]
+        live.fault = [] if fault is None else [convert.fault_diagnostic_json(live.doc, fault, shown.executor)]
         publish(session, uri)
     if not compare_them:
         return run_result_json(outcomes[0], uri, version)

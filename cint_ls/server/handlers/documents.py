@@ -25,14 +25,13 @@ import asyncio
 import logging
 
 from lsprotocol import types as lsp
-from pygls.uris import to_fs_path
 
 from ... import ide
 from ...ide import Document
-from ...syntax import buffer_path
 from ...syntax.parser import parse_yielding
-from .. import convert
+from .. import wire
 from ..heap import settle_heap, trim
+from ..prelude import path_of
 from ..session import OpenDocument, Session, generations
 
 logger = logging.getLogger("cint_ls.server")
@@ -40,16 +39,6 @@ logger = logging.getLogger("cint_ls.server")
 # Seconds from a change to the analysis of the document: the changes that arrived with
 # it are applied first, and analysed once.
 PUBLISH_DELAY = 0.0005
-
-
-def _path_of(uri: str) -> str:
-    """The path a buffer is analysed under: an untitled buffer or a file whose name is
-    no module name gets a module name made from its name (`syntax.buffer_path`)."""
-    try:
-        path = to_fs_path(uri)
-    except Exception:  # noqa: BLE001
-        path = None
-    return buffer_path(path or uri)
 
 
 def _changed(session: Session, uri: str) -> None:
@@ -64,9 +53,17 @@ def _changed(session: Session, uri: str) -> None:
 def did_open(session: Session, params: lsp.DidOpenTextDocumentParams) -> None:
     item = params.text_document
     _changed(session, item.uri)  # reopened without a close: what was asked of the old one is out of date
-    doc = Document(item.uri, item.text, item.version, _path_of(item.uri))
+    doc = Document(item.uri, item.text, item.version, path_of(item.uri))
     session.documents[item.uri] = OpenDocument(doc)
     publish(session, item.uri)
+
+
+def adopt(session: Session, uri: str, doc: Document) -> None:
+    """A document the fast start (prelude.py) opened and published the diagnostics of:
+    the session holds it as `did_open` would have left it."""
+    _changed(session, uri)
+    session.documents[uri] = OpenDocument(doc)
+    settle_heap(session)
 
 
 def did_change(session: Session, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -92,7 +89,7 @@ def did_close(session: Session, params: lsp.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     _changed(session, uri)
     if session.documents.pop(uri, None) is not None and session.client is not None:
-        session.client.publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        session.client.publish_diagnostics({"uri": uri, "diagnostics": []})
 
 
 def did_save(session: Session, params: lsp.DidSaveTextDocumentParams) -> None:
@@ -134,14 +131,14 @@ def publish(session: Session, uri: str) -> None:
         return
     snapshot = entry.doc.snapshot()
     try:
-        found = [convert.lsp_diagnostic(snapshot, d) for d in ide.diagnostics(snapshot, session.settings.targets)]
+        found = wire.diagnostics_json(snapshot, ide.diagnostics(snapshot, session.settings.targets))
     except Exception as error:
         logger.exception("diagnostics failed")
         session.log(lsp.MessageType.Error, f"cint-ls: diagnostics failed: {type(error).__name__}: {error}")
         found = []
     if session.client is not None:
-        session.client.publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=found + entry.fault, version=snapshot.version))
+        session.client.publish_diagnostics({"uri": uri, "diagnostics": found + entry.fault,
+                                            "version": snapshot.version})
     _published(session, uri)
     if snapshot.provisional and session.publishing.confirming.get(uri) is not snapshot:
         session.publishing.confirming[uri] = snapshot
