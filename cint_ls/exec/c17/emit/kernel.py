@@ -26,7 +26,6 @@ The fast path is tuned without changing any outcome:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from ....analysis.types import I64, IntType, Type
 from ....ir import nodes as ir
@@ -45,10 +44,18 @@ from .ctypes import (
     type_code,
 )
 from .ranges import Ranges
-from .unit import COUNT, FAST, FULL, MAX_RANK, REDUCTIONS, ArraySlot, KernelParamAccess, SlotTypes, UnitEmitter
-
-if TYPE_CHECKING:  # program.py imports this module
-    from .program import ProgramEmitter
+from .unit import (
+    COUNT,
+    FAST,
+    FULL,
+    MAX_RANK,
+    REDUCTIONS,
+    ArraySlot,
+    KernelParamAccess,
+    ProgramTables,
+    SlotTypes,
+    UnitEmitter,
+)
 
 MAX_PARAMS = 64
 MAX_SIZES = 16
@@ -96,7 +103,7 @@ def _reduces(target: int) -> Callable[[ir.Stmt], bool]:
 
 
 class KernelEmitter:
-    def __init__(self, program: ProgramEmitter, kernel: ir.Kernel) -> None:
+    def __init__(self, program: ProgramTables, kernel: ir.Kernel) -> None:
         self.p = program
         self.kernel = kernel
         self.name = program.kernel_c_name(kernel)

@@ -16,9 +16,9 @@ always gets a temporary. Each unit is emitted in one of three modes:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ....analysis.types import BOOL, I64, BoolType, FixedType, IntType, Type
 from ....ir import nodes as ir
@@ -38,9 +38,6 @@ from .ctypes import (
 )
 from .facts import Facts
 from .ranges import Ranges
-
-if TYPE_CHECKING:  # program.py imports this module
-    from .program import ProgramEmitter
 
 FULL, FAST, COUNT = "full", "fast", "count"
 
@@ -88,8 +85,33 @@ class KernelParamAccess:
     mode: str
 
 
+class ProgramTables(Protocol):
+    """What a unit's and a kernel's emitters ask of the whole program's (program.py
+    ProgramEmitter, which imports them): the IR, the span and name tables, the slots."""
+
+    program: ir.Program
+
+    def span(self, s: Span | None) -> int: ...
+
+    def function(self, name: str) -> ir.Function: ...
+
+    def function_c_name(self, name: str, counting: bool = False) -> str: ...
+
+    def kernel_c_name(self, kernel: ir.Kernel) -> str: ...
+
+    def slot_types(self, body: list[ir.Stmt], known: Mapping[int, Type | ArraySlot]) -> SlotTypes: ...
+
+    def names(self, unit: ir.Function | ir.Kernel, types: SlotTypes) -> dict[int, str]: ...
+
+    def declare_locals(self, u: UnitEmitter, types: SlotTypes, skip: set[int]) -> list[str]: ...
+
+    def declared_names(self, u: UnitEmitter, types: SlotTypes, skip: set[int]) -> list[str]: ...
+
+    def zero_views(self, u: UnitEmitter, types: SlotTypes) -> list[str]: ...
+
+
 class UnitEmitter:
-    def __init__(self, program: ProgramEmitter, name: str, mode: str, slot_types: SlotTypes,
+    def __init__(self, program: ProgramTables, name: str, mode: str, slot_types: SlotTypes,
                  kernel: ir.Kernel | None = None) -> None:
         self.p = program  # spans, function names
         self.name = name
