@@ -15,9 +15,11 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..analysis.types import I64, U64
 from ..ir import nodes as ir
+from ..syntax.source import Span
 from .alias import (
     alias_fault,
     first_alias_pair,
@@ -28,12 +30,17 @@ from .alias import (
 )
 from .arith import OperationFault, binary, make_reducer
 from .faults import PHASE_ENTRY, PHASE_EPILOGUE, PHASE_WORK_ITEM, Address, StackFrame
-from .runtime import DISPATCH_LOG_LIMIT, CintFault, Fuel
+from .runtime import DISPATCH_LOG_LIMIT, CintFault, DispatchRow, Fuel
 from .selection import current_selection
-from .views import View, copy_elements, staging_for, store_elements
+from .views import Value, View, copy_elements, staging_for, store_elements
 
 # Evaluates a uniform expression (over extents, where sides) given the size values.
-UniformEvaluator = Callable[[ir.Expr, list], int]
+UniformEvaluator = Callable[[ir.Expr, list[Any]], int]
+
+# Per parameter, what a dispatch is given: a View (arrays), a value (scalar in) or None
+# (scalar out); and what it gives back: the value of each scalar out parameter, None elsewhere.
+Argument = View | Value | None
+Results = list[Value | None]
 
 
 @dataclass
@@ -48,9 +55,9 @@ class DispatchPlan:
     count: int  # N, the number of work-items
     reads: list[View | None]  # per parameter: the argument view (inout: pre-dispatch values)
     writes: list[View | None]  # per parameter: the staging of an out or inout array
-    scalars: list  # per parameter: the value of a scalar in parameter
+    scalars: list[Value | None]  # per parameter: the value of a scalar in parameter
     fuel: Fuel
-    span: object = None  # the dispatch statement's kernel name: where a host status is reported
+    span: Span | None = None  # the dispatch statement's kernel name: where a host status is reported
 
 
 @dataclass
@@ -86,7 +93,7 @@ class WorkItemRunner:
         return {"threads": 1}
 
 
-def _entry_fault(fault: OperationFault, kernel: ir.Kernel, number: int, span) -> CintFault:
+def _entry_fault(fault: OperationFault, kernel: ir.Kernel, number: int, span: Span) -> CintFault:
     error = CintFault(fault, span)
     error.address = Address(kernel.qualified, number, PHASE_ENTRY)
     return error
@@ -102,7 +109,9 @@ def bind_sizes(kernel: ir.Kernel, views: Sequence[View | None]) -> list[int]:
         for d, extent in enumerate(param.extents):
             if extent.size is None or extent.offset != 0:
                 continue
-            actual = views[p].extents[d]
+            view = views[p]
+            assert view is not None, "an array parameter is given a view"
+            actual = view.extents[d]
             bound = sizes[extent.size]
             if bound is None:
                 sizes[extent.size] = actual
@@ -118,13 +127,16 @@ def bind_sizes(kernel: ir.Kernel, views: Sequence[View | None]) -> list[int]:
                 expected = extent.offset
             else:
                 base = sizes[extent.size]
+                assert base is not None, "every size symbol is bound bare (C5002)"
                 op = "add" if extent.offset >= 0 else "sub"
                 try:
                     expected = binary(op, "checked", I64, base, abs(extent.offset))
                 except OperationFault as fault:
                     # The extent leaves I64; "no entry check has an exact result" (5.3).
                     raise OperationFault(fault.code, fault.operation, fault.operands, None, fault.limit) from None
-            actual = views[p].extents[d]
+            view = views[p]
+            assert view is not None, "an array parameter is given a view"
+            actual = view.extents[d]
             if actual != expected:
                 raise OperationFault("E_SHAPE", "bind.shape", [(I64, p), (I64, d), (I64, actual)], None,
                                      (I64, expected))
@@ -144,7 +156,7 @@ def work_items_limit(kernel: ir.Kernel) -> OperationFault:
     return OperationFault("E_UNSUPPORTED", "bind.limit", [(I64, first)], None, None)
 
 
-def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, fuel: Fuel,
+def entry_checks(kernel: ir.Kernel, args: Sequence[Argument], evaluate: UniformEvaluator, fuel: Fuel,
                  limits: Callable[[ir.Kernel, list[int]], OperationFault | None] | None = None
                  ) -> tuple[list[int], list[int], int]:
     """Table 1, in order [F-5]. Returns (sizes, over extents, N) or raises the
@@ -153,8 +165,12 @@ def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, 
     modes = [p.mode for p in kernel.params]
     views = [a if isinstance(a, View) else None for a in args]
     for p, view in enumerate(views):  # check 1: stale storage
-        if view is not None and view.generation != view.storage.generation:
-            raise OperationFault("E_STALE_HANDLE", "bind.stale", [(I64, p), (U64, view.generation)], None,
+        if view is None:
+            continue
+        made = view.generation
+        assert made is not None, "a view records its storage's generation when made"
+        if made != view.storage.generation:
+            raise OperationFault("E_STALE_HANDLE", "bind.stale", [(I64, p), (U64, made)], None,
                                  (U64, view.storage.generation))
     unwritable = first_unwritable_output(modes, views)  # check 2
     if unwritable is not None:
@@ -200,10 +216,10 @@ def entry_checks(kernel: ir.Kernel, args: Sequence, evaluate: UniformEvaluator, 
     return sizes, space, count
 
 
-def size_frame(kernel: ir.Kernel, sizes: list[int]) -> list:
+def size_frame(kernel: ir.Kernel, sizes: list[int]) -> list[Any]:
     """A frame of the kernel's slots with the size symbols bound, the rest None: where
     the uniform expressions are evaluated, and the start of a work-item's frame."""
-    frame: list = [None] * kernel.slot_count
+    frame: list[Any] = [None] * kernel.slot_count
     for slot, value in zip(kernel.size_slots, sizes):
         frame[slot] = value
     return frame
@@ -223,14 +239,14 @@ class Dispatcher:
         self.count = 0  # the dispatches of the entry so far
         # With a list here (an executor's option `report`), a row per dispatch, as
         # RunResult.dispatch_log holds them (runtime.py), up to DISPATCH_LOG_LIMIT.
-        self.log: list[dict] | None = None
+        self.log: list[DispatchRow] | None = None
         # With a selection here (the option `trace_arrays`, exec/selection.py), the log's rows
         # also hold the values of the selected 2-D out/inout arrays after each dispatch.
         self.arrays = current_selection()
         self.origin: float | None = None  # when the first logged dispatch began
 
-    def dispatch(self, kernel: ir.Kernel, args: Sequence, span, fuel: Fuel, runner: WorkItemRunner,
-                 evaluate: UniformEvaluator) -> list:
+    def dispatch(self, kernel: ir.Kernel, args: Sequence[Argument], span: Span, fuel: Fuel,
+                 runner: WorkItemRunner, evaluate: UniformEvaluator) -> Results:
         """`run_dispatch` under the next number (see there)."""
         number = self.count
         self.count += 1  # every dispatch takes a number, faulting or not [F-1]
@@ -261,8 +277,8 @@ class Dispatcher:
                 self.log.append(row)  # type: ignore[union-attr]
 
 
-def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fuel, runner: WorkItemRunner,
-                 evaluate: UniformEvaluator, row: dict | None = None) -> list:
+def run_dispatch(kernel: ir.Kernel, args: Sequence[Argument], number: int, span: Span, fuel: Fuel,
+                 runner: WorkItemRunner, evaluate: UniformEvaluator, row: DispatchRow | None = None) -> Results:
     """Carry out dispatch `number` (`Dispatcher` numbers them and adds the frame). `args`
     holds, per parameter, a View (arrays), a value (scalar in) or None (scalar out).
     Returns the results of the scalar out parameters, per parameter (None elsewhere),
@@ -274,7 +290,9 @@ def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fue
         error = _entry_fault(fault, kernel, number, span)
         if fault.operation == "bind.alias":
             p, q = (v for _, v in fault.operands)
-            error.views = (args[p].descriptor(), args[q].descriptor())
+            first, second = args[p], args[q]
+            assert isinstance(first, View) and isinstance(second, View), "an alias pair is two views"
+            error.views = (first.descriptor(), second.descriptor())
         raise error from None
     if row is not None:
         row["work_items"] = count
@@ -292,14 +310,15 @@ def run_dispatch(kernel: ir.Kernel, args: Sequence, number: int, span, fuel: Fue
     results = epilogue(kernel, number, phase.contributions)
     for view, staged in zip(reads, writes):  # publish: all outputs at once, by copy
         if staged is not None:
+            assert view is not None, "a staged parameter is an array"
             store_elements(view, copy_elements(staged))
     return results
 
 
-def epilogue(kernel: ir.Kernel, number: int, contributions: list[list[tuple[int, int | bool]]]) -> list:
+def epilogue(kernel: ir.Kernel, number: int, contributions: list[list[tuple[int, int | bool]]]) -> Results:
     """Complete the reductions in the declaration order of their targets (9.3);
     the first that faults is the dispatch's fault [R-7]."""
-    results: list = [None] * len(kernel.params)
+    results: Results = [None] * len(kernel.params)
     for reduction, values in zip(kernel.reductions, contributions):
         reducer = make_reducer(reduction.kind, reduction.contribution, reduction.target, reduction.init)
         try:

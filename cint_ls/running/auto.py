@@ -55,10 +55,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..exec.dispatch import MAX_WORK_ITEMS
-from ..exec.executors import ExecutorUnavailable
+from ..exec.executors import ExecutorUnavailable, Options
+from ..exec.faults import JsonObject
+from ..exec.runtime import DispatchRow
 from .executors import get
 
 T = TypeVar("T")
+Store = dict[str, JsonObject]  # the kept measurements: a program's key -> its record (valid_record)
 
 GPU, C17, INTERP = "gpu-cuda", "cpu-c17", "cpu-sir-interp"
 CPU_WIN_SECONDS = 1e-3  # counted dispatches faster than this on the CPU: the GPU is not tried
@@ -77,7 +80,7 @@ class Decision:
     why: str
     key: str | None = None  # the measurements' key (hardware, kernels), where a GPU is a candidate
     cpu: str | None = None  # the CPU executor measured against the GPU
-    options: dict = field(default_factory=dict)  # options auto adds to the chosen executor's
+    options: Options = field(default_factory=dict)  # options auto adds to the chosen executor's
     learned: str | None = None  # what the run taught (learn), for the report
 
     @property
@@ -85,7 +88,7 @@ class Decision:
         text = f"auto chose {self.executor}: {self.why}"
         return text + (f"; {self.learned}" if self.learned else "")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {"executor": self.executor, "reason": self.why, "learned": self.learned, "key": self.key}
 
 
@@ -178,25 +181,25 @@ def store_path() -> Path:
     return Path(base) / "cint-ls" / "auto" / STORE_FILE
 
 
-def _work_items(value) -> int | None:
+def _work_items(value: object) -> int | None:
     """A number of work-items as kept: an integer from 1 to MAX_WORK_ITEMS, else None."""
     return value if type(value) is int and 0 < value <= MAX_WORK_ITEMS else None
 
 
-def _real(value, limit: float, *, zero: bool = False) -> float | None:
+def _real(value: object, limit: float, *, zero: bool = False) -> float | None:
     """A finite number in (0, limit] ([0, limit] with `zero`), else None."""
-    if type(value) not in (int, float) or not math.isfinite(value):
+    if not (type(value) is int or type(value) is float) or not math.isfinite(value):
         return None
     return float(value) if (0 <= value if zero else 0 < value) and value <= limit else None
 
 
-def valid_record(value) -> dict | None:
+def valid_record(value: object) -> JsonObject | None:
     """What is sane of a kept record: each field of the right type and range, anything
     else dropped as if never learned (None: not a record). Thresholds that contradict
     each other (the CPU winning at a size above the GPU's smallest win) are both dropped."""
     if not isinstance(value, dict):
         return None
-    record: dict = {}
+    record: JsonObject = {}
     for name in ("seen", "cpu_max", "gpu_min"):
         if (n := _work_items(value.get(name))) is not None:
             record[name] = n
@@ -212,16 +215,16 @@ def valid_record(value) -> dict | None:
     return record
 
 
-def _valid_programs(programs: dict) -> dict:
+def _valid_programs(programs: JsonObject) -> Store:
     return {key: record for key, value in programs.items()
             if isinstance(key, str) and len(key) <= KEY_LIMIT and (record := valid_record(value)) is not None}
 
 
-def _parse_int(text: str):
+def _parse_int(text: str) -> object:
     return int(text) if len(text) <= 30 else _INVALID
 
 
-def load_store(path: Path | None = None) -> dict:
+def load_store(path: Path | None = None) -> Store:
     """The kept measurements ({key: record}, each record valid); {} when there are none,
     or the file is not a private regular file of this user's, or it is damaged."""
     path = path or store_path()
@@ -246,7 +249,7 @@ def load_store(path: Path | None = None) -> dict:
     return _valid_programs(data["programs"])
 
 
-def save_store(programs: dict, path: Path | None = None) -> str | None:
+def save_store(programs: Store, path: Path | None = None) -> str | None:
     """Write the measurements (atomically, only what is valid; the directory private).
     A cache that cannot be written is not an error of the run: nothing is kept, and the
     reason is returned (None: kept). `update_store` calls it under the lock."""
@@ -321,7 +324,7 @@ def _take_lock(fd: int, wait: float) -> bool:
             time.sleep(0.005)
 
 
-def update_store(change: Callable[[dict], T], path: Path | None = None) -> tuple[T, str | None]:
+def update_store(change: Callable[[Store], T], path: Path | None = None) -> tuple[T, str | None]:
     """Read the measurements, let `change` change them, and write them back, all under
     the lock (the file beside them), so that concurrent runs lose no update. Returns
     (what `change` returned, why nothing was kept or None). Where the lock is not had
@@ -358,7 +361,7 @@ def update_store(change: Callable[[dict], T], path: Path | None = None) -> tuple
 
 def decide(admitted: bool, refusal: str | None, kernels_code: str | None, *,
            compiler: tuple[bool, str] | None = None, gpu: tuple[bool, str] | None = None,
-           store: dict | None = None) -> Decision:
+           store: Store | None = None) -> Decision:
     """The executor for a run. `admitted`: gpu-cuda builds the program (else `refusal`,
     one line); `kernels_code`: the program's kernels as the GPU runs them (None: no
     kernels). `compiler`, `gpu` and `store` default to this machine's (tests give them)."""
@@ -376,7 +379,7 @@ def decide(admitted: bool, refusal: str | None, kernels_code: str | None, *,
     record = valid_record((store if store is not None else load_store()).get(key)) or {}
     seen, cpu_max, gpu_min = record.get("seen"), record.get("cpu_max"), record.get("gpu_min")
     measuring = record.get("measuring")
-    gpu_options = {GPU: {"device": GPU_DEVICE, "report": True}, cpu: {"report": True}}
+    gpu_options: dict[str, Options] = {GPU: {"device": GPU_DEVICE, "report": True}, cpu: {"report": True}}
 
     def chose(executor: str, why: str) -> Decision:
         return Decision(executor, why, key, cpu, gpu_options[executor])
@@ -406,14 +409,14 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.3g} ms"
 
 
-def measure(rows: list[dict] | None) -> tuple[int | None, float | None, int]:
+def measure(rows: list[DispatchRow] | None) -> tuple[int | None, float | None, int]:
     """(the largest dispatch in work-items, seconds per counted dispatch, how many were
     counted) of a run's dispatch log. The first dispatch of each kernel is a warm-up;
     the seconds are None when none is left to count."""
     if not rows:
         return None, None, 0
     largest = max((r.get("work_items") or 0 for r in rows), default=0)
-    seen: set[str] = set()
+    seen: set[str | None] = set()  # the kernels dispatched so far
     counted = []
     for row in rows:
         if row.get("kernel") in seen:
@@ -422,7 +425,7 @@ def measure(rows: list[dict] | None) -> tuple[int | None, float | None, int]:
     return largest, (sum(counted) / len(counted) if counted else None), len(counted)
 
 
-def learn(decision: Decision, rows: list[dict] | None, faulted: bool, *, store: dict | None = None,
+def learn(decision: Decision, rows: list[DispatchRow] | None, faulted: bool, *, store: Store | None = None,
           save: bool = True) -> str | None:
     """Learn from the run auto chose (its dispatch log), keep it, and say what was learned
     (also in `decision.learned`). Nothing is learned where no GPU was a candidate, from a
@@ -431,14 +434,15 @@ def learn(decision: Decision, rows: list[dict] | None, faulted: bool, *, store: 
     cluster's, not this machine's cpu-c17's). `store`: a store of the caller's, else
     the file's, updated under its lock (update_store); where nothing could be kept, the
     text says why."""
-    if decision.key is None or rows is None or faulted:
+    key = decision.key
+    if key is None or rows is None or faulted:
         return None
     if any(row.get("cluster") for row in rows):
         decision.learned = "not measured: the dispatches ran on a cluster"
         return decision.learned
 
-    def into(programs: dict) -> str:
-        record = valid_record(programs.get(decision.key)) or {}
+    def into(programs: Store) -> str:
+        record = valid_record(programs.get(key)) or {}
         largest, per_dispatch, counted = measure(rows)
         record["used"] = time.time()
         if largest is None or largest == 0:
@@ -450,7 +454,7 @@ def learn(decision: Decision, rows: list[dict] | None, faulted: bool, *, store: 
         else:
             record["seen"] = largest
             said = _update(record, decision.executor == GPU, largest, per_dispatch, counted)
-        programs[decision.key] = record
+        programs[key] = record
         return said
 
     if store is not None or not save:
@@ -463,7 +467,7 @@ def learn(decision: Decision, rows: list[dict] | None, faulted: bool, *, store: 
     return decision.learned
 
 
-def _update(record: dict, on_gpu: bool, n: int, seconds: float, counted: int) -> str:
+def _update(record: JsonObject, on_gpu: bool, n: int, seconds: float, counted: int) -> str:
     cpu_max, gpu_min, measuring = record.get("cpu_max"), record.get("gpu_min"), record.get("measuring")
 
     def cpu_won() -> None:

@@ -52,11 +52,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import IO, TYPE_CHECKING, Any
 
-from ..exec.faults import FaultRecord
+from ..exec.executors import Options
+from ..exec.faults import FaultRecord, JsonObject
 from ..exec.runtime import RunResult
 from ..exec.stages import COMPILING, RUNNING, STAGES, WAITING, listen, reached
 
@@ -64,6 +66,9 @@ if TYPE_CHECKING:
     from ..ir import nodes as ir
 
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes
+# What a child inherits when it starts (_conditions): the memory limit, the environment,
+# the working directory and the interpreter.
+Conditions = tuple[int, dict[str, str], str, str]
 COMPILE_LIMIT = 120.0  # seconds of everything but running, when a run has a time limit
 # Seconds a spare has to say it took its request: one that does not (stopped by SIGSTOP
 # or a debugger, stuck) is killed and the run starts a fresh child (issue 28). A spare
@@ -105,7 +110,7 @@ class Request:
     # (running.entry.with_entry). The child runs it as it is.
     program: ir.Program
     fuel: int | None = None
-    options: dict | None = None
+    options: Options | None = None
     memory_limit: int = DEFAULT_MEMORY_LIMIT
     output_limit: int | None = None  # bytes of output sent back (running.entry.cap_output)
     # The run's time limit, set by run_isolated: what the child waits on (a cluster) gives
@@ -113,7 +118,7 @@ class Request:
     time_limit: float | None = None
 
     @classmethod
-    def of_text(cls, executor: str, path: str, text: str, function: str | None = None, **fields) -> Request:
+    def of_text(cls, executor: str, path: str, text: str, function: str | None = None, **fields: Any) -> Request:
         """The request for a program given as text, built here (tests and tools; the
         façade builds, admits and checks the entry itself, run.py; here the executor's
         emitter refuses what its admission would, in one line). Raises ValueError
@@ -151,7 +156,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def result_to_json(result: RunResult) -> dict:
+def result_to_json(result: RunResult) -> JsonObject:
     return {
         "output": result.output,
         "fault": None if result.fault is None else result.fault.to_json(),
@@ -166,7 +171,7 @@ def result_to_json(result: RunResult) -> dict:
     }
 
 
-def result_from_json(data: dict) -> RunResult:
+def result_from_json(data: JsonObject) -> RunResult:
     fault = data["fault"]
     return RunResult(
         data["output"],
@@ -200,7 +205,7 @@ _WATCH_INTERVAL = 0.2  # seconds between the child's looks at its parent
 
 
 @functools.cache
-def _prctl():
+def _prctl() -> Callable[..., int] | None:
     """libc's prctl (Linux), or None."""
     if not sys.platform.startswith("linux"):
         return None
@@ -215,19 +220,21 @@ def _prctl():
     return prctl
 
 
-def _limit_memory(limit: int, parent: int | None = None):
+def _limit_memory(limit: int, parent: int | None = None) -> Callable[[], None]:
     """The child's set-up between fork and exec: the memory limit, its own session and
     process group, and (Linux) SIGKILL when the thread that started it ends. If `parent`
     (the starting process's pid) is no longer its parent by then, the child ends at once.
     Everything it needs is looked up before the fork."""
     try:
         import resource
+
+        limits = True
     except ImportError:
-        resource = None
+        limits = False
     prctl = _prctl() if parent is not None else None
 
     def apply() -> None:
-        if resource is not None:
+        if limits:
             try:
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             except (ValueError, OSError):
@@ -241,10 +248,10 @@ def _limit_memory(limit: int, parent: int | None = None):
     return apply
 
 
-_live: set[subprocess.Popen] = set()  # the children of runs in progress in this process
+_live: set[subprocess.Popen[bytes]] = set()  # the children of runs in progress in this process
 
 
-def _kill_live_children(signum, frame) -> None:
+def _kill_live_children(signum: int, frame: FrameType | None) -> None:
     """SIGTERM or SIGHUP while a run is in progress (and the signal's action was the
     default): kill the children's process groups, then let the signal end the process
     as it would have."""
@@ -257,10 +264,10 @@ def _kill_live_children(signum, frame) -> None:
     os.kill(os.getpid(), signum)
 
 
-def _guard_signals() -> dict:
+def _guard_signals() -> dict[int, signal.Handlers]:
     """In the main thread, handle the termination signals whose action is the default
     for the duration of a run; returns what to restore."""
-    saved = {}
+    saved: dict[int, signal.Handlers] = {}
     if threading.current_thread() is not threading.main_thread():
         return saved
     for name in ("SIGTERM", "SIGHUP"):
@@ -274,7 +281,7 @@ def _guard_signals() -> dict:
     return saved
 
 
-def _restore_signals(saved: dict) -> None:
+def _restore_signals(saved: dict[int, signal.Handlers]) -> None:
     for signum, handler in saved.items():
         try:
             if signal.getsignal(signum) is _kill_live_children:
@@ -283,7 +290,7 @@ def _restore_signals(saved: dict) -> None:
             pass
 
 
-def _start_child(memory_limit: int, stage_fd: int, output_fd: int, spare: bool = False) -> subprocess.Popen:
+def _start_child(memory_limit: int, stage_fd: int, output_fd: int, spare: bool = False) -> subprocess.Popen[bytes]:
     parent = os.getpid()
     return subprocess.Popen(
         # -P: the child imports the installed package, never a source tree in the cwd.
@@ -357,7 +364,7 @@ class _StagePipe:
             pass
 
 
-def _started(memory_limit: int, spare: bool = False) -> tuple[subprocess.Popen, _StagePipe]:
+def _started(memory_limit: int, spare: bool = False) -> tuple[subprocess.Popen[bytes], _StagePipe]:
     pipe = _StagePipe()
     try:
         child = _start_child(memory_limit, pipe.write_fd, pipe.output_write, spare)
@@ -372,9 +379,9 @@ def _started(memory_limit: int, spare: bool = False) -> tuple[subprocess.Popen, 
 
 @dataclass
 class _Spare:
-    child: subprocess.Popen
+    child: subprocess.Popen[bytes]
     pipe: _StagePipe
-    started_as: tuple  # _conditions() when it was started
+    started_as: Conditions  # _conditions() when it was started
 
 
 _spare_lock = threading.Lock()
@@ -382,7 +389,7 @@ _spare: _Spare | None = None
 _keep_spare = False
 
 
-def _conditions(memory_limit: int) -> tuple:
+def _conditions(memory_limit: int) -> Conditions:
     """What a child inherits when it starts: a spare serves a run only when these are
     the same (the server sets $CC from its settings, a benchmark $XDG_CACHE_HOME)."""
     return memory_limit, dict(os.environ), os.getcwd(), sys.executable
@@ -406,13 +413,14 @@ def _discard_spare() -> None:
     with _spare_lock:
         spare, _spare = _spare, None
     if spare is not None:
-        _drop(spare)
+        _drop(spare.child, spare.pipe)
 
 
-def _drop(spare: _Spare) -> None:
-    _kill(spare.child)
-    spare.pipe.close()
-    for stream in (spare.child.stdin, spare.child.stdout, spare.child.stderr):
+def _drop(child: subprocess.Popen[bytes], pipe: _StagePipe) -> None:
+    """Kill a spare (or a child taken as one) and close its pipes."""
+    _kill(child)
+    pipe.close()
+    for stream in (child.stdin, child.stdout, child.stderr):
         if stream is not None:
             try:
                 stream.close()
@@ -420,7 +428,7 @@ def _drop(spare: _Spare) -> None:
                 pass
 
 
-def _take_spare(memory_limit: int) -> tuple[subprocess.Popen, _StagePipe] | None:
+def _take_spare(memory_limit: int) -> tuple[subprocess.Popen[bytes], _StagePipe] | None:
     """The spare, when it is alive and was started as a child for this run would be."""
     global _spare
     with _spare_lock:
@@ -429,7 +437,7 @@ def _take_spare(memory_limit: int) -> tuple[subprocess.Popen, _StagePipe] | None
         return None
     if spare.child.poll() is None and spare.started_as == _conditions(memory_limit):
         return spare.child, spare.pipe
-    _drop(spare)
+    _drop(spare.child, spare.pipe)
     return None
 
 
@@ -541,7 +549,8 @@ class _Kept:
                       f"{len(tail.splitlines())} lines are kept")
 
 
-def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None, stage=None,
+def run_isolated(request: Request, time_limit: float | None = 30.0, cancel: Callable[[], bool] | None = None,
+                 stage: Callable[[str], object] | None = None,
                  compile_limit: float | None = COMPILE_LIMIT) -> RunResult:
     """Run in a child process. `cancel`, if given, is polled (a callable returning
     True) to stop the run early; `stage`, if given, is called with each stage the child
@@ -564,7 +573,8 @@ def run_isolated(request: Request, time_limit: float | None = 30.0, cancel=None,
         raise
 
 
-def _run_isolated(request: Request, time_limit: float | None, cancel, stage, compile_limit: float | None,
+def _run_isolated(request: Request, time_limit: float | None, cancel: Callable[[], bool] | None,
+                  stage: Callable[[str], object] | None, compile_limit: float | None,
                   kept: list[_Kept]) -> RunResult:
     clock = _Clock(time_limit, compile_limit if time_limit is not None else None)
     request = dataclasses.replace(request, time_limit=time_limit)
@@ -584,7 +594,7 @@ def _run_isolated(request: Request, time_limit: float | None, cancel, stage, com
                 # A stopped or stuck spare: killed (SIGKILL reaches a stopped process) and
                 # reaped, and the run goes on in a fresh child.
                 _live.discard(child)
-                _drop(_Spare(child, pipe, ()))
+                _drop(child, pipe)
                 pipe = None
                 child, pipe = _started(request.memory_limit)
                 kept.append(_Kept(pipe.take_output(), head))
@@ -620,8 +630,8 @@ def _run_isolated(request: Request, time_limit: float | None, cancel, stage, com
     return result_from_json(data)
 
 
-def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cancel, pipe: _StagePipe,
-                 stage, answer_from: float | None = None) -> tuple[bytes, bytes]:
+def _communicate(child: subprocess.Popen[bytes], request: Request, clock: _Clock, cancel: Callable[[], bool] | None,
+                 pipe: _StagePipe, stage: Callable[[str], object] | None, answer_from: float | None = None) -> tuple[bytes, bytes]:
     """Send the request, wait for the child's end within the limits, passing on the
     stages it reaches; the output and error bytes. With `answer_from` (a spare taken
     then), raises _SpareSilent when the child is stopped, or has not said it took the
@@ -657,7 +667,7 @@ def _communicate(child: subprocess.Popen, request: Request, clock: _Clock, cance
             return done
 
 
-def _send(stdin, payload: bytes) -> None:
+def _send(stdin: IO[bytes], payload: bytes) -> None:
     """Write the request to the child's stdin and close it. A child killed meanwhile (its
     limit, a cancellation) breaks the pipe: what it said is read from its other end."""
     try:
@@ -671,7 +681,7 @@ def _send(stdin, payload: bytes) -> None:
             pass
 
 
-def _kill_group(child: subprocess.Popen) -> None:
+def _kill_group(child: subprocess.Popen[bytes]) -> None:
     """SIGKILL to the child's process group, while the child is not reaped (its pid,
     and so the group's id, cannot have been reused)."""
     if child.returncode is not None:
@@ -685,7 +695,7 @@ def _kill_group(child: subprocess.Popen) -> None:
             pass
 
 
-def _kill(child: subprocess.Popen) -> None:
+def _kill(child: subprocess.Popen[bytes]) -> None:
     _kill_group(child)
     child.wait()
 
@@ -737,8 +747,11 @@ def _send_stages() -> None:
     listen(send)
 
 
-def _send_line(text: str) -> None:
-    """A line to the parent on the stage pipe (replaced by _send_stages; none by hand)."""
+def _no_line(text: str) -> None:
+    """No parent listens: a child started by hand."""
+
+
+_send_line: Callable[[str], None] = _no_line  # a line to the parent on the stage pipe (set by _send_stages)
 
 
 def child_main() -> int:

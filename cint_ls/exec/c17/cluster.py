@@ -29,8 +29,11 @@ import re
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..executors import ExecutorUnavailable, Options
+from ..faults import JsonObject
+from ..runtime import DispatchRow
 from ..stages import remaining, waiting
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
@@ -72,7 +75,9 @@ def parse_address(spec: str) -> tuple[str, int | str]:
                        f"(N worker processes on this machine), not {spec!r}")
 
 
-def _dask():
+def _dask() -> Any:
+    """Dask's distributed module. Dask is optional (the `cluster` extra): its objects are
+    Any here, as cffi's are."""
     try:
         import distributed
     except ImportError:
@@ -97,8 +102,8 @@ class Cluster:
     """A connected client, and the LocalCluster it owns for `local:N`."""
 
     spec: str
-    client: object
-    local: object | None = None
+    client: Any  # distributed.Client
+    local: Any = None  # distributed.LocalCluster, for `local:N`
 
     @property
     def address(self) -> str:
@@ -130,11 +135,13 @@ def open_cluster(spec: str) -> Cluster:
             raise ClusterError(f"cannot start a local Dask cluster of {value} workers: {_line(error)}") from None
         return Cluster(spec, distributed.Client(local), local)
     seconds, why = _deadline(CONNECT_TIMEOUT)
+    assert seconds is not None, "a capped wait has its seconds"
     try:
         # tls://: the certificates are Dask's own settings (distributed.comm.tls.ca-file,
         # .client.cert, .client.key: $DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ... or a
         # Dask configuration file), which Client() reads when no security is given
         waiting(f"the Dask scheduler at {value} to answer")
+        assert isinstance(value, str), "a remote cluster's address"
         client = _connect(distributed, value, seconds, why)
     except Exception as error:  # noqa: BLE001 - OSError, TimeoutError, TLS errors: one line
         hint = ""
@@ -156,14 +163,14 @@ def open_cluster(spec: str) -> Cluster:
     return Cluster(spec, client)
 
 
-def _connect(distributed, address: str, seconds: float, why: str):
+def _connect(distributed: Any, address: str, seconds: float, why: str) -> Any:
     """Dask's Client for `address` within `seconds`. Client(timeout=...) bounds the TCP
     connection, not the handshake: a listener that accepts and never answers held it
     for good (issue 28). So it is made on a thread of its own, which is left behind
     (daemon, as is Dask's loop) when it does not finish in time."""
     import threading
 
-    box: list = []
+    box: list[Any] = []  # the Client, or what its making raised
 
     def connect() -> None:
         try:
@@ -181,7 +188,7 @@ def _connect(distributed, address: str, seconds: float, why: str):
     return box[0]
 
 
-def _close_quietly(client) -> None:
+def _close_quietly(client: Any) -> None:
     try:
         client.close(timeout=1)
     except Exception:  # noqa: BLE001 - closing what failed: nothing more to say
@@ -195,10 +202,10 @@ def _line(error: BaseException) -> str:
 
 # ---- the worker's side
 
-_worker_libraries: dict[str, tuple[object, object]] = {}
+_worker_libraries: dict[str, tuple[Any, Any]] = {}  # cffi's FFI and library
 
 
-def _worker_library(key: str, library: bytes):
+def _worker_library(key: str, library: bytes) -> tuple[Any, Any]:
     """The library of hash `key` loaded in this worker process (once)."""
     loaded = _worker_libraries.get(key)
     if loaded is None:
@@ -245,7 +252,7 @@ def run_tile(key: str, library: bytes, plan: bytes, first: int, end: int) -> tup
 
 # ---- the host's side
 
-def _timeout() -> dict:
+def _timeout() -> dict[str, float]:
     """Dask's `timeout` argument for a wait within the run's time limit ({}: none)."""
     seconds, _ = _deadline(None)
     return {} if seconds is None else {"timeout": seconds}
@@ -264,15 +271,15 @@ class TileRunner:
     tiles: int = 0
     tiles_back: int = 0
     bytes_moved: int = 0
-    per_worker: dict = field(default_factory=dict)
-    tile_seconds: list = field(default_factory=list)
-    errors: list = field(default_factory=list)
+    per_worker: dict[str, int] = field(default_factory=dict)
+    tile_seconds: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
     # dispatch number -> what its row of the run report says (`attach`; the rows:
     # RunResult.dispatch_log, rendered by running/report.py)
-    rows: dict = field(default_factory=dict)
+    rows: dict[int, JsonObject] = field(default_factory=dict)
     minimum: int = CLUSTER_MIN
     per_worker_tiles: int = TILES_PER_WORKER
-    _library: object = None
+    _library: Any = None  # the library's Dask future, once sent
     _key: str = ""
 
     def _send_library(self) -> int:
@@ -285,10 +292,10 @@ class TileRunner:
         self.bytes_moved += len(data) * max(1, workers)
         return len(data) * max(1, workers)
 
-    def remote(self, ffi, lib, job, plan, plan_bytes: int, ntiles: int, size: int, number: int | None = None) -> int:
+    def remote(self, ffi: Any, lib: Any, job: Any, plan: Any, plan_bytes: int, ntiles: int, size: int, number: int | None = None) -> int:
         """Run the tiles of dispatch `number`; hand back each result as it comes
         (cint_tile_accept). 0."""
-        row = {"cluster": self.cluster.spec, "scheduler": self.cluster.address, "tiles": int(ntiles),
+        row: JsonObject = {"cluster": self.cluster.spec, "scheduler": self.cluster.address, "tiles": int(ntiles),
                "tiles_back": 0, "per_worker": {}, "bytes_sent": 0, "bytes_back": 0,
                "tile_seconds": [None] * int(ntiles)}
         if number is not None:
@@ -302,9 +309,7 @@ class TileRunner:
             waiting(None)
         return 0
 
-    def _remote(self, ffi, lib, job, plan: bytes, ntiles: int, size: int, row: dict) -> None:
-        from distributed import as_completed
-
+    def _remote(self, ffi: Any, lib: Any, job: Any, plan: bytes, ntiles: int, size: int, row: JsonObject) -> None:
         client = self.cluster.client
         if self._library is None:
             row["bytes_sent"] += self._send_library()  # the first dispatch's row counts the library
@@ -315,7 +320,7 @@ class TileRunner:
         plan_future = client.scatter(plan, broadcast=True, hash=False, **_timeout())
         self.bytes_moved += len(plan) * workers
         row["bytes_sent"] += len(plan) * workers
-        futures = {}
+        futures: dict[Any, int] = {}  # Dask's future of each tile -> its index
         for j in range(ntiles):
             first = j * size
             future = client.submit(run_tile, self._key, self._library, plan_future, first, first + size,
@@ -327,7 +332,7 @@ class TileRunner:
         pending = set(range(ntiles))
         # No deadline of its own: the run's time limit stops the run, with a message that
         # names this wait (stages.waiting, in `remote`); tiles a worker lost Dask runs again.
-        completed = as_completed(list(futures))
+        completed = _dask().as_completed(list(futures))
         try:
             for future in completed:
                 j = futures[future]
@@ -358,14 +363,15 @@ class TileRunner:
                 client.cancel(rest)
             client.cancel([plan_future])
 
-    def attach(self, rows: list[dict] | None) -> None:
+    def attach(self, rows: list[DispatchRow] | None) -> None:
         """Each recorded dispatch that went to the cluster gets its `cluster` entry:
         the cluster as asked (`local:2`, an address) and its scheduler's address, its
         tiles and how many came back, tiles per worker, the bytes sent to the workers
         (the plan to each; the first such dispatch also the library to each) and back
         from them, and each tile's seconds on its worker (None: did not come back)."""
         for row in rows or []:
-            entry = self.rows.get(row.get("number"))
+            number = row.get("number")
+            entry = self.rows.get(number) if isinstance(number, int) else None
             if entry is not None:
                 row["cluster"] = entry
 

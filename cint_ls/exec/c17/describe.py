@@ -191,7 +191,9 @@ def describe_work_item(program: ir.Program, plan: DispatchPlan, k: int, folds: M
         if param.extents is not None:
             continue
         if param.mode == "in":
-            setattr(args[p], "in", memory.bytes(encode(param.type, [plan.scalars[p]])))
+            value = plan.scalars[p]
+            assert value is not None, "a scalar in parameter is given a value"
+            setattr(args[p], "in", memory.bytes(encode(param.type, [value])))
         args[p].out = memory.bytes(b"", ACC_BYTES)  # a reduction's target: never written here
     given = ffi.new("void *[]", max(len(kernel.reductions), 1))
     for r, reduction in enumerate(kernel.reductions):

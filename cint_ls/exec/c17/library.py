@@ -16,18 +16,23 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...ir import nodes as ir
 from ..executors import UNTRANSLATABLE, ExecutorUnavailable, Options, Write
 from ..faults import FaultRecord
-from ..runtime import Boundary, RunResult
+from ..runtime import Boundary, DispatchRow, RunResult
 from ..selection import current_selection
 from ..stages import RUNNING, output_stream, reached
 from .build import build_library
 from .emit import EmitError, emit_program
 from .headers import header_types
 from .pictures import Pictures
+
+if TYPE_CHECKING:  # imported when a run uses a cluster: it needs dask
+    from .cluster import TileRunner
 
 EXECUTOR = "cpu-c17"
 FLUSH_INTERVAL = 0.02  # seconds between sends of the output streamed to an isolated run's parent
@@ -69,12 +74,13 @@ class Untranslatable(ExecutorUnavailable):
     refusal = UNTRANSLATABLE
 
 
-_ffi = None
+# cffi has no type information: its FFI, libraries and C data are Any here.
+_ffi: Any = None
 _ffi_lock = threading.Lock()
-_libraries: dict[str, object] = {}
+_libraries: dict[str, Any] = {}
 
 
-def _declarations():
+def _declarations() -> Any:
     """cffi's FFI told the run-time's declarations (CDEF), made once: pycparser reads
     them in some 40 to 70 ms, which `run` spends while the C compiler runs."""
     global _ffi
@@ -100,18 +106,19 @@ def _build_while_declaring(c_text: str) -> Path:
             pass
 
     helper = threading.Thread(target=declare, name="cint-c17-cdef", daemon=True)
+    started = True
     try:
         helper.start()
     except RuntimeError:  # can't start new thread
-        helper = None
+        started = False
     try:
         return build_library(c_text)
     finally:
-        if helper is not None:
+        if started:
             helper.join()
 
 
-def _load(path: Path):
+def _load(path: Path) -> tuple[Any, Any]:
     ffi = _declarations()
     key = str(path)
     if key not in _libraries:
@@ -174,6 +181,7 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
         from . import cluster
 
         spec, cluster_min, per_worker = cluster.cluster_options(options)
+        assert spec is not None, "the option cluster is given"
         tiles = cluster.TileRunner(cluster.open_cluster(spec), str(library))
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
     try:
@@ -199,7 +207,7 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
 
 def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: int = STACK_SIZE,
                 threads: int = 1, parallel_min: int = PARALLEL_MIN,
-                chunk_min: int = CHUNK_MIN, report: bool = False, tiles=None,
+                chunk_min: int = CHUNK_MIN, report: bool = False, tiles: TileRunner | None = None,
                 pictures: Pictures | None = None,
                 stream: tuple[int, int | None] | None = None) -> tuple[RunResult, list[Boundary]]:
     ffi, lib = _load(path)
@@ -260,7 +268,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         lib.cint_ctx_free(ctx)
 
 
-def fault_record(ffi, lib, ctx, executor: str) -> FaultRecord:
+def fault_record(ffi: Any, lib: Any, ctx: Any, executor: str) -> FaultRecord:
     """The fault record of a run that ended with CINT_FAULT (rt/context.c
     cint_fault_json), for cpu-c17, its work-item descriptions and gpu-cuda's host."""
     text = lib.cint_fault_json(ctx)
@@ -280,11 +288,12 @@ class OutputStream:
     after the run, `output` is what was kept, `kept` its length, `more` the bytes printed
     past it, `note` the truncation's note."""
 
-    def __init__(self, ffi, lib, ctx, stream: tuple[int, int | None] | None, executor: str) -> None:
+    def __init__(self, ffi: Any, lib: Any, ctx: Any, stream: tuple[int, int | None] | None, executor: str) -> None:
         self.ffi, self.lib, self.ctx, self.stream, self.executor = ffi, lib, ctx, stream, executor
         self.done = threading.Event()
         self.thread: threading.Thread | None = None
-        self.output, self.kept, self.more, self.note = "", 0, 0, None
+        self.output, self.kept, self.more = "", 0, 0
+        self.note: str | None = None
 
     def __enter__(self) -> OutputStream:
         if self.stream is not None:
@@ -298,7 +307,7 @@ class OutputStream:
         while not self.done.wait(FLUSH_INTERVAL):
             self.lib.cint_ctx_flush_output(self.ctx)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.thread is not None:
             self.done.set()
             self.thread.join()
@@ -315,7 +324,7 @@ class OutputStream:
             self.lib.cint_ctx_flush_output(self.ctx)
 
 
-def _records(ffi, lib, ctx) -> list[dict]:
+def _records(ffi: Any, lib: Any, ctx: Any) -> list[DispatchRow]:
     """The dispatches the run-time recorded (rt/dispatch.c, cint_dispatch_record), as
     RunResult.dispatch_log's rows."""
     pointer = ffi.new("cint_dispatch_record **")
@@ -371,13 +380,13 @@ def _fit_threads(threads: int, stack: int) -> tuple[int, int]:
     return max(1, min(threads, 1 + share // worker)), worker
 
 
-def _run_in_thread(lib, ctx, stack_size: int) -> int:
+def _run_in_thread(lib: Any, ctx: Any, stack_size: int) -> int:
     return call_in_thread(lambda: lib.cint_ctx_run(ctx, lib.cint_program_info()), stack_size)
 
 
-def call_in_thread(call, stack_size: int = STACK_SIZE) -> int:
+def call_in_thread(call: Callable[[], object], stack_size: int = STACK_SIZE) -> int:
     """`call()` (native code that may nest calls deeply) in a thread with a large stack."""
-    outcome: list = []
+    outcome: list[Any] = []  # call()'s value (a status, int-like) or what it raised
 
     def target() -> None:
         try:

@@ -38,6 +38,7 @@ class Function(ABC):
     """A kernel entry of a loaded module."""
 
     name: str
+    max_threads: int  # CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0: no limit known
 
 
 class Module(ABC):

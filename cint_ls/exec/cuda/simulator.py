@@ -45,11 +45,23 @@ import bisect
 import random
 import re
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .device import INTERLEAVING, ORDERS, Device, DeviceError, Function, Module
 
 M64 = (1 << 64) - 1
+
+# A thread of an entry, translated to Python and compiled by `exec` (`_compile`): called
+# with the parameters, the block, the block size, the thread and the memory's closures
+# (`Memory`); the interleaved and polled translations give a generator.
+Thread = Callable[..., Any]
+# A launch's global memory (SimMemory.accessors: load, store, atom_min, red) and helpers
+# (_sdiv, _srem, _trap), as a thread is given them.
+Accessors = tuple[Callable[[int, int], int], Callable[[int, int, int], None], Callable[[int, int], int],
+                  Callable[[str, int, int], None]]
+Memory = tuple[Callable[..., Any], ...]
 SIGN = 1 << 63
 MIN64 = -(1 << 63)
 _TARGET = "sm_52"
@@ -140,7 +152,7 @@ def parse_module(text: str) -> dict[str, Entry]:
 
 
 def _expand_registers(text: str) -> list[str]:
-    names = []
+    names: list[str] = []
     for part in text.split(","):
         part = part.strip()
         m = re.fullmatch(r"(%\w+)<(\d+)>", part)
@@ -413,22 +425,22 @@ class SimFunction(Function):
         self.params = entry.params
         self.source = _Translator(entry).function_source()
         self.thread = _compile(self.source, entry.name)
-        self._steps = None
+        self._steps: Thread | None = None
         self.max_threads = thread_limit(entry)
         # An entry with a loop (a branch back) may run for ever in a work-item above a
         # fault: the run-to-completion schedules run it as `polled` (see `launch`).
         self.loops = _branches_back(entry)
-        self._polled = None
+        self._polled: Thread | None = None
 
     @property
-    def polled(self):
+    def polled(self) -> Thread:
         """The thread as a generator that stops before each read of the fault word."""
         if self._polled is None:
             self._polled = _compile(_Translator(self.entry, polls=True).function_source(), self.entry.name)
         return self._polled
 
     @property
-    def steps(self):
+    def steps(self) -> Thread:
         if self._steps is None:
             self._steps = _compile(_Translator(self.entry, interleave=True).function_source(), self.entry.name)
         return self._steps
@@ -462,10 +474,11 @@ def thread_limit(entry: Entry) -> int:
     return max(32, min(1024, REGISTER_FILE // count // 32 * 32))
 
 
-def _compile(source: str, name: str):
-    namespace: dict = {}
+def _compile(source: str, name: str) -> Thread:
+    namespace: dict[str, Any] = {}
     exec(compile(source, f"<ptx {name}>", "exec"), namespace)
-    return namespace["thread"]
+    thread: Thread = namespace["thread"]
+    return thread
 
 
 class SimModule(Module):
@@ -526,13 +539,14 @@ class SimMemory:
         raise DeviceError(f"CUDA_ERROR_ILLEGAL_ADDRESS: an access of {size} bytes at 0x{address:x} "
                           "outside every allocation (simulated device)")
 
-    def accessors(self):
+    def accessors(self) -> Accessors:
         """Fast `load`, `store`, `atom_min` and `red` closures for one launch (`red(op,
         address, value)`: the atomic reduction red.global.{add,max}.u64, no result)."""
         find = self.find
-        cache = [0, 0, bytearray()]  # base, end, buffer of the last allocation touched
+        cache: tuple[int, int, bytearray] = (0, 0, bytearray())  # base, end, buffer of the last allocation touched
 
-        def locate(address: int, size: int):
+        def locate(address: int, size: int) -> tuple[bytearray, int]:
+            nonlocal cache
             if address % size:
                 raise DeviceError(f"CUDA_ERROR_MISALIGNED_ADDRESS: {size}-byte access at 0x{address:x} "
                                   "(simulated device)")
@@ -540,7 +554,7 @@ class SimMemory:
             if base <= address and address + size <= end:
                 return buffer, address - base
             buffer, offset = find(address, size)
-            cache[0], cache[1], cache[2] = address - offset, address - offset + len(buffer), buffer
+            cache = (address - offset, address - offset + len(buffer), buffer)
             return buffer, offset
 
         def load(address: int, size: int) -> int:
@@ -573,7 +587,7 @@ class SimMemory:
 POLL_QUANTUM = 64  # reads of the fault word a polled thread makes before it is set aside
 
 
-def _advance(thread) -> bool:
+def _advance(thread: Iterator[object]) -> bool:
     """Run a polled thread for one quantum: True when it has ended."""
     for _ in range(POLL_QUANTUM):
         try:
@@ -592,7 +606,8 @@ class SimulatedDevice(Device):
     simulated = True
 
     def __init__(self, order: str = "ascending", seed: int = 0, *, fail_launch: int | None = None,
-                 memory_limit: int | None = None, after_launch=None, thread_limit: int | None = None) -> None:
+                 memory_limit: int | None = None, after_launch: Callable[[SimulatedDevice], object] | None = None,
+                 thread_limit: int | None = None) -> None:
         if order not in ORDERS:
             raise ValueError(f"unknown order {order!r} (one of {', '.join(ORDERS)})")
         self.order = order
@@ -620,7 +635,7 @@ class SimulatedDevice(Device):
     def free(self, address: int) -> None:
         self.memory.free(address)
 
-    def upload(self, address: int, data) -> None:
+    def upload(self, address: int, data: bytes | bytearray | memoryview) -> None:
         data = bytes(data)
         buffer, offset = self.memory.find(address, max(len(data), 1)) if data else (None, 0)
         if buffer is not None:
@@ -647,7 +662,8 @@ class SimulatedDevice(Device):
         rng.shuffle(items)
         return items
 
-    def _interleave(self, steps, P: dict, grid: int, block: int, memory: tuple, rng: random.Random) -> None:
+    def _interleave(self, steps: Thread, P: dict[str, int], grid: int, block: int, memory: Memory,
+                    rng: random.Random) -> None:
         """Every thread of the launch at once, each a generator stopped before its next
         global memory access (0: a load, 1: a store or an atomic), advanced one access at
         a time by the schedule:
@@ -664,7 +680,7 @@ class SimulatedDevice(Device):
           last (highest) writer's update, and a read of another work-item's staging
           sees the value before it was written.
         """
-        live: list[list] = []  # [generator, kind of its next access], ascending thread index
+        live: list[list[Any]] = []  # [generator, kind of its next access], ascending thread index
         for b in range(grid):
             for t in range(block):
                 thread = steps(P, b, block, t, *memory)
@@ -699,7 +715,8 @@ class SimulatedDevice(Device):
                     waiting[1] = None
             live = [w for w in live if w[1] is not None]
 
-    def _run_polled(self, polled, P: dict, grid: int, block: int, memory: tuple, rng) -> None:
+    def _run_polled(self, polled: Thread, P: dict[str, int], grid: int, block: int, memory: Memory,
+                    rng: random.Random | None) -> None:
         """The run-to-completion schedule of an entry with loops, made fair: each thread
         in the chosen order runs to its end or until it has read the fault word
         POLL_QUANTUM times (a loop that goes on: each read is one every
@@ -708,7 +725,7 @@ class SimulatedDevice(Device):
         that loops for ever cannot keep a lower one from faulting and publishing the
         fault that stops it; a schedule that ran it to completion first would never end.
         A launch whose loops all end within a quantum is run exactly in the order."""
-        waiting: deque = deque()
+        waiting: deque[Iterator[object]] = deque()
         for b in self._order(grid, rng):
             for t in self._order(block, rng):
                 thread = polled(P, b, block, t, *memory)

@@ -28,7 +28,7 @@ class HostStatus(Exception):
         self.number: int | None = None
         self.span: Span | None = None
 
-    def locate(self, kernel: str, number: int, span: Span) -> None:
+    def locate(self, kernel: str, number: int, span: Span | None) -> None:
         if self.kernel is None:
             self.kernel, self.number, self.span = kernel, number, span
 

@@ -25,12 +25,15 @@ The fast path is tuned without changing any outcome:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from ....analysis.types import I64, IntType, Type
 from ....ir import nodes as ir
 from ....ir.walk import walk
 from .ctypes import (
     NARROW_ITEMS,
     EmitError,
+    bits,
     c_string,
     c_type,
     constant,
@@ -41,7 +44,18 @@ from .ctypes import (
     type_code,
 )
 from .ranges import Ranges
-from .unit import COUNT, FAST, FULL, MAX_RANK, REDUCTIONS, ArraySlot, KernelParamAccess, UnitEmitter
+from .unit import (
+    COUNT,
+    FAST,
+    FULL,
+    MAX_RANK,
+    REDUCTIONS,
+    ArraySlot,
+    KernelParamAccess,
+    ProgramTables,
+    SlotTypes,
+    UnitEmitter,
+)
 
 MAX_PARAMS = 64
 MAX_SIZES = 16
@@ -53,7 +67,7 @@ def charges(kernel: ir.Kernel) -> bool:
     return any(isinstance(n, (ir.Charge, ir.Call)) for s in kernel.body for n in walk(s))
 
 
-def _unconditional(kernel: ir.Kernel, match) -> bool:
+def _unconditional(kernel: ir.Kernel, match: Callable[[ir.Stmt], bool]) -> bool:
     """Whether a top-level statement of the body matches, with no `return` before it:
     every work-item that completes executes it."""
     for statement in kernel.body:
@@ -76,9 +90,21 @@ def overwritten(kernel: ir.Kernel, param: ir.KernelParam) -> bool:
                           and [i.slot if isinstance(i, ir.Var) else None for i in s.indices] == over)
 
 
+def _factor_type(param: ir.KernelParam) -> IntType:
+    """A uniform factor's type: `_uniform_factors` takes integer parameters only."""
+    t = param.type
+    assert isinstance(t, IntType), "a uniform factor is an integer"
+    return t
+
+
+def _reduces(target: int) -> Callable[[ir.Stmt], bool]:
+    """Whether a statement is the `reduce` of parameter `target`."""
+    return lambda s: isinstance(s, ir.Reduce) and s.target == target
+
+
 class KernelEmitter:
-    def __init__(self, program, kernel: ir.Kernel) -> None:
-        self.p = program  # the ProgramEmitter
+    def __init__(self, program: ProgramTables, kernel: ir.Kernel) -> None:
+        self.p = program
         self.kernel = kernel
         self.name = program.kernel_c_name(kernel)
         if len(kernel.params) > MAX_PARAMS:
@@ -115,7 +141,7 @@ class KernelEmitter:
         """The over extents (kind `over`) or the where sides (kind `where`), evaluated
         at the entry checks from the size values, with full records."""
         kernel = self.kernel
-        types: dict = {slot: I64 for slot in kernel.size_slots}
+        types: SlotTypes = {slot: I64 for slot in kernel.size_slots}
         exprs = [e for _, _, e in kernel.over] if kind == "over" else [
             x for c in kernel.where for x in (c.left, c.right)]
         for e in exprs:
@@ -149,7 +175,7 @@ class KernelEmitter:
 
     # ------------------------------------------------------------------ work-items
 
-    def _unit(self, mode: str) -> tuple[UnitEmitter, dict]:
+    def _unit(self, mode: str) -> tuple[UnitEmitter, SlotTypes]:
         kernel = self.kernel
         known: dict[int, Type | ArraySlot] = {slot: I64 for slot in kernel.size_slots}
         for _, slot, _ in kernel.over:
@@ -308,12 +334,13 @@ class KernelEmitter:
         for p, param, bound in factors if bounded is not None else []:
             # A bound at or past the type's own range tests nothing (and GCC's
             # -Werror=type-limits rejects a comparison that is always true).
-            ct = c_type(param.type)
+            t = _factor_type(param)
+            ct = c_type(t)
             value = f"*(const {ct} *)plan->args[{p}].in"
-            if bound < param.type.max:
-                bounds.append(f"{value} <= {constant(param.type, bound)}")
-            if signed(param.type) and -bound > param.type.min:
-                bounds.append(f"{value} >= -{constant(param.type, bound)}")
+            if bound < t.max:
+                bounds.append(f"{value} <= {constant(t, bound)}")
+            if signed(t) and -bound > t.min:
+                bounds.append(f"{value} >= -{constant(t, bound)}")
         # With every factor within its bound whatever its value, `bounded` is the common case.
         always_bounded = bounded is not None and not bounds
         parts = [bounded] if bounded is not None else []
@@ -352,13 +379,14 @@ class KernelEmitter:
             "",
         ])
 
-    def _run(self, name: str, common: bool, divisors: list, factors: list = ()) -> str:
+    def _run(self, name: str, common: bool, divisors: Sequence[tuple[int, ir.KernelParam]],
+             factors: Sequence[tuple[int, ir.KernelParam, int]] = ()) -> str:
         """The work-items cint_first .. cint_end - 1 in ascending order, not counting
         steps (the fast path)."""
         kernel = self.kernel
         u, types = self._unit(FAST)
         if factors:
-            assumed = {param.slot: (max(-bound, param.type.min), min(bound, param.type.max))
+            assumed = {param.slot: (max(-bound, _factor_type(param).min), min(bound, _factor_type(param).max))
                        for _, param, bound in factors}
             u.ranges = Ranges(kernel.body, kernel, assumed)
         u.dense = common
@@ -370,14 +398,14 @@ class KernelEmitter:
         u.item = item
         folds = [(k, r) for k, r in enumerate(kernel.reductions) if r.kind == "fold_checked"]
         sums = [k for k, r in enumerate(kernel.reductions) if r.kind in ("sum", "sum_wrap") and is_small(r.contribution)]
-        u.counted_sums = {k for k in sums if not _unconditional(
-            kernel, lambda s, k=k: isinstance(s, ir.Reduce) and s.target == kernel.reductions[k].param)}
+        u.counted_sums = {k for k in sums if not _unconditional(kernel, _reduces(kernel.reductions[k].param))}
         u.depth = 3 if len(over) == 1 else 4
         if charges(kernel):
             u.line("plan->item_fuel = ctx->fuel_left;")
         for k, r in folds:
-            u.line(f"memcpy(plan->reductions[{k}].saved, plan->reductions[{k}].acc, {max(1, r.target.bits // 64) * 8});")
+            u.line(f"memcpy(plan->reductions[{k}].saved, plan->reductions[{k}].acc, {max(1, bits(r.target) // 64) * 8});")
         u.block(kernel.body)
+        assert u.return_label is not None, "a kernel body's unit ends at its label (_unit)"
         u.place_label(u.return_label)
         skip = set(kernel.size_slots) | {p.slot for p in kernel.params if p.extents is None and p.mode == "in"}
         skip |= {slot for _, slot, _ in kernel.over}

@@ -7,6 +7,8 @@ stamp or path.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from ....analysis.types import I64, Type, VoidType
 from ....ir import nodes as ir
 from ....ir.walk import walk
@@ -14,10 +16,10 @@ from ....syntax.source import Span
 from .ctypes import EmitError, c_string, c_type, is_small
 from .kernel import KernelEmitter
 from .ranges import Ranges
-from .unit import COUNT, FAST, FULL, ArraySlot, UnitEmitter
+from .unit import COUNT, FAST, FULL, ArraySlot, SlotTypes, UnitEmitter
 
 
-def _calls(statements: list[ir.Stmt]):
+def _calls(statements: list[ir.Stmt]) -> Iterator[ir.Call | ir.Dispatch]:
     for statement in statements:
         for node in walk(statement):
             if isinstance(node, ir.Call):
@@ -93,8 +95,8 @@ class ProgramEmitter:
         order = list(self.program.functions)
         return [n for n in order if n in from_entry], [n for n in order if n in from_kernels]
 
-    def slot_types(self, body: list[ir.Stmt], known: dict[int, Type | ArraySlot]) -> dict[int, Type | ArraySlot]:
-        types = dict(known)
+    def slot_types(self, body: list[ir.Stmt], known: Mapping[int, Type | ArraySlot]) -> SlotTypes:
+        types: SlotTypes = dict(known)
         for statement in body:
             for node in walk(statement):
                 if isinstance(node, ir.Assign):
@@ -114,7 +116,7 @@ class ProgramEmitter:
 
     # ------------------------------------------------------------------ units
 
-    def declare_locals(self, u: UnitEmitter, types: dict, skip: set[int]) -> list[str]:
+    def declare_locals(self, u: UnitEmitter, types: SlotTypes, skip: set[int]) -> list[str]:
         lines = []
         for slot in sorted(types):
             if slot in skip:
@@ -127,16 +129,16 @@ class ProgramEmitter:
         return lines
 
     @staticmethod
-    def declared_names(u: UnitEmitter, types: dict, skip: set[int]) -> list[str]:
+    def declared_names(u: UnitEmitter, types: SlotTypes, skip: set[int]) -> list[str]:
         return [u.slot_names[s] for s in sorted(types) if s not in skip] + [n for n, _ in u.temps]
 
     @staticmethod
-    def zero_views(u: UnitEmitter, types: dict) -> list[str]:
+    def zero_views(u: UnitEmitter, types: SlotTypes) -> list[str]:
         names = [u.slot_names[s] for s in sorted(types) if isinstance(types[s], ArraySlot)]
         names += [n for n, ct in u.temps if ct == "cint_view"]
         return [f"    memset(&{n}, 0, sizeof {n});" for n in names]
 
-    def names(self, unit, types: dict) -> dict[int, str]:
+    def names(self, unit: ir.Function | ir.Kernel, types: SlotTypes) -> dict[int, str]:
         names = {}
         labels = _slot_labels(unit)
         for slot in types:
@@ -273,7 +275,7 @@ def _declaration(name: str, ct: str) -> str:
     return f"{ct} {name} = 0;"
 
 
-def _slot_labels(unit) -> dict[int, str]:
+def _slot_labels(unit: ir.Function | ir.Kernel) -> dict[int, str]:
     """Slot -> the variable's name, for readable C."""
     labels: dict[int, str] = {}
     if isinstance(unit, ir.Kernel):

@@ -16,10 +16,13 @@ always gets a temporary. Each unit is emitted in one of three modes:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from ....analysis.types import BOOL, I64, BoolType, FixedType, IntType, Type
 from ....ir import nodes as ir
+from ....syntax.source import Span
 from .ctypes import (
     EmitError,
     c_bytes,
@@ -68,6 +71,9 @@ class ArraySlot:
     element: Type
 
 
+SlotTypes = dict[int, Type | ArraySlot]  # a unit's slots: a scalar's type, or an array's
+
+
 @dataclass
 class KernelParamAccess:
     """How a kernel body reaches an array parameter: the read view (its argument) and,
@@ -79,13 +85,39 @@ class KernelParamAccess:
     mode: str
 
 
+class ProgramTables(Protocol):
+    """What a unit's and a kernel's emitters ask of the whole program's (program.py
+    ProgramEmitter, which imports them): the IR, the span and name tables, the slots."""
+
+    program: ir.Program
+
+    def span(self, s: Span | None) -> int: ...
+
+    def function(self, name: str) -> ir.Function: ...
+
+    def function_c_name(self, name: str, counting: bool = False) -> str: ...
+
+    def kernel_c_name(self, kernel: ir.Kernel) -> str: ...
+
+    def slot_types(self, body: list[ir.Stmt], known: Mapping[int, Type | ArraySlot]) -> SlotTypes: ...
+
+    def names(self, unit: ir.Function | ir.Kernel, types: SlotTypes) -> dict[int, str]: ...
+
+    def declare_locals(self, u: UnitEmitter, types: SlotTypes, skip: set[int]) -> list[str]: ...
+
+    def declared_names(self, u: UnitEmitter, types: SlotTypes, skip: set[int]) -> list[str]: ...
+
+    def zero_views(self, u: UnitEmitter, types: SlotTypes) -> list[str]: ...
+
+
 class UnitEmitter:
-    def __init__(self, program, name: str, mode: str, slot_types: dict, kernel: ir.Kernel | None = None) -> None:
-        self.p = program  # ProgramEmitter: spans, function names
+    def __init__(self, program: ProgramTables, name: str, mode: str, slot_types: SlotTypes,
+                 kernel: ir.Kernel | None = None) -> None:
+        self.p = program  # spans, function names
         self.name = name
         self.mode = mode
         self.slot_types = slot_types
-        self.slot_names = {}  # slot -> C name
+        self.slot_names: dict[int, str] = {}  # slot -> C name
         self.kernel = kernel
         self.params: dict[int, KernelParamAccess] = {}  # kernel array parameter slots
         self.lines: list[str] = []
@@ -136,7 +168,7 @@ class UnitEmitter:
         if label in self.used:
             self.lines.append("    " * max(self.depth - 1, 0) + f"{label}:;")
 
-    def span(self, s) -> int:
+    def span(self, s: Span | None) -> int:
         return self.p.span(s)
 
     # ------------------------------------------------------------------ faults
@@ -172,7 +204,8 @@ class UnitEmitter:
     # ------------------------------------------------------------------ expressions
 
     def expr(self, e: ir.Expr) -> Atom:
-        return getattr(self, "expr_" + type(e).__name__)(e)
+        emit: Callable[[ir.Expr], Atom] = getattr(self, "expr_" + type(e).__name__)
+        return emit(e)
 
     def expr_Const(self, e: ir.Const) -> Atom:
         return Atom(constant(e.type, e.value))
@@ -238,8 +271,7 @@ class UnitEmitter:
         src, dst = e.source, e.type
         r = self.temp(dst)
         where = f"{c_string(e.op_id)}, {self.span(e.span)}"
-        ints = isinstance(src, IntType) and isinstance(dst, IntType)
-        if ints and is_small(src) and is_small(dst):
+        if isinstance(src, IntType) and isinstance(dst, IntType) and is_small(src) and is_small(dst):
             if e.form == "wrap":
                 self.line(f"{r} = cint_to_{suffix(dst)}((uint64_t)({value.text}));")
             else:
@@ -391,6 +423,7 @@ class UnitEmitter:
             if access is not None:
                 return f"plan->args[{access.param}].view"
             return self.slot(v.slot)
+        assert isinstance(v, (ir.Select, ir.Reverse, ir.Transpose)), f"a view expression {type(v).__name__}"
         base = self.view(v.base)
         r = self.temp("cint_view")
         if isinstance(v, ir.Select):
@@ -415,7 +448,7 @@ class UnitEmitter:
         return r
 
     def offset(self, access: KernelParamAccess | None, side: str, view: str | None, indices: list[Atom],
-               operation: str, span, nodes: list[ir.Expr]) -> str:
+               operation: str, span: Span | None, nodes: list[ir.Expr]) -> str:
         """Bounds-check `indices` and give the element's offset (an expression).
         A kernel parameter is checked inline on its extracted extents (except where
         Facts.in_range proves the index); any other view through cint_view_at."""
@@ -665,6 +698,7 @@ class UnitEmitter:
             elif isinstance(arg, ir.ScalarArg):
                 args.append(("in", self.lvalue(self.expr(arg.value), param.type).text))
             else:
+                assert isinstance(arg, ir.OutArg), f"a dispatch argument {type(arg).__name__}"
                 args.append(("out", self.slot(arg.slot)))
         name = self.fresh("args")
         self.open("")

@@ -39,9 +39,10 @@ from __future__ import annotations
 from ....ir import nodes as ir
 from ...arith import OperationFault
 from ...dispatch import DispatchPlan, WorkItemRunner, WorkPhase
+from ...executors import Write
 from ...interp.machine import Machine
 from ...stages import DESCRIBING, RUNNING, reached
-from ..device import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, Device, DeviceError
+from ..device import DEFAULT_BLOCK, DEFAULT_MAX_LAUNCH, Device, DeviceError, Module
 from ..ptx import PtxModule
 from ..status import HOST_RESOURCE, HostStatus
 from .fault_replay import describe_canonical, divergence
@@ -64,7 +65,7 @@ class CudaRunner(WorkItemRunner):
         if max_launch < 1:
             raise ValueError("a launch holds at least one work-item")
         self.max_launch = min(max_launch, device.max_grid * block_size)  # work-items per launch
-        self.module = None
+        self.module: Module | None = None  # loaded at the first dispatch
         self.stats = Stats()
 
     # ---- check 8: the executor's limits
@@ -111,7 +112,7 @@ class CudaRunner(WorkItemRunner):
         # Never more threads per block than the entry runs (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
         block = min(self.block, getattr(function, "max_threads", 0) or self.block)
         if block != self.block:
-            self.stats.clamped[kernel.qualified] = (block, function.max_threads)  # type: ignore[attr-defined]
+            self.stats.clamped[kernel.qualified] = (block, function.max_threads)
         scan = run_launches(device, function, code, plan, placement, table, block, launch, self.stats)
         if scan.k is not None:
             return self._describe(plan, scan)
@@ -121,11 +122,13 @@ class CudaRunner(WorkItemRunner):
 
     def _describe(self, plan: DispatchPlan, scan: Scan) -> WorkPhase:
         """The canonical fault, from the re-run of work-item k (10.6 paras 9 to 11)."""
-        self.stats.described.append(scan.k)  # type: ignore[arg-type]
+        k = scan.k
+        assert k is not None, "a dispatch is described only where its launches found a fault"
+        self.stats.described.append(k)
         reached(DESCRIBING)  # may compile the cpu-c17 code of the kernel: not the run's time
         description = describe_canonical(self.m, plan, scan)
         reached(RUNNING)
-        self.stats.descriptions.append((plan.number, scan.k, description.note))  # type: ignore[arg-type]
+        self.stats.descriptions.append((plan.number, k, description.note))
         if description.fault is None:
             raise divergence(scan, description, self.device.description)
         plan.fuel.consumed = description.consumed
@@ -136,8 +139,8 @@ class CudaMachine(Machine):
     """The host: the interpreter's machine, whose dispatches go through the shared
     protocol, with gpu-cuda's runner."""
 
-    def __init__(self, program: ir.Program, fuel, write, device: Device, ptx: PtxModule, trace: bool = False,
-                 **runner) -> None:
+    def __init__(self, program: ir.Program, fuel: int | None, write: Write | None, device: Device, ptx: PtxModule,
+                 trace: bool = False, **runner: int) -> None:
         super().__init__(program, fuel, write, trace)
         self.runner = CudaRunner(self, device, ptx, **runner)  # type: ignore[assignment]
 

@@ -65,7 +65,9 @@ def parameter_table(code: KernelCode, plan: DispatchPlan, placement: Placement) 
     for p, param in enumerate(kernel.params):
         if param.extents is None:
             if param.mode == "in":
-                values[("scalar", p)] = canonical(param.type, plan.scalars[p])
+                value = plan.scalars[p]
+                assert value is not None, "a scalar in parameter is given a value"
+                values[("scalar", p)] = canonical(param.type, value)
             continue
         read, write = plan.reads[p], plan.writes[p]
         assert read is not None, "an array parameter is read"
