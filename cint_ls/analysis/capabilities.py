@@ -21,7 +21,9 @@ narrow store at 2:5 that encloses it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..syntax import ast
 from ..syntax.source import Span
@@ -173,6 +175,19 @@ def type_class(t: Type) -> str | None:
     if isinstance(t, FixedType):
         return "fixed"
     return None
+
+
+_NATIVE: dict[Type, bool] = {}
+
+
+def _native_type(t: Type) -> bool:
+    """Whether gpu-cuda takes values of `t` natively (no type class, or a native one);
+    asked for every operand of every operation, so remembered per type."""
+    native = _NATIVE.get(t)
+    if native is None:
+        cls = type_class(t)
+        native = _NATIVE[t] = cls is None or TYPE_CLASSES[cls].native
+    return native
 
 
 def _construct(operators: dict[str, Operator], op: str) -> str:
@@ -352,45 +367,56 @@ class _KernelWalk:
             self.expr(index)
 
     def expr(self, e: ast.Expr) -> None:
-        if isinstance(e, (ast.IntLit, ast.BoolLit, ast.TypeProperty, ast.ErrorExpr)):
-            return
-        if isinstance(e, ast.FixedLit):
-            self.value_type(self.type_of(e), e.span, "a {type} literal")
-            return
-        if isinstance(e, ast.Ident):
-            symbol = self.checked.symbols.get(e)
-            if symbol is not None and symbol.kind is SymbolKind.ENTRY_LOCAL:
-                self.construct("state", e.span)
-            return
-        if isinstance(e, ast.Paren):
-            self.expr(e.expr)
-        elif isinstance(e, ast.Unary):
-            self.expr(e.operand)
-            self.operation(_construct(UNARY_OPERATORS, e.op), e, e.op_span, [e.operand])
-        elif isinstance(e, ast.Binary):
-            self.expr(e.left)
-            self.expr(e.right)
-            self.operation(_construct(BINARY_OPERATORS, e.op), e, e.op_span, [e.left, e.right])
-        elif isinstance(e, ast.Cast):
-            self.expr(e.value)
-            self.operation(_construct(CONVERSION_OPERATORS, e.op), e, e.op_span, [e.value])
-        elif isinstance(e, ast.Index):
-            self.expr_base(e.value)
-            for index in e.indices:
-                self.index_part(index)
-            if any(isinstance(i, ast.Slice) for i in e.indices):
-                return  # a view (refused above); its elements are read by the outer index
-            self.operation("read", e, e.bracket_span, [])
-        elif isinstance(e, ast.Call):
-            self.call(e)
-        elif isinstance(e, ast.ArrayLit):
-            for element in e.elements:
-                self.expr(element)
-        elif isinstance(e, ast.Field):
-            self.expr(e.value)
-            self.construct("struct", e.span)
-        else:
+        # By the node's class (a table, not a chain of isinstance: every operand of
+        # every kernel passes here, the diagnostics of each version ask for it).
+        walk = _EXPRESSIONS.get(type(e))
+        if walk is None:
             self.construct("node", e.span)
+        else:
+            walk(self, e)
+
+    def leaf(self, e: ast.Expr) -> None:
+        pass
+
+    def fixed_literal(self, e: ast.FixedLit) -> None:
+        self.value_type(self.type_of(e), e.span, "a {type} literal")
+
+    def ident(self, e: ast.Ident) -> None:
+        symbol = self.checked.symbols.get(e)
+        if symbol is not None and symbol.kind is SymbolKind.ENTRY_LOCAL:
+            self.construct("state", e.span)
+
+    def paren(self, e: ast.Paren) -> None:
+        self.expr(e.expr)
+
+    def unary(self, e: ast.Unary) -> None:
+        self.expr(e.operand)
+        self.operation(_construct(UNARY_OPERATORS, e.op), e, e.op_span, [e.operand])
+
+    def binary(self, e: ast.Binary) -> None:
+        self.expr(e.left)
+        self.expr(e.right)
+        self.operation(_construct(BINARY_OPERATORS, e.op), e, e.op_span, [e.left, e.right])
+
+    def cast(self, e: ast.Cast) -> None:
+        self.expr(e.value)
+        self.operation(_construct(CONVERSION_OPERATORS, e.op), e, e.op_span, [e.value])
+
+    def index(self, e: ast.Index) -> None:
+        self.expr_base(e.value)
+        for index in e.indices:
+            self.index_part(index)
+        if any(isinstance(i, ast.Slice) for i in e.indices):
+            return  # a view (refused above); its elements are read by the outer index
+        self.operation("read", e, e.bracket_span, [])
+
+    def array_literal(self, e: ast.ArrayLit) -> None:
+        for element in e.elements:
+            self.expr(element)
+
+    def field(self, e: ast.Field) -> None:
+        self.expr(e.value)
+        self.construct("struct", e.span)
 
     def expr_base(self, e: ast.Expr) -> None:
         """The array of an element read: a parameter or a local array (not a read itself)."""
@@ -426,12 +452,21 @@ class _KernelWalk:
             self.refuse(entry, span)
             return
         # A native operation is refused when a type it works on is (wide, fixed).
-        types = [self.type_of(o) for o in operands] + [self.type_of(e)]
-        what = entry.what
-        for t in types:
-            if t is not None and self.value_type(t, span, what + " on {type}"):
+        types = self.checked.types
+        for o in (*operands, e):
+            t = types.get(o)
+            if t is not None and not _native_type(t) and self.value_type(t, span, entry.what + " on {type}"):
                 return
 
+
+
+_EXPRESSIONS: dict[type, Callable[[_KernelWalk, Any], None]] = {
+    ast.IntLit: _KernelWalk.leaf, ast.BoolLit: _KernelWalk.leaf, ast.TypeProperty: _KernelWalk.leaf,
+    ast.ErrorExpr: _KernelWalk.leaf, ast.FixedLit: _KernelWalk.fixed_literal, ast.Ident: _KernelWalk.ident,
+    ast.Paren: _KernelWalk.paren, ast.Unary: _KernelWalk.unary, ast.Binary: _KernelWalk.binary,
+    ast.Cast: _KernelWalk.cast, ast.Index: _KernelWalk.index, ast.Call: _KernelWalk.call,
+    ast.ArrayLit: _KernelWalk.array_literal, ast.Field: _KernelWalk.field,
+}
 
 def kernel_refusals(checked: CheckedModule, info: KernelInfo) -> list[Refusal]:
     """The refusals of one kernel, in build order (kept on the KernelInfo: a kernel the

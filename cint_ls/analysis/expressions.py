@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from ..syntax import ast
 from ..syntax.diagnostics import Related, Severity
@@ -69,6 +70,11 @@ def type_range(t: IntType | FixedType) -> str:
     return f"{t.min}..{t.max}"
 
 
+_UNKNOWN: Any = object()
+# (checker class, node class) -> its `expr_<Node>` function, None for none
+_METHODS: dict[tuple[type, type], Callable[..., Type] | None] = {}
+
+
 class ExpressionChecker(CheckerBase):
     """The expression typing of `Checker`; the kernel rules (kernels.py) override its
     hooks (`check_kernel_read`, `dispatch`)."""
@@ -77,9 +83,11 @@ class ExpressionChecker(CheckerBase):
 
     def expr(self, e: ast.Expr, expected: Type | None = None, *, view_ok: bool = False,
              statement: bool = False) -> Type:
-        method: Callable[[ast.Expr, Type | None, bool, bool], Type] | None = getattr(
-            self, "expr_" + type(e).__name__, None)
-        t = ERROR if method is None else method(e, expected, view_ok, statement)
+        key = (type(self), type(e))
+        method = _METHODS.get(key, _UNKNOWN)
+        if method is _UNKNOWN:  # each checker class's method of a node class, found once
+            method = _METHODS[key] = getattr(type(self), "expr_" + type(e).__name__, None)
+        t = ERROR if method is None else method(self, e, expected, view_ok, statement)
         self.result.types[e] = t
         return t
 

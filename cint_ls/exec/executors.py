@@ -15,14 +15,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from ..ir import nodes as ir
+from ..vocabulary.executors import EXECUTOR_NAMES as EXECUTOR_NAMES  # every executor, in order
 from .runtime import RunResult
 
 if TYPE_CHECKING:  # the parent's: a run's child neither builds nor admits (running/isolated.py)
     from ..ir.build import Build
     from ..syntax import Diagnostic
 
-# Every executor of SPEC-02P.1 clause 10, in the order tools list them.
-EXECUTOR_NAMES = ("cpu-sir-interp", "cpu-c17", "gpu-cuda")
 # Not an executor: the name that asks `running/auto.py` to choose one per run (the
 # default of `cint run` and of the editor's plain Run).
 AUTO = "auto"

@@ -40,20 +40,21 @@ import threading
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import tree_sitter
 
 from ..analysis import AnalysisCache, CheckedModule, KernelInfo, check
 from ..analysis.cache import ItemRecord
 from ..analysis.symbols import SymbolKind
-from ..ir import nodes as ir
-from ..ir.lower import KernelLowerer, lower_program
 from ..syntax import ParsedDocument, SyntaxResult, TextEdit, ast, parse, syntax_diagnostics
 from ..syntax.diagnostics import Diagnostic, Severity
 from ..syntax.lower import ItemCache, lower
 from ..syntax.parser import same_tree
 from ..syntax.source import ROOT, Placement, Position, SourceText, Span, asked, placed, widths
+
+if TYPE_CHECKING:  # the IR is imported when first asked for: the diagnostics need none
+    from ..ir import nodes as ir
 
 _UNSET = object()
 T = TypeVar("T")
@@ -321,6 +322,8 @@ class Snapshot:
         with self._computing():
             if self._program is _UNSET:
                 checked = self.checked
+                from ..ir.lower import lower_program
+
                 self._program = None if checked.has_errors else lower_program(checked)
             return self._program  # type: ignore[return-value]
 
@@ -376,6 +379,8 @@ class Snapshot:
                     and span.start_byte <= node.span.start_byte < span.end_byte:
                 return None
         try:
+            from ..ir.lower import KernelLowerer
+
             return KernelLowerer(checked, name).lower()
         except (KeyError, AssertionError):
             return None  # an analysis gap: no IR rather than a crash in an editor request
@@ -491,10 +496,13 @@ class Document:
     """The live document of the editor: `apply` edits it; every read goes to the
     current `Snapshot` (use `snapshot()` to keep one version for another thread)."""
 
-    def __init__(self, uri: str, text: str, version: int = 0, path: str | None = None) -> None:
+    def __init__(self, uri: str, text: str, version: int = 0, path: str | None = None,
+                 tree: tree_sitter.Tree | None = None) -> None:
+        """`tree`: a fresh parse of `text` the caller made (`syntax.parse`), else it is
+        parsed here."""
         self.uri = uri
         self.path = path or uri
-        self._parsed = ParsedDocument(text, self.path)
+        self._parsed = ParsedDocument(text, self.path, tree)
         self._shared = _Shared()
         self._current = self._snapshot(version)
 

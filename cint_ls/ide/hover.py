@@ -21,7 +21,6 @@ from ..analysis.capabilities import kernel_refusals
 from ..analysis.result import CheckedModule, KernelInfo
 from ..analysis.symbols import Symbol, SymbolKind
 from ..analysis.types import ArrayType, BoolType, FixedType, IntType, Type, scalar_type_named
-from ..ir import nodes as ir
 from ..syntax import ast
 from ..syntax.source import Span
 from . import declaration_text
@@ -31,6 +30,7 @@ from .results import HoverResult
 from .uniform import Uniformity
 
 if TYPE_CHECKING:
+    from ..ir import nodes as ir
     from .document import DocumentLike
 
 # ------------------------------------------------------------------ steps

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 
 from ..analysis.result import CheckedModule, KernelInfo
 from ..analysis.types import ArrayType
-from ..ir import nodes as ir
-from ..ir.lower import lower_operation
 from ..syntax import ast
 from ..syntax.source import Span
 from ..vocabulary.operators import BINARY_OPERATORS, UNARY_OPERATORS
 
 if TYPE_CHECKING:
+    from ..ir import nodes as ir
     from .document import DocumentLike
 
 
@@ -84,4 +83,6 @@ def counted_of(doc: DocumentLike, op: Operation, kernel: KernelInfo | None) -> t
         counted = counted_by_anchor(doc.kernel_ir(name)).get(op.anchor.start_byte)
         if counted is not None:
             return counted, True
+    from ..ir.lower import lower_operation  # the IR on first use: the diagnostics need none
+
     return lower_operation(doc.checked, op.node, name), False

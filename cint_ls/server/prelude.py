@@ -28,18 +28,19 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pygls.uris import to_fs_path  # no lsprotocol: urllib and re
-
-from ..ide.diagnostics import diagnostics
-from ..ide.document import Document
-from ..syntax import buffer_path
 from .framing import StdinReader, Writer, framed
 from .settings import Settings, parse_settings
-from .wire import diagnostics_json
+
+if TYPE_CHECKING:  # the analysis is imported once `initialize` is answered (`_warm_up`)
+    import tree_sitter
+
+    from ..ide.document import Document
 
 logger = logging.getLogger("cint_ls.server")
 
@@ -136,11 +137,21 @@ def _opened(data: Any) -> tuple[str, str, int] | None:
 def path_of(uri: str) -> str:
     """The path a buffer is analysed under: a file's own, or a module name made from an
     untitled buffer's name or a file name that is no module name (`syntax.buffer_path`)."""
+    from pygls.uris import to_fs_path  # no lsprotocol: urllib and re
+
+    from ..syntax import buffer_path
+
     try:
         path = to_fs_path(uri)
     except Exception:  # noqa: BLE001
         path = None
     return buffer_path(path or uri)
+
+
+def _warm_up() -> None:
+    """Import what the first diagnostics need (on a thread of its own)."""
+    from ..ide import diagnostics, document  # noqa: F401
+    from . import wire  # noqa: F401
 
 
 class Prelude:
@@ -152,6 +163,8 @@ class Prelude:
         self.taken: list[Taken] = []
         self._settings = Settings()
         self._capabilities: dict[str, Any] = {}
+        self._warming: threading.Thread | None = None
+        self._parse: Callable[[str], tree_sitter.Tree] | None = None
 
     async def run(self) -> list[Taken]:
         answered = False
@@ -162,41 +175,68 @@ class Prelude:
                 self.taken.append(body)
                 break
             if not answered:
-                if not _plain_initialize(data):
+                if not _plain_initialize(data) or not self._taken_by(self._answer, data):
                     self.taken.append(body)
                     break
-                self._answer(data)
                 answered = True
             elif isinstance(data, dict) and "id" not in data and data.get("method") in _NOTIFICATIONS_KEPT:
                 self.taken.append(body)
                 if data.get("method") == "workspace/didChangeConfiguration":
                     self._pushed(data.get("params"))
-            elif (opened := _opened(data)) is not None:
-                self._open(*opened)
-                break
             else:
-                self.taken.append(body)
+                opened = _opened(data)
+                if opened is None or not self._taken_by(self._open, *opened):
+                    self.taken.append(body)
                 break
         return self.taken
+
+    @staticmethod
+    def _taken_by(handle: Callable[..., None], *args: Any) -> bool:
+        """Whether `handle` did its part; a defect of the prelude leaves the message to
+        the server, which has its own ways with a failure (a log message, an error
+        answer), rather than ending the session."""
+        try:
+            handle(*args)
+        except Exception:
+            logger.exception("the fast start failed: the server takes over")
+            return False
+        return True
 
     def _send(self, message: dict[str, Any]) -> None:
         self.writer.write(framed(json.dumps(message).encode("utf-8")))
 
     def _answer(self, data: dict[str, Any]) -> None:
+        # Everything that could fail before the answer is sent: after it, nothing may.
+        from ..syntax.parser import parse  # the parser now, so that `_open` parses while the thread imports
+
         params = data["params"]
+        settings = self._parsed(params.get("initializationOptions"), self._settings)
         recorded = json.loads(RESULT_FILE.read_text(encoding="utf-8"))
         result = initialize_result(params["capabilities"], recorded)
         self._send({"jsonrpc": "2.0", "id": data["id"], "result": result})
         self.taken.append(Answered(data["id"], params, result))
-        self._capabilities = params["capabilities"]
-        self._settings = self._parsed(params.get("initializationOptions"), self._settings)
+        self._capabilities, self._settings = params["capabilities"], settings
+        # The analysis' imports (about 80 ms) while the client reads the answer and
+        # opens its first document; `_open` waits for them. One thread imports at a
+        # time: two importing the same modules could meet a partly made one.
+        self.writer.flush()
+        self._parse = parse
+        warming = threading.Thread(target=_warm_up, name="cint-warm-up", daemon=True)
+        try:
+            warming.start()
+            self._warming = warming
+        except RuntimeError:  # no thread to be had: `_open` imports them itself
+            logger.warning("no thread for the imports ahead")
 
     def _pushed(self, params: Any) -> None:
         """didChangeConfiguration's settings, taken as the server's handler takes them:
         when the client cannot be asked for them (`workspace/configuration`)."""
         if not _capability(self._capabilities, "workspace.configuration") and isinstance(params, dict) and \
                 isinstance(params.get("settings"), dict):
-            self._settings = self._parsed(params["settings"], self._settings)
+            self._taken_by(self._take_settings, params["settings"])
+
+    def _take_settings(self, value: Any) -> None:
+        self._settings = self._parsed(value, self._settings)
 
     @staticmethod
     def _parsed(value: Any, previous: Settings) -> Settings:
@@ -204,7 +244,17 @@ class Prelude:
         return previous if value is None else parse_settings(value, previous=previous)[0]
 
     def _open(self, uri: str, text: str, version: int) -> None:
-        doc = Document(uri, text, version, path_of(uri))
+        # The parse first: tree-sitter lets go of the GIL while it parses, so the
+        # thread's imports go on beside it on another core.
+        tree = None
+        if self._warming is not None and self._parse is not None:
+            tree = self._parse(text)
+            self._warming.join()
+        from ..ide.diagnostics import diagnostics
+        from ..ide.document import Document
+        from .wire import diagnostics_json
+
+        doc = Document(uri, text, version, path_of(uri), tree)
         snapshot = doc.snapshot()
         found = diagnostics_json(snapshot, diagnostics(snapshot, self._settings.targets))
         self._send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",

@@ -36,8 +36,7 @@ import re
 import shlex
 from dataclasses import dataclass, replace
 
-from ..exec.executors import EXECUTOR_NAMES
-from ..exec.selection import ARRAY_LIMIT, ArraySelection
+from ..vocabulary.executors import EXECUTOR_NAMES
 
 DEFAULT_TARGETS = ("cpu-c17", "gpu-cuda")
 TRACE_ARRAY_LIMIT = 256 * 256  # elements of one pictured array in a run from the editor
@@ -63,6 +62,8 @@ class Settings:
         pictures: over a run at most the larger of 1,048,576 elements and one array."""
         if self.trace_arrays == ():
             return None
+        from ..exec.selection import ArraySelection
+
         names = None if self.trace_arrays is None else frozenset(self.trace_arrays)
         return ArraySelection(names, self.trace_array_limit, max(TRACE_TOTAL, self.trace_array_limit)).to_json()
 
@@ -207,6 +208,10 @@ def parse_settings(value: object, base: Settings | None = None,
             warnings.append(f"cint.cluster: expected \"\" (no cluster), \"local:N\" (N worker processes here, 1 to "
                             f"64), \"tcp://HOST:PORT\" or \"tls://HOST:PORT\" (a Dask scheduler), got {cluster!r}")
 
+    if "trace.arrays" in flat or "trace.arrayLimit" in flat:
+        # Only here: the fast start (prelude.py) reads the settings before any of the
+        # run layer is imported.
+        from ..exec.selection import ARRAY_LIMIT, ArraySelection
     if "trace.arrays" in flat:
         arrays = flat["trace.arrays"]
         if isinstance(arrays, (list, tuple)) and all(isinstance(name, str) for name in arrays):

@@ -130,10 +130,11 @@ class TextEdit:
 class ParsedDocument:
     """A document's text and its tree, kept in step by incremental reparses."""
 
-    def __init__(self, text: str, path: str = "<input>") -> None:
+    def __init__(self, text: str, path: str = "<input>", tree: tree_sitter.Tree | None = None) -> None:
+        """`tree`: the caller's fresh parse of `text` (`parse`), else it is parsed here."""
         self._parser = _parser()
         self.source = SourceText(text, path)
-        self.tree = self._parser.parse(self.source.data)
+        self.tree = tree if tree is not None else self._parser.parse(self.source.data)
         self.provisional = False  # whether the tree may differ from a fresh parse's (`apply`)
 
     @property

@@ -21,7 +21,7 @@ import pytest
 
 from cint_ls.cli import commands
 from cint_ls.ir.build import build
-from cint_ls.server import convert
+from cint_ls.server import wire
 from cint_ls.syntax.lower import MAX_NESTING_DEPTH
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -231,9 +231,9 @@ def test_the_code_link_is_the_codes_row(code):
     """The server links a diagnostic to `diagnostics.md#L<line>` of its code's row
     (an editor opens the file as text, where `#c5010` is no place; issue 32 point 7):
     that line is the row this test reads, and the row says the code first."""
-    href = convert.code_description(code).href
-    assert href.startswith(convert.CATALOGUE_URL + "#"), href
-    if convert.CATALOGUE_URL.startswith("file:"):
+    href = wire.code_href(code)
+    assert href.startswith(wire.CATALOGUE_URL + "#"), href
+    if wire.CATALOGUE_URL.startswith("file:"):
         assert href.rsplit("#", 1)[1] == f"L{catalogue_rows()[code]}", href
     else:
         assert href.endswith(f"#{code.lower()}"), href

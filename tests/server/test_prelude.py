@@ -6,6 +6,7 @@ server's, as if it had read it itself."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,12 @@ def _open(uri: str, text: str, version: int = 1) -> dict:
 
 PRELUDE_ALONE = """
 import asyncio, io, json, os, sys
+if os.environ.get("BREAK_THE_ANALYSIS"):
+    import cint_ls.ide.diagnostics
+    d = sys.modules["cint_ls.ide.diagnostics"]  # the package's `diagnostics` is the function
+    def broken(*args):
+        raise RuntimeError("a defect")
+    d.diagnostics = broken
 from cint_ls.server.framing import StdinReader, Writer
 from cint_ls.server.prelude import Answered, Opened, Prelude
 out = io.BytesIO()
@@ -126,9 +133,10 @@ print(json.dumps({"heavy": heavy, "taken": [type(t).__name__ for t in taken],
 """
 
 
-def _prelude_alone(data: bytes) -> dict:
+def _prelude_alone(data: bytes, broken: bool = False) -> dict:
+    env = {**os.environ, "BREAK_THE_ANALYSIS": "1"} if broken else None
     done = subprocess.run([sys.executable, "-P", "-c", PRELUDE_ALONE], input=data, capture_output=True,
-                          timeout=60, check=True)
+                          timeout=60, check=True, env=env)
     return json.loads(done.stdout)
 
 
@@ -154,6 +162,14 @@ def test_a_message_the_prelude_does_not_take_ends_it_unanswered():
         answered = first is not None and first["method"] == "initialize" and first is not bad
         assert found["taken"] == (["Answered", "bytes"] if answered else ["bytes"]), first
         assert ('"serverInfo"' in found["written"]) == answered
+
+
+def test_a_defect_of_the_prelude_leaves_the_message_to_the_server():
+    """The analysis fails in the prelude: the didOpen is the server's (which publishes
+    what it can and logs the failure), the session goes on."""
+    found = _prelude_alone(_messages(_initialize(), _open(uri_of("prelude_broken"), "I64 x = 1;\n")), broken=True)
+    assert found["heavy"] == [] and found["taken"] == ["Answered", "bytes"]
+    assert "publishDiagnostics" not in found["written"]
 
 
 def _first_and_servers_own(server: RawServer, uri: str, text: str) -> tuple[list, list]:
