@@ -32,7 +32,6 @@ What the specification asks, and what a client gets wrong:
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import os
@@ -40,7 +39,14 @@ import queue
 import re
 import threading
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    import asyncio
+
+# asyncio is imported where it is first needed, on the loop: the fast start (prelude.py)
+# reads and writes before there is one, and asyncio's imports (ssl, sockets,
+# subprocesses) are some 10 ms of the server's start.
 
 logger = logging.getLogger("cint_ls.server")
 
@@ -85,8 +91,7 @@ class StdinReader:
         self._buffer = bytearray()
         self._eof = False
         self._arrived: asyncio.Event | None = None
-        self._handled = asyncio.Event()  # clear while a message that arrived waits to be handled
-        self._handled.set()
+        self._handled: asyncio.Event | None = None  # clear while a message that arrived waits to be handled
         self._loop: asyncio.AbstractEventLoop | None = None
         self._report = report
         self._held: list[FramingError] = []  # reported before there was anyone to tell
@@ -94,23 +99,41 @@ class StdinReader:
     # ---- the thread
 
     def _start(self) -> None:
+        import asyncio
+
         self._loop = asyncio.get_running_loop()
         self._arrived = asyncio.Event()
+        self._handled_event()
         threading.Thread(target=self._read, name="cint-stdin", daemon=True).start()
 
-    def _read(self) -> None:
+    def _handled_event(self) -> asyncio.Event:
+        if self._handled is None:
+            import asyncio
+
+            self._handled = asyncio.Event()
+            if not self._buffer.strip():  # else what the fast start left waits to be handled
+                self._handled.set()
+        return self._handled
+
+    def _reading(self) -> Callable[[int], bytes]:
         # The file descriptor itself where there is one: a daemon thread blocked inside
         # a BufferedReader holds its lock, and the interpreter aborts at exit on it.
         try:
-            fd = self._stream.fileno()
-            read = functools.partial(os.read, fd)
+            return functools.partial(os.read, self._stream.fileno())
         except (AttributeError, OSError, ValueError):
-            read = getattr(self._stream, "read1", None) or self._stream.read
+            read: Callable[[int], bytes] = getattr(self._stream, "read1", None) or self._stream.read
+            return read
+
+    def _read_chunk(self, read: Callable[[int], bytes]) -> bytes:
+        try:
+            return read(self.CHUNK)
+        except (OSError, ValueError):
+            return b""
+
+    def _read(self) -> None:
+        read = self._reading()
         while True:
-            try:
-                chunk = read(self.CHUNK)
-            except (OSError, ValueError):
-                chunk = b""
+            chunk = self._read_chunk(read)
             try:
                 self._loop.call_soon_threadsafe(self._feed, chunk)
             except RuntimeError:  # the loop is closed
@@ -121,15 +144,17 @@ class StdinReader:
     def _feed(self, chunk: bytes) -> None:
         if chunk:
             self._buffer += chunk
-            self._handled.clear()
+            self._handled_event().clear()
         else:
             self._eof = True
+        assert self._arrived is not None
         self._arrived.set()
 
     async def _more(self) -> None:
         if self._loop is None:
             self._start()
             return
+        assert self._arrived is not None
         self._arrived.clear()
         await self._arrived.wait()
 
@@ -138,10 +163,12 @@ class StdinReader:
     async def handled(self) -> None:
         """Return once every whole message that has arrived is handed on (a heavy
         request's next step waits for it: scheduling.steps)."""
-        await self._handled.wait()
+        await self._handled_event().wait()
 
     async def read_message(self) -> bytes | None:
         """The next message's body; None at the end of the input."""
+        import asyncio
+
         # Let the tasks of the messages handled so far take their first step (a heavy
         # request pins its version and queues its job) before the next message is
         # read: pygls' own reader always waited here.
@@ -150,13 +177,37 @@ class StdinReader:
             body = self._frame()
             if body is not None:
                 return body
-            self._handled.set()
-            if self._eof:
-                if self._buffer.strip():
-                    self._problem(f"the input ended inside a message: {len(self._buffer)} bytes dropped")
-                self._buffer.clear()
+            self._handled_event().set()
+            if self._ended():
                 return None
             await self._more()
+
+    def read_message_now(self) -> bytes | None:
+        """The next message's body, read here and now, blocking: the fast start's
+        (prelude.py), before the loop and the reading thread. None at the end of the
+        input."""
+        assert self._loop is None, "the reading thread has started"
+        read = self._reading()
+        while True:
+            body = self._frame()
+            if body is not None:
+                return body
+            if self._ended():
+                return None
+            chunk = self._read_chunk(read)
+            if chunk:
+                self._buffer += chunk
+            else:
+                self._eof = True
+
+    def _ended(self) -> bool:
+        """At the end of the input, nothing more to read: what is left is dropped."""
+        if not self._eof:
+            return False
+        if self._buffer.strip():
+            self._problem(f"the input ended inside a message: {len(self._buffer)} bytes dropped")
+        self._buffer.clear()
+        return True
 
     def resync(self, body: bytes) -> None:
         """`body` did not parse: put it back less its first byte, so that the next
@@ -264,6 +315,8 @@ class Writer:
         self._idle.set()
         self._pending = 0
         # The same, for the loop: set once everything written is out (`written`).
+        import asyncio
+
         self._written = asyncio.Event()
         self._written.set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -288,6 +341,8 @@ class Writer:
         with self._lock:
             self._pending += 1
             self._idle.clear()
+        import asyncio
+
         try:
             self._loop = asyncio.get_running_loop()
             self._written.clear()

@@ -10,7 +10,6 @@ docs/server.md.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import logging
 import sys
@@ -54,28 +53,29 @@ def serve_stdio(stdin: BinaryIO, stdout: BinaryIO, test_hooks: bool = False) -> 
     """Serve LSP on `stdin`/`stdout`: the fast start (prelude.py) first, then the server,
     built on pygls once the prelude hands over. LSP's exit status: 0 after `shutdown`
     then `exit`, 1 for an `exit` (or the end of the input) without `shutdown`."""
-    from .framing import StdinReader, Writer
+    from .framing import StdinReader
     from .prelude import Prelude
 
-    reader, writer = StdinReader(stdin), Writer(stdout)
+    reader = StdinReader(stdin)
     server = None
+    writer = None
+    try:
+        taken = Prelude(reader, stdout).run()
+        import asyncio  # the loop, pygls and lsprotocol, from here on
 
-    async def serve() -> None:
-        nonlocal server
-        taken = await Prelude(reader, writer).run()
-        from .protocol import create_server  # pygls and lsprotocol, from here on
+        from .framing import Writer
+        from .protocol import create_server
 
+        writer = Writer(stdout)
         server = create_server()
         if test_hooks:
             server.enable_test_hooks()
-        await server.serve(reader, writer, taken)
-
-    try:
-        asyncio.run(serve())
+        asyncio.run(server.serve(reader, writer, taken))
     except (KeyboardInterrupt, SystemExit):  # pygls' `exit` raises SystemExit: its status is ours
         pass
     finally:
-        writer.flush()
+        if writer is not None:
+            writer.flush()
         if server is not None:
             server.shutdown()
     return 0 if server is not None and server.shut_down_cleanly() else 1

@@ -32,9 +32,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .framing import StdinReader, Writer, framed
+from .framing import StdinReader, framed
 from .settings import Settings, parse_settings
 
 if TYPE_CHECKING:  # the analysis is imported once `initialize` is answered (`_warm_up`)
@@ -157,18 +157,20 @@ def _warm_up() -> None:
 class Prelude:
     """Reads and answers until the hand-over; `taken` is what the server goes on from."""
 
-    def __init__(self, reader: StdinReader, writer: Writer) -> None:
+    def __init__(self, reader: StdinReader, stdout: BinaryIO) -> None:
         self.reader = reader
-        self.writer = writer
+        self.stdout = stdout
         self.taken: list[Taken] = []
         self._settings = Settings()
         self._capabilities: dict[str, Any] = {}
         self._warming: threading.Thread | None = None
         self._parse: Callable[[str], tree_sitter.Tree] | None = None
 
-    async def run(self) -> list[Taken]:
+    def run(self) -> list[Taken]:
+        """Read, answer and publish, blocking (no event loop yet, nor asyncio), until
+        the hand-over; what the server takes over, in order."""
         answered = False
-        while (body := await self.reader.read_message()) is not None:
+        while (body := self.reader.read_message_now()) is not None:
             try:
                 data = json.loads(body.decode("utf-8"))
             except ValueError:  # the server answers ParseError and reads on
@@ -203,7 +205,9 @@ class Prelude:
         return True
 
     def _send(self, message: dict[str, Any]) -> None:
-        self.writer.write(framed(json.dumps(message).encode("utf-8")))
+        # Written here and now: the server's writer and its thread come with the server.
+        self.stdout.write(framed(json.dumps(message).encode("utf-8")))
+        self.stdout.flush()
 
     def _answer(self, data: dict[str, Any]) -> None:
         # Everything that could fail before the answer is sent: after it, nothing may.
@@ -219,7 +223,6 @@ class Prelude:
         # The analysis' imports (about 80 ms) while the client reads the answer and
         # opens its first document; `_open` waits for them. One thread imports at a
         # time: two importing the same modules could meet a partly made one.
-        self.writer.flush()
         self._parse = parse
         warming = threading.Thread(target=_warm_up, name="cint-warm-up", daemon=True)
         try:

@@ -130,3 +130,38 @@ def test_reader_on_any_chunking(chunk):
             + b"Content-Length: %d\r\n\r\n" % (MAX_MESSAGE_BYTES + 1) + b"x" * 100
             + b"Content-Length: 5\r\n\r\n" + good[2][:3] + frame(good[2]))
     assert _bodies(data, chunk) == good
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 16])
+def test_the_fast_starts_reading_and_the_loops_go_on_from_each_other(chunk):
+    """`read_message_now` (the prelude's, blocking) takes the first messages; the loop's
+    reader then goes on from the same buffer, the same framing errors reported once."""
+    good = [encode({"n": i}) for i in range(4)]
+    data = frame(good[0]) + b"junk\r\n" + frame(good[1]) + frame(good[2]) + frame(good[3])[:7]
+
+    class Chunks(io.RawIOBase):
+        at = 0
+
+        def read1(self, n=-1):
+            piece = data[self.at:self.at + min(chunk, n)]
+            self.at += len(piece)
+            return piece
+
+        def fileno(self):
+            raise OSError
+
+    problems = []
+    reader = StdinReader(Chunks())
+    assert [reader.read_message_now(), reader.read_message_now()] == good[:2]
+
+    async def rest():
+        found = []
+        while (body := await reader.read_message()) is not None:
+            found.append(body)
+        return found
+
+    assert asyncio.run(rest()) == good[2:3]
+    reader.report_to(problems.append)
+    kinds = [p.message.split(":")[0] for p in problems]  # how the junk is reported depends on the chunks
+    assert kinds[-1] == "the input ended inside a message" and kinds[:-1]
+    assert set(kinds[:-1]) <= {"input before a header", "input that is no message"}

@@ -109,27 +109,20 @@ def _open(uri: str, text: str, version: int = 1) -> dict:
 
 
 PRELUDE_ALONE = """
-import asyncio, io, json, os, sys
+import io, json, os, sys
 if os.environ.get("BREAK_THE_ANALYSIS"):
     import cint_ls.ide.diagnostics
     d = sys.modules["cint_ls.ide.diagnostics"]  # the package's `diagnostics` is the function
     def broken(*args):
         raise RuntimeError("a defect")
     d.diagnostics = broken
-from cint_ls.server.framing import StdinReader, Writer
-from cint_ls.server.prelude import Answered, Opened, Prelude
+from cint_ls.server.framing import StdinReader
+from cint_ls.server.prelude import Prelude
 out = io.BytesIO()
-class Kept(io.BytesIO):
-    def close(self): pass
-writer = Writer(Kept())
-async def go():
-    return await Prelude(StdinReader(sys.stdin.buffer), writer).run()
-taken = asyncio.run(go())
-writer.flush()
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("lsprotocol", "cattrs", "attrs", "attr")
+taken = Prelude(StdinReader(sys.stdin.buffer), out).run()
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("lsprotocol", "cattrs", "attrs", "attr", "asyncio")
                or m.startswith(("pygls.lsp", "pygls.protocol", "pygls.server")))
-print(json.dumps({"heavy": heavy, "taken": [type(t).__name__ for t in taken],
-                  "written": writer._stdout.getvalue().decode()}))
+print(json.dumps({"heavy": heavy, "taken": [type(t).__name__ for t in taken], "written": out.getvalue().decode()}))
 """
 
 
@@ -140,7 +133,7 @@ def _prelude_alone(data: bytes, broken: bool = False) -> dict:
     return json.loads(done.stdout)
 
 
-def test_the_prelude_answers_before_pygls_and_lsprotocol_are_imported():
+def test_the_prelude_answers_before_pygls_lsprotocol_and_asyncio_are_imported():
     uri = uri_of("prelude_alone")
     found = _prelude_alone(_messages(_initialize(), {"jsonrpc": "2.0", "method": "initialized", "params": {}},
                                      _open(uri, "void main() {\n    I64 x = y;\n}\n")))
