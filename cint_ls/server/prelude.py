@@ -1,8 +1,9 @@
 """The fast start: `initialize` answered and the first opened document's diagnostics
-published before pygls and lsprotocol are imported (issue 29, "a fast first
+published before pygls, lsprotocol and asyncio are imported (issue 29, "a fast first
 impression"). Importing `lsprotocol.types` alone takes longer than analysing a
 5,000-line file; an editor waits for the answer to `initialize` before it opens anything,
-and a person for the first diagnostics.
+and a person for the first diagnostics. It reads blocking, with no event loop, and
+writes to stdout itself.
 
 What it takes, in the order clients send it, and nothing else:
 - `initialize`, a well-formed one first: answered from `schema/initialize-result.json`,
