@@ -98,6 +98,7 @@ class Lowerer:
         self.depth = 0
         self.too_deep = False  # C1003 reported in the item being lowered (one per item)
         self.diagnostics: list[Diagnostic] = []
+        self._texts: dict[bytes, str] = {}
 
     # ---- helpers
 
@@ -142,7 +143,13 @@ class Lowerer:
     def text(self, node: tree_sitter.Node) -> str:
         # Interned: the same few names and literals recur all over a file (116,000
         # identifiers of 5 MB at 50,000 lines, nearly all repeats).
-        return sys.intern(self.source.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace"))
+        # The texts met so far, by their bytes: most are met again, and a lookup is
+        # cheaper than decoding and interning.
+        data = self.source.data[node.start_byte:node.end_byte]
+        text = self._texts.get(data)
+        if text is None:
+            text = self._texts[data] = sys.intern(data.decode("utf-8", errors="replace"))
+        return text
 
     def name(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.Name:
         if node is None or node.is_missing:
