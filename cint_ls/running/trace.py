@@ -18,14 +18,11 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TextIO, TypeAlias, TypeVar
+from typing import Any, Protocol, TextIO, TypeAlias, TypeVar
 
 from ..exec.faults import FaultRecord, JsonObject
-from ..exec.runtime import DispatchRow
+from ..exec.runtime import DispatchRow, RunResult
 from ..exec.selection import ArraySelection
-
-if TYPE_CHECKING:
-    from .run import RunOutcome  # run.py imports this module (copies_of)
 
 FORMAT = "cint-trace"
 VERSION = 1
@@ -37,6 +34,19 @@ class TraceError(ValueError):
 
 
 # ---------------------------------------------------------------- building the trace
+
+
+class OutcomeLike(Protocol):
+    """What the trace reads of a run's outcome (run.py's RunOutcome, which imports this
+    module: a Protocol, not an import that closes a circle)."""
+
+    @property
+    def result(self) -> RunResult | None: ...
+
+    @property
+    def checked(self) -> OutcomeLike | None: ...
+
+    def run_report(self) -> JsonObject: ...
 
 
 def _fault_json(fault: FaultRecord | None, path: str | None) -> JsonObject | None:
@@ -108,7 +118,7 @@ def copies_of(row: DispatchRow) -> JsonObject | None:
     return {key: copies.get(key) for key in COPIES}
 
 
-def records(outcome: RunOutcome, path: str | None = None, arrays_asked: bool = False) -> list[JsonObject]:
+def records(outcome: OutcomeLike, path: str | None = None, arrays_asked: bool = False) -> list[JsonObject]:
     """The trace of a RunOutcome whose run recorded its dispatches (RunRequest.report),
     and of its `checked` run: the lines of the file, in order. `arrays_asked`: pictures
     were asked for (RunRequest.trace_arrays), so a run without them says why."""
@@ -119,7 +129,7 @@ def records(outcome: RunOutcome, path: str | None = None, arrays_asked: bool = F
     return lines
 
 
-def _records(outcome: RunOutcome, path: str | None, lines: list[JsonObject], role: str, arrays_asked: bool) -> None:
+def _records(outcome: OutcomeLike, path: str | None, lines: list[JsonObject], role: str, arrays_asked: bool) -> None:
     report = outcome.run_report()
     result = outcome.result
     rows: list[DispatchRow] = [] if result is None or result.dispatch_log is None else result.dispatch_log
@@ -163,7 +173,7 @@ def _records(outcome: RunOutcome, path: str | None, lines: list[JsonObject], rol
             lines.append({"role": role, **fault_map(row, faulting_item)})
 
 
-def unmatched_names(outcome: RunOutcome, selection: ArraySelection | None) -> tuple[list[str], list[str]]:
+def unmatched_names(outcome: OutcomeLike, selection: ArraySelection | None) -> tuple[list[str], list[str]]:
     """(names of --trace-arrays that matched no 2-D out/inout array of a dispatch, the
     arrays that could be named) for the CLI's warning."""
     if selection is None or selection.names is None or outcome.result is None:
