@@ -8,12 +8,13 @@ import json
 import sys
 from dataclasses import replace
 
-from ..exec.executors import EXECUTOR_NAMES, ExecutorUnavailable
+from ..exec.executors import AUTO, EXECUTOR_NAMES, ExecutorUnavailable, Options
+from ..exec.faults import JsonObject
 from ..ir.build import Build, build
 from ..ir.printer import format_program
 from ..running.entry import emitted, refusal
 from ..running.report import render, render_run_report
-from ..running.run import AUTO, REFERENCE, RunOutcome, RunRequest
+from ..running.run import REFERENCE, RunOutcome, RunRequest
 from ..running.run import run as run_request
 from ..syntax import Diagnostic, SourceText, parse_source
 from ..syntax.diagnostics import Related
@@ -89,14 +90,14 @@ def check(args: argparse.Namespace) -> int:
     return 2 if checked.has_errors or refused is not None else 0
 
 
-def executor_options(args: argparse.Namespace) -> dict[str, dict]:
+def executor_options(args: argparse.Namespace) -> dict[str, Options]:
     """The executors' options from the command line."""
     if not 1 <= args.block_size <= 1024:
         raise InputError("--block-size takes 1 to 1024 work-items")
     if args.device == NULL_DEVICE and "gpu-cuda" not in (args.executor, getattr(args, "check", None)):
         raise InputError("--device null runs gpu-cuda's host with launches that do nothing: it needs "
                          "--executor gpu-cuda (or --check gpu-cuda)")
-    gpu = {"device": args.device, "block_size": args.block_size, "order": args.order, "seed": args.seed}
+    gpu: Options = {"device": args.device, "block_size": args.block_size, "order": args.order, "seed": args.seed}
     options = {"gpu-cuda": gpu}
     threads = getattr(args, "threads", None)
     if threads is not None:
@@ -111,9 +112,10 @@ def executor_options(args: argparse.Namespace) -> dict[str, dict]:
 
 def _cluster_executor(args: argparse.Namespace) -> str:
     """`--cluster` runs cpu-c17's tiles on Dask: the executor is cpu-c17 (auto becomes it)."""
+    executor: str = args.executor
     if getattr(args, "cluster", None) is None:
-        return args.executor
-    if args.executor not in (AUTO, "cpu-c17") or getattr(args, "check", None) is not None:
+        return executor
+    if executor not in (AUTO, "cpu-c17") or getattr(args, "check", None) is not None:
         raise InputError("--cluster runs cpu-c17 (with --executor auto or cpu-c17, without --check)")
     return "cpu-c17"
 
@@ -164,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _run(args: argparse.Namespace, report: bool, trace_arrays: dict | None = None) -> tuple[RunOutcome, int]:
+def _run(args: argparse.Namespace, report: bool, trace_arrays: JsonObject | None = None) -> tuple[RunOutcome, int]:
     """Run the file's entry through `running.run`: output to stdout (streamed when the run
     is in this process), then on stderr the fault report (exit 1), a host status (exit
     3), translation errors or the executor's refusal (exit 2), or the one line of a run
@@ -181,7 +183,7 @@ def _run(args: argparse.Namespace, report: bool, trace_arrays: dict | None = Non
     return outcome, _outcome_code(outcome, source, args)
 
 
-def _outcome_code(outcome: RunOutcome, source, args: argparse.Namespace) -> int:
+def _outcome_code(outcome: RunOutcome, source: SourceText, args: argparse.Namespace) -> int:
     if outcome.diagnostics:
         print_diagnostics(source, outcome.diagnostics)
         return 2
@@ -215,6 +217,7 @@ def emit_ir(args: argparse.Namespace) -> int:
     if translated is None:
         return 2
     source, built = translated
+    assert built.program is not None, "_translated gives only a program that translated"
     sys.stdout.write(format_program(built.program))
     return 0
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 
 from .. import __version__
-from ..exec.executors import EXECUTOR_NAMES
+from ..exec.executors import AUTO, EXECUTOR_NAMES
 from . import commands
 from . import trace as trace_cli
 from .inputs import InputError
@@ -59,8 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run a file's top-level statements (its entry)")
     p.add_argument("file")
-    p.add_argument("--executor", default=commands.AUTO, choices=(commands.AUTO, *commands.EXECUTORS),
-                   help=f"the executor (default {commands.AUTO}: gpu-cuda on a CUDA device where measurement says "
+    p.add_argument("--executor", default=AUTO, choices=(AUTO, *commands.EXECUTORS),
+                   help=f"the executor (default {AUTO}: gpu-cuda on a CUDA device where measurement says "
                         f"it wins, else cpu-c17 where there is a C compiler, else {commands.INTERP})")
     p.add_argument("--report", action="store_true",
                    help="print to stderr what auto chose and why, and each dispatch: kernel, executor, device, "
@@ -140,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(_report_forms(list(sys.argv[1:] if argv is None else argv)))
     try:
-        return args.handler(args)
+        handler: Callable[[argparse.Namespace], int] = args.handler  # a subcommand's (set_defaults)
+        return handler(args)
     except InputError as error:
         print(f"cint: error: {error}", file=sys.stderr)
         return 2

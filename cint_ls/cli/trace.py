@@ -8,7 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..exec.faults import JsonObject
 from ..exec.selection import ARRAY_LIMIT, ArraySelection
+from ..running.run import RunOutcome
 from ..running.trace import MAX_TRACE_BYTES, TraceError, read_trace, records, unmatched_names, write_trace
 from ..running.trace_page import render_page
 from .inputs import InputError, read_text
@@ -29,7 +31,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
                             "cpu-sir-interp and gpu-cuda record them")
 
 
-def wanted(args: argparse.Namespace) -> tuple[bool, dict | None]:
+def wanted(args: argparse.Namespace) -> tuple[bool, JsonObject | None]:
     """(whether the run must record its dispatches, the array selection as the run
     request takes it); InputError for a bad option, before anything runs."""
     trace, page, names = getattr(args, "trace", None), getattr(args, "trace_html", None), \
@@ -50,7 +52,7 @@ def wanted(args: argparse.Namespace) -> tuple[bool, dict | None]:
     return trace is not None or page is not None, None if selection is None else selection.to_json()
 
 
-def write_outputs(args: argparse.Namespace, outcome, path: str) -> None:
+def write_outputs(args: argparse.Namespace, outcome: RunOutcome, path: str) -> None:
     """After a run that has an outcome (it finished or faulted): the trace and the page,
     and a warning for names of --trace-arrays that named no 2-D out/inout array a
     dispatch had."""

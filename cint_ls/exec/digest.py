@@ -25,7 +25,7 @@ def _digest_value(h: int, t: Type, value: int) -> int:
     return h
 
 
-def published_digest(kernel: ir.Kernel, args: Sequence[object], results: Sequence[int]) -> int:
+def published_digest(kernel: ir.Kernel, args: Sequence[object], results: Sequence[int | None]) -> int:
     h = FNV_OFFSET
     for p, param in enumerate(kernel.params):
         if param.mode == "in":
@@ -36,5 +36,7 @@ def published_digest(kernel: ir.Kernel, args: Sequence[object], results: Sequenc
             for value in copy_elements(view):
                 h = _digest_value(h, param.type, value)
         else:
-            h = _digest_value(h, param.type, results[p])
+            result = results[p]
+            assert result is not None, f"no value of out scalar {param.name} to digest"
+            h = _digest_value(h, param.type, result)
     return h

@@ -92,6 +92,12 @@ class WorkItemRunner:
         Dispatcher records what each dispatch added."""
         return {"threads": 1}
 
+    def contribute(self, target: int, value: Value, span: Span, step: int) -> None:
+        """A reduce statement's contribution to reduction `target` from the work-item being
+        run, for a runner that runs a kernel's IR on the host (cpu-sir-interp's, and
+        gpu-cuda's re-run of a faulting work-item): where the interpreter's machine sends it."""
+        raise NotImplementedError
+
 
 def _entry_fault(fault: OperationFault, kernel: ir.Kernel, number: int, span: Span) -> CintFault:
     error = CintFault(fault, span)

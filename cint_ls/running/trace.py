@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, TextIO, TypeAlias, TypeVar
 
+from ..exec.faults import FaultRecord, JsonObject
+from ..exec.runtime import DispatchRow, RunResult
 from ..exec.selection import ArraySelection
 
 FORMAT = "cint-trace"
@@ -33,7 +36,20 @@ class TraceError(ValueError):
 # ---------------------------------------------------------------- building the trace
 
 
-def _fault_json(fault, path: str | None) -> dict | None:
+class OutcomeLike(Protocol):
+    """What the trace reads of a run's outcome (run.py's RunOutcome, which imports this
+    module: a Protocol, not an import that closes a circle)."""
+
+    @property
+    def result(self) -> RunResult | None: ...
+
+    @property
+    def checked(self) -> OutcomeLike | None: ...
+
+    def run_report(self) -> JsonObject: ...
+
+
+def _fault_json(fault: FaultRecord | None, path: str | None) -> JsonObject | None:
     if fault is None:
         return None
     address = fault.address
@@ -52,7 +68,8 @@ def _fault_json(fault, path: str | None) -> dict | None:
 
 
 def _index(work_item: int, space: list[int]) -> list[int]:
-    index, rest = [], work_item
+    index: list[int] = []
+    rest = work_item
     for extent in reversed(space):
         rest, i = divmod(rest, extent) if extent else (rest, 0)
         index.append(i)
@@ -71,25 +88,25 @@ def _index(work_item: int, space: list[int]) -> list[int]:
 ORDERS = ("ascending", "chunks")
 
 
-def fault_map(row: dict, work_item: int) -> dict:
+def fault_map(row: DispatchRow, work_item: int) -> JsonObject:
     """Which work-items of a dispatch that faulted in its work-item phase ran, by the
     row's `order` (ORDERS): `ran`, `not run` or `unknown` below and above the canonical
     work-item."""
     count = int(row.get("work_items") or 0)
     before, after = work_item, max(count - work_item - 1, 0)
     order = row.get("order")
-    runs = [["ran" if order in ORDERS else "unknown", before], ["canonical", 1],
-            ["not run" if order == "ascending" else "unknown", after]]
+    runs: list[tuple[str, int]] = [("ran" if order in ORDERS else "unknown", before), ("canonical", 1),
+                                   ("not run" if order == "ascending" else "unknown", after)]
     return {"type": "fault_map", "dispatch": row.get("number"), "kernel": row.get("kernel"),
             "space": row.get("space") or [count], "work_item": work_item,
             "index": _index(work_item, row.get("space") or [count]), "order": row.get("order"),
-            "runs": [run for run in runs if run[1] > 0]}
+            "runs": [[state, count] for state, count in runs if count > 0]}
 
 
 COPIES = ("to_device", "from_device", "already_there")
 
 
-def copies_of(row: dict) -> dict | None:
+def copies_of(row: DispatchRow) -> JsonObject | None:
     """A dispatch row's bytes copied between host and device, as gpu-cuda's host in C
     records them (rt/gpu_host.c): `to_device`, `from_device`, `already_there` (read by
     the dispatch, on the device since an earlier one, not sent). None where nothing
@@ -101,21 +118,21 @@ def copies_of(row: dict) -> dict | None:
     return {key: copies.get(key) for key in COPIES}
 
 
-def records(outcome, path: str | None = None, arrays_asked: bool = False) -> list[dict]:
+def records(outcome: OutcomeLike, path: str | None = None, arrays_asked: bool = False) -> list[JsonObject]:
     """The trace of a RunOutcome whose run recorded its dispatches (RunRequest.report),
     and of its `checked` run: the lines of the file, in order. `arrays_asked`: pictures
     were asked for (RunRequest.trace_arrays), so a run without them says why."""
-    lines: list[dict] = []
+    lines: list[JsonObject] = []
     _records(outcome, path, lines, "run", arrays_asked)
     if outcome.checked is not None:
         _records(outcome.checked, path, lines, "checked", arrays_asked)
     return lines
 
 
-def _records(outcome, path: str | None, lines: list[dict], role: str, arrays_asked: bool) -> None:
+def _records(outcome: OutcomeLike, path: str | None, lines: list[JsonObject], role: str, arrays_asked: bool) -> None:
     report = outcome.run_report()
     result = outcome.result
-    rows = [] if result is None or result.dispatch_log is None else result.dispatch_log
+    rows: list[DispatchRow] = [] if result is None or result.dispatch_log is None else result.dispatch_log
     fault = None if result is None else result.fault
     note = None
     if arrays_asked and rows and not any("arrays" in row for row in rows):
@@ -129,13 +146,13 @@ def _records(outcome, path: str | None, lines: list[dict], role: str, arrays_ask
         "seconds": report["seconds"], "fuel": report["fuel"], "dispatch_count": report["dispatch_count"],
         "recorded": report["recorded"], "fault": _fault_json(fault, path), "arrays_note": note,
     })
-    faulting = None
+    faulting, faulting_item = None, 0  # the dispatch whose work-item faulted, and that work-item
     if fault is not None and fault.address is not None and fault.address.work_item is not None:
-        faulting = fault.address.dispatch
+        faulting, faulting_item = fault.address.dispatch, fault.address.work_item
     for row, line in zip(rows, report["dispatches"]):
         start = row.get("start")
         seconds = row.get("seconds")
-        entry = {
+        entry: JsonObject = {
             "type": "dispatch", "role": role, "number": row.get("number"), "kernel": row.get("kernel"),
             "executor": line["executor"], "device": line["device"],
             "start": start, "end": None if start is None or seconds is None else start + seconds,
@@ -153,10 +170,10 @@ def _records(outcome, path: str | None, lines: list[dict], role: str, arrays_ask
             lines.append({"type": "array", "role": role, "dispatch": row.get("number"), "kernel": row.get("kernel"),
                           **array})
         if faulting is not None and row.get("number") == faulting and row.get("work_items"):
-            lines.append({"role": role, **fault_map(row, fault.address.work_item)})
+            lines.append({"role": role, **fault_map(row, faulting_item)})
 
 
-def unmatched_names(outcome, selection: ArraySelection | None) -> tuple[list[str], list[str]]:
+def unmatched_names(outcome: OutcomeLike, selection: ArraySelection | None) -> tuple[list[str], list[str]]:
     """(names of --trace-arrays that matched no 2-D out/inout array of a dispatch, the
     arrays that could be named) for the CLI's warning."""
     if selection is None or selection.names is None or outcome.result is None:
@@ -164,7 +181,7 @@ def unmatched_names(outcome, selection: ArraySelection | None) -> tuple[list[str
     rows = outcome.result.dispatch_log or []
     candidates = sorted({f"{row['kernel'].rsplit('.', 1)[-1]}.{name}" for row in rows
                          for name in (row.get("arrays") or {}).get("candidates", [])})
-    matched = set()
+    matched: set[str] = set()
     for row in rows:
         for name in (row.get("arrays") or {}).get("candidates", []):
             for wanted in selection.names:
@@ -173,7 +190,7 @@ def unmatched_names(outcome, selection: ArraySelection | None) -> tuple[list[str
     return sorted(selection.names - matched), candidates
 
 
-def write_trace(lines: Iterable[dict], stream) -> None:
+def write_trace(lines: Iterable[JsonObject], stream: TextIO) -> None:
     for line in lines:
         stream.write(json.dumps(line, separators=(",", ":")) + "\n")
 
@@ -215,17 +232,24 @@ def _parse_float(text: str) -> float:
     return value
 
 
-def _parse_constant(text: str):
+def _parse_constant(text: str) -> float:
     raise _Bad(f"{text} is not a number a trace holds (JSON has no NaN or Infinity)")
 
 
-def _string(value):
+# A check of one value of a parsed line (JSON: any type), returning it as the format
+# says or raising _Bad; the combined ones are described in _WHAT for the messages.
+T = TypeVar("T")
+Check: TypeAlias = Callable[[Any], T]
+AnyCheck: TypeAlias = Callable[[Any], object]
+
+
+def _string(value: object) -> str:
     if not isinstance(value, str):
         raise _Bad("a string")
     return value
 
 
-def _integer(value):
+def _integer(value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise _Bad("an integer")
     if not -INT_BOUND <= value <= INT_BOUND:
@@ -233,13 +257,14 @@ def _integer(value):
     return value
 
 
-def _count(value):
-    if _integer(value) < 0:
+def _count(value: object) -> int:
+    count = _integer(value)
+    if count < 0:
         raise _Bad("an integer 0 or more")
-    return value
+    return count
 
 
-def _number(value):
+def _number(value: object) -> int | float:
     if isinstance(value, int) and not isinstance(value, bool):
         return _integer(value)
     if not isinstance(value, float) or value != value or value in (float("inf"), float("-inf")):
@@ -247,15 +272,19 @@ def _number(value):
     return value
 
 
-def _nullable(check):
-    def nullable(value):
+def _named(check: Check[T], what: str) -> Check[T]:
+    _WHAT[check] = what
+    return check
+
+
+def _nullable(check: Check[T]) -> Check[T | None]:
+    def nullable(value: object) -> T | None:
         return None if value is None else check(value)
-    nullable.what = f"{_what(check)} or null"
-    return nullable
+    return _named(nullable, f"{_what(check)} or null")
 
 
-def _list_of(check, what):
-    def items(value):
+def _list_of(check: Check[T], what: str) -> Check[list[T]]:
+    def items(value: object) -> list[T]:
         if not isinstance(value, list):
             raise _Bad(what)
         out = []
@@ -265,13 +294,12 @@ def _list_of(check, what):
             except _Bad as error:
                 raise _Bad(f"{what}: element {number} is not {error}") from None
         return out
-    items.what = what
-    return items
+    return _named(items, what)
 
 
-def _object(fields: dict, what: str):
+def _object(fields: dict[str, AnyCheck], what: str) -> Check[JsonObject]:
     """A JSON object with these fields (each missing one null), its other keys dropped."""
-    def obj(value):
+    def obj(value: object) -> JsonObject:
         if not isinstance(value, dict):
             raise _Bad(what)
         out = {}
@@ -281,37 +309,36 @@ def _object(fields: dict, what: str):
             except _Bad as error:
                 raise _Bad(f"`{key}` of {what} must be {_what(check)}") from error
         return out
-    obj.what = what
-    return obj
+    return _named(obj, what)
 
 
-def _one_of(*choices):
-    def choice(value):
+def _one_of(*choices: str) -> Check[str]:
+    def choice(value: object) -> str:
         if value not in choices or not isinstance(value, str):
             raise _Bad(" or ".join(json.dumps(c) for c in choices))
         return value
-    choice.what = " or ".join(json.dumps(c) for c in choices)
-    return choice
+    return _named(choice, " or ".join(json.dumps(c) for c in choices))
 
 
-def _run_state(value):
+def _run_state(value: object) -> list[str | int]:
     if not (isinstance(value, list) and len(value) == 2 and value[0] in STATES and isinstance(value[0], str)):
         raise _Bad("a [state, count] pair")
     return [value[0], _count(value[1])]
 
 
-_WHAT = {_string: "a string", _integer: "an integer", _count: "an integer 0 or more", _number: "a finite number",
-         _run_state: "a [state, count] pair"}
+_WHAT: dict[AnyCheck, str] = {
+    _string: "a string", _integer: "an integer", _count: "an integer 0 or more", _number: "a finite number",
+    _run_state: "a [state, count] pair"}
 
 
-def _what(check) -> str:
-    return getattr(check, "what", None) or _WHAT.get(check, "valid")
+def _what(check: AnyCheck) -> str:
+    return _WHAT.get(check, "valid")
 
 
 _str, _int, _num = _nullable(_string), _nullable(_integer), _nullable(_number)
 _ints = _list_of(_integer, "a list of integers")
 _counts = _list_of(_count, "a list of integers 0 or more")
-_LINES = {
+_LINES: dict[str, dict[str, AnyCheck]] = {
     "run": {
         "format": _string, "version": _integer, "role": _str, "file": _str, "executor": _string, "device": _str,
         "chosen": _str, "decision": _str, "outcome": _string, "error": _str, "seconds": _num, "fuel": _int,
@@ -349,13 +376,13 @@ def _a(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
-def _line(value) -> dict:
+def _line(value: object) -> JsonObject:
     """One line checked against the format: its known keys, each of its type; _Bad for
     anything else."""
     if not isinstance(value, dict) or not isinstance(value.get("type"), str) or value["type"] not in _LINES:
         raise _Bad(f"not a trace line (an object whose `type` is one of {', '.join(_LINES)})")
     kind = value["type"]
-    out = {"type": kind}
+    out: JsonObject = {"type": kind}
     for key, check in _LINES[kind].items():
         if key not in value and key in _REQUIRED[kind]:
             raise _Bad(f"{_a(kind)} line needs `{key}` ({_what(check)})")
@@ -382,11 +409,11 @@ def _line(value) -> dict:
     return out
 
 
-def checked_lines(values: list, name: str = "the trace", numbers: Iterable[int] | None = None) -> list[dict]:
+def checked_lines(values: list[object], name: str = "the trace", numbers: Iterable[int] | None = None) -> list[JsonObject]:
     """Parsed trace lines checked against the format (the server's `cint.tracePage`
     gets them parsed already): what the page may be given; TraceError (one line, with
     the line's number) for anything else."""
-    lines: list[dict] = []
+    lines: list[JsonObject] = []
     for number, value in zip(numbers if numbers is not None else itertools.count(1), values):
         try:
             line = _line(value)
@@ -405,10 +432,11 @@ def checked_lines(values: list, name: str = "the trace", numbers: Iterable[int] 
     return lines
 
 
-def read_trace(text: str, name: str = "the trace") -> list[dict]:
+def read_trace(text: str, name: str = "the trace") -> list[JsonObject]:
     """The lines of a trace file, checked (checked_lines); TraceError (one line) for
     anything else. Lines end at `\\n` only: U+2028 or U+0085 inside a JSON string is text."""
-    values, numbers = [], []
+    values: list[object] = []  # parsed JSON, checked by checked_lines
+    numbers: list[int] = []
     for number, raw in enumerate(text.split("\n"), 1):
         if not raw.strip(" \t\r"):  # JSON's own white space
             continue

@@ -20,8 +20,10 @@ is host.resource at its dispatch, a re-run that completes is host.divergence.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...ir import nodes as ir
 from ..c17.build import build_library
@@ -41,12 +43,15 @@ from ..c17.library import (
 )
 from ..c17.pictures import Pictures
 from ..executors import ExecutorUnavailable
-from ..runtime import RunResult
+from ..runtime import DispatchRow, RunResult, TraceRow
 from ..selection import current_selection
 from ..stages import RUNNING, output_stream, reached
-from .device import Device, DeviceError
+from .device import Device, DeviceError, Function, Module
 from .ptx import PtxModule
 from .status import HOST_DIVERGENCE, HOST_RESOURCE, HostStatus
+
+if TYPE_CHECKING:
+    from ...syntax.source import Span
 
 GPU_CDEF = header_types("""
 typedef struct cint_gpu cint_gpu;
@@ -62,11 +67,12 @@ KINDS = {name: k for k, name in enumerate(("first", "end", "fault", "fuel_left",
                                              "args", "slots", "fold"))}
 NO_DRIVER, NO_DEVICE, UNUSABLE = 1, 2, 3
 
-_ffi = None
-_libraries: dict[str, object] = {}
+# cffi has no type information: its FFI, libraries and C data are Any here.
+_ffi: Any = None
+_libraries: dict[str, Any] = {}
 
 
-def _load(path):
+def _load(path: Path) -> tuple[Any, Any]:
     global _ffi
     import cffi
 
@@ -103,11 +109,11 @@ class CallbackDevice:
     """The launch interface of rt/gpu_host.h over a Python `Device` (the simulated one, or
     a test's): every call a cffi callback, every error a DeviceError's one line."""
 
-    def __init__(self, ffi, device: Device) -> None:
+    def __init__(self, ffi: Any, device: Device) -> None:
         self.ffi = ffi
         self.device = device
-        self.objects: dict[int, object] = {}
-        self.callbacks = []  # kept alive while the library may call them
+        self.objects: dict[int, Module | Function] = {}
+        self.callbacks: list[Any] = []  # kept alive while the library may call them
         self.struct = ffi.new("cint_gpu_device *")
         fields = dict(ffi.typeof("cint_gpu_device").fields)
         for name in ("load", "function", "alloc", "upload", "download", "fill", "launch"):
@@ -118,10 +124,10 @@ class CallbackDevice:
         self.callbacks.append(release)
         self.struct[0].release = release
 
-    def _guard(self, call):
+    def _guard(self, call: Callable[..., None]) -> Callable[..., int]:
         ffi = self.ffi
 
-        def guarded(*args):
+        def guarded(*args: Any) -> int:
             message = args[-1]
             try:
                 call(*args[:-1])
@@ -136,40 +142,43 @@ class CallbackDevice:
 
         return guarded
 
-    def _handle(self, obj) -> object:
+    def _handle(self, obj: Module | Function) -> Any:
         key = len(self.objects) + 1
         self.objects[key] = obj
         return self.ffi.cast("void *", key)
 
-    def _load(self, _user, ptx, module):
+    def _load(self, _user: Any, ptx: Any, module: Any) -> None:
         module[0] = self._handle(self.device.load(self.ffi.string(ptx).decode()))
 
-    def _function(self, _user, module, name, function, max_threads):
-        entry = self.objects[int(self.ffi.cast("uintptr_t", module))].function(self.ffi.string(name).decode())
+    def _function(self, _user: Any, module: Any, name: Any, function: Any, max_threads: Any) -> None:
+        loaded = self.objects[int(self.ffi.cast("uintptr_t", module))]
+        assert isinstance(loaded, Module), "a function asked of a handle that is not a module"
+        entry = loaded.function(self.ffi.string(name).decode())
         function[0] = self._handle(entry)
         max_threads[0] = int(getattr(entry, "max_threads", 0) or 0)
 
-    def _alloc(self, _user, nbytes, address):
+    def _alloc(self, _user: Any, nbytes: Any, address: Any) -> None:
         address[0] = self.device.alloc(int(nbytes))
 
-    def _release(self, _user, address):
+    def _release(self, _user: Any, address: Any) -> None:
         try:
             self.device.free(int(address))
         except Exception:  # noqa: BLE001 - giving back never fails the run
             pass
 
-    def _upload(self, _user, address, data, nbytes):
+    def _upload(self, _user: Any, address: Any, data: Any, nbytes: Any) -> None:
         self.device.upload(int(address), self.ffi.buffer(data, int(nbytes))[:])
 
-    def _download(self, _user, data, address, nbytes):
+    def _download(self, _user: Any, data: Any, address: Any, nbytes: Any) -> None:
         got = self.device.download(int(address), int(nbytes))
         self.ffi.memmove(data, got, len(got))
 
-    def _fill(self, _user, address, byte, nbytes):
+    def _fill(self, _user: Any, address: Any, byte: Any, nbytes: Any) -> None:
         self.device.fill(int(address), int(byte), int(nbytes))
 
-    def _launch(self, _user, function, grid, block, params, nparams):
+    def _launch(self, _user: Any, function: Any, grid: Any, block: Any, params: Any, nparams: Any) -> None:
         entry = self.objects[int(self.ffi.cast("uintptr_t", function))]
+        assert isinstance(entry, Function), "a launch of a handle that is not a function"
         self.device.launch(entry, int(grid), int(block), [int(params[j]) for j in range(nparams)])
 
 
@@ -188,7 +197,7 @@ class CHostStats:
     clamped: list[tuple[str, int, int]] = field(default_factory=list)  # (kernel, block used, limit)
 
 
-def open_cuda(ffi, lib, library: str | None = None):
+def open_cuda(ffi: Any, lib: Any, library: str | None = None) -> tuple[Any, str]:
     """The real device: (cint_gpu_device, description), or DeviceUnavailableHere."""
     device = ffi.new("cint_gpu_device *")
     description = ffi.new("char[256]")
@@ -200,7 +209,7 @@ def open_cuda(ffi, lib, library: str | None = None):
     return device, ffi.string(description).decode("utf-8", "replace")
 
 
-def run_c_host(program: ir.Program, fuel: int | None, ptx: PtxModule, library, device: Device | str, *,
+def run_c_host(program: ir.Program, fuel: int | None, ptx: PtxModule, library: Path, device: Device | str, *,
                block: int, max_launch: int, trace: bool = False, report: bool = False,
                cuda_library: str | None = None) -> tuple[RunResult, CHostStats, str]:
     """Run the program's entry on the C host, its `library` (library_for: built once by
@@ -209,7 +218,7 @@ def run_c_host(program: ir.Program, fuel: int | None, ptx: PtxModule, library, d
     Returns the result (notes not yet added), the host's figures and the device's
     description."""
     ffi, lib = _load(library)
-    keep = None
+    keep: CallbackDevice | None = None
     if device == "null":
         struct = ffi.new("cint_gpu_device *")
         if lib.cint_gpu_null_device(struct):
@@ -218,6 +227,7 @@ def run_c_host(program: ir.Program, fuel: int | None, ptx: PtxModule, library, d
     elif device == "cuda":
         struct, description = open_cuda(ffi, lib, cuda_library)
     else:
+        assert isinstance(device, Device), f"not a device kind: {device!r}"
         keep = CallbackDevice(ffi, device)
         struct, description = keep.struct, device.description
     info = lib.cint_program_info()
@@ -235,7 +245,7 @@ def run_c_host(program: ir.Program, fuel: int | None, ptx: PtxModule, library, d
     return result, stats, description
 
 
-def _prepare(ffi, lib, g, info, program: ir.Program, ptx: PtxModule, block: int, stats: CHostStats,
+def _prepare(ffi: Any, lib: Any, g: Any, info: Any, program: ir.Program, ptx: PtxModule, block: int, stats: CHostStats,
              description: str) -> None:
     if lib.cint_gpu_program_kernels(info) == 0:
         return
@@ -257,7 +267,7 @@ def _prepare(ffi, lib, g, info, program: ir.Program, ptx: PtxModule, block: int,
             stats.clamped.append((qualified, used, int(lib.cint_gpu_kernel_limit(g, index))))
 
 
-def _span(ffi, lib, info, index: int):
+def _span(ffi: Any, lib: Any, info: Any, index: int) -> Span | None:
     from ...syntax.source import Span
 
     out = ffi.new("int32_t[6]")
@@ -266,7 +276,8 @@ def _span(ffi, lib, info, index: int):
     return Span(*[int(out[j]) for j in range(6)])
 
 
-def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CHostStats) -> RunResult:
+def _run(ffi: Any, lib: Any, g: Any, info: Any, program: ir.Program, fuel: int | None, trace: bool, report: bool,
+         description: str, stats: CHostStats) -> RunResult:
     budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
     if ctx == ffi.NULL:
@@ -317,7 +328,7 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
         if trace:
             pointer = ffi.new("cint_boundary **")
             count = lib.cint_ctx_boundaries(ctx, pointer)
-            rows = [[int(b.dispatch), int(b.output_length), int(b.fuel), int(b.digest)]
+            rows: list[TraceRow] = [[int(b.dispatch), int(b.output_length), int(b.fuel), int(b.digest)]
                     for b in (pointer[0][k] for k in range(count))]
             result.trace = rows + [[None, printed.kept + printed.more, consumed, None]]
         if report:
@@ -330,7 +341,7 @@ def _run(ffi, lib, g, info, program, fuel, trace, report, description, stats: CH
         lib.cint_ctx_free(ctx)
 
 
-def _divergence(s, description: str) -> HostStatus:
+def _divergence(s: Any, description: str) -> HostStatus:
     k = int(s.found_k)
     seen = ", ".join(f"{name} = {int(value)}" for name, value in (("k_b", s.found_b), ("k_f", s.found_f),
                                                                   ("k_r", s.found_r)) if value >= 0)
@@ -341,7 +352,7 @@ def _divergence(s, description: str) -> HostStatus:
     ])
 
 
-def _report(ffi, lib, ctx, s) -> list[dict]:
+def _report(ffi: Any, lib: Any, ctx: Any, s: Any) -> list[DispatchRow]:
     """RunResult.dispatch_log: cpu-c17's rows (exec/c17/rt/dispatch.c) with gpu-cuda's launches and
     copies (rt/gpu_host.c): bytes to the device, from it, and read but already there."""
     rows = _records(ffi, lib, ctx)

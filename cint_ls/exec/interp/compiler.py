@@ -7,15 +7,56 @@ statement closure returns None to go on, BREAK or CONTINUE, or a `Returned` valu
 
 from __future__ import annotations
 
-from ...analysis.types import BOOL, I64
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+
+from ...analysis.types import BOOL, I64, Type
 from ...ir import nodes as ir
 from ...vocabulary.values import format_value
 from ..arith import FoldChecked, OperationFault, binary_fn, convert_fn, div_round_fn, make_reducer, unary_fn
-from ..runtime import CintFault
-from ..views import SliceSpec, Storage, View
+from ..dispatch import Argument, Results
+from ..runtime import CintFault, Fuel
+from ..views import IndexSpec, SliceSpec, Storage, Value, View
+
+if TYPE_CHECKING:
+    from ...syntax.source import Span
 
 BREAK = object()
 CONTINUE = object()
+
+# A unit's frame: a slot per variable (a scalar's value, an array's ArrayBinding; None
+# until set). The slots' types are the IR's, checked by the analysis, not by the closures.
+Frame: TypeAlias = list[Any]
+# The closures: an expression's gives its value (an integer or a bool, as the IR types
+# it; a call of a function without a value, in an `Eval`, gives None); a statement's its
+# signal (Signal); a view expression's the ArrayBinding it denotes.
+ExprFn: TypeAlias = Callable[[Frame], Any]
+# None to go on, BREAK or CONTINUE (the sentinels above), or a `Returned` value.
+Signal: TypeAlias = object
+StmtFn: TypeAlias = Callable[[Frame], Signal]
+ViewFn: TypeAlias = Callable[[Frame], "ArrayBinding"]
+# A dispatch's arguments as compiled: an array's view, a scalar's value, an out scalar's slot.
+DispatchArgFn: TypeAlias = (tuple[Literal["array"], ViewFn] | tuple[Literal["scalar"], ExprFn]
+                            | tuple[Literal["out"], int])
+# A Print's parts: its text, or an expression's closure and the expression's type.
+PrintPart: TypeAlias = tuple[str, None] | tuple[ExprFn, Type]
+
+
+class MachineLike(Protocol):
+    """What the compiled code needs of the machine it runs on (machine.py's Machine):
+    the step counter of the counted operations, the fuel, the output, calls,
+    dispatches and a work-item's reduce contributions."""
+
+    step: int
+    fuel: Fuel
+
+    def write(self, text: str) -> None: ...
+
+    def call(self, name: str, args: list[Value], span: Span) -> Value | None: ...
+
+    def dispatch(self, name: str, args: list[Argument], span: Span) -> Results: ...
+
+    def contribute(self, target: int, value: Value, span: Span, step: int) -> None: ...
 
 MAX_ARRAY_ELEMENTS = 1 << 28  # a local array larger than this is refused (E_UNSUPPORTED)
 
@@ -23,7 +64,7 @@ MAX_ARRAY_ELEMENTS = 1 << 28  # a local array larger than this is refused (E_UNS
 class Returned:
     __slots__ = ("value",)
 
-    def __init__(self, value) -> None:
+    def __init__(self, value: Value | None) -> None:
         self.value = value
 
 
@@ -38,7 +79,7 @@ class ArrayBinding:
         self.write = write
 
 
-def _compare(op: str):
+def _compare(op: str) -> Callable[[Value, Value], bool]:
     return {
         "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -49,58 +90,59 @@ class Compiler:
     """Compiles the units of one program against one machine (`m`: step, fuel,
     output, calls and dispatches)."""
 
-    def __init__(self, machine) -> None:
+    def __init__(self, machine: MachineLike) -> None:
         self.m = machine
 
     # ------------------------------------------------------------------ expressions
 
-    def expr(self, e: ir.Expr):
-        return getattr(self, "expr_" + type(e).__name__)(e)
+    def expr(self, e: ir.Expr) -> ExprFn:
+        fn: ExprFn = getattr(self, "expr_" + type(e).__name__)(e)
+        return fn
 
-    def expr_Const(self, e: ir.Const):
+    def expr_Const(self, e: ir.Const) -> ExprFn:
         value = e.value
         return lambda f: value
 
-    def expr_Var(self, e: ir.Var):
+    def expr_Var(self, e: ir.Var) -> ExprFn:
         slot = e.slot
         return lambda f: f[slot]
 
-    def expr_Arith(self, e: ir.Arith):
+    def expr_Arith(self, e: ir.Arith) -> ExprFn:
         m, span = self.m, e.span
         args = [self.expr(a) for a in e.args]
         if len(args) == 1:
-            fn = unary_fn(e.op, e.type)
+            unary = unary_fn(e.op, e.type)
             (a,) = args
 
-            def run_unary(f):
+            def run_unary(f: Frame) -> int:
                 x = a(f)
                 step = m.step
                 m.step = step + 1
                 try:
-                    return fn(x)
+                    return unary(x)
                 except OperationFault as fault:
                     raise CintFault(fault, span, step) from None
             return run_unary
-        fn = binary_fn(e.op, e.form, e.type)
+        binary = binary_fn(e.op, e.form, e.type)
         left, right = args
 
-        def run_binary(f):
+        def run_binary(f: Frame) -> int:
             x = left(f)
             y = right(f)
             step = m.step
             m.step = step + 1
             try:
-                return fn(x, y)
+                return binary(x, y)
             except OperationFault as fault:
                 raise CintFault(fault, span, step) from None
         return run_binary
 
-    def expr_Convert(self, e: ir.Convert):
+    def expr_Convert(self, e: ir.Convert) -> ExprFn:
         m, span = self.m, e.span
         fn = convert_fn(e.source, e.type, e.form)
         value = self.expr(e.value)
 
-        def run(f):
+        def run(f: Frame) -> int:
             x = value(f)
             step = m.step
             m.step = step + 1
@@ -110,12 +152,12 @@ class Compiler:
                 raise CintFault(fault, span, step) from None
         return run
 
-    def expr_DivRound(self, e: ir.DivRound):
+    def expr_DivRound(self, e: ir.DivRound) -> ExprFn:
         m, span = self.m, e.span
         fn = div_round_fn(e.type, e.mode)
         left, right = self.expr(e.left), self.expr(e.right)
 
-        def run(f):
+        def run(f: Frame) -> int:
             x = left(f)
             y = right(f)
             step = m.step
@@ -126,12 +168,12 @@ class Compiler:
                 raise CintFault(fault, span, step) from None
         return run
 
-    def expr_Load(self, e: ir.Load):
+    def expr_Load(self, e: ir.Load) -> ExprFn:
         m, span = self.m, e.span
         array = self.view(e.array)
         indices = [self.expr(i) for i in e.indices]
 
-        def run(f):
+        def run(f: Frame) -> Value:
             view = array(f).read
             position = [i(f) for i in indices]
             step = m.step
@@ -142,22 +184,22 @@ class Compiler:
                 raise CintFault(fault, span, step) from None
         return run
 
-    def expr_Bitwise(self, e: ir.Bitwise):
+    def expr_Bitwise(self, e: ir.Bitwise) -> ExprFn:
         args = [self.expr(a) for a in e.args]
         if e.op == "~":
-            fn = unary_fn("not", e.type)
+            unary = unary_fn("not", e.type)
             (a,) = args
-            return lambda f: fn(a(f))
-        fn = binary_fn({"&": "and", "|": "or", "^": "xor"}[e.op], None, e.type)
+            return lambda f: unary(a(f))
+        binary = binary_fn({"&": "and", "|": "or", "^": "xor"}[e.op], None, e.type)
         left, right = args
-        return lambda f: fn(left(f), right(f))
+        return lambda f: binary(left(f), right(f))
 
-    def expr_Compare(self, e: ir.Compare):
+    def expr_Compare(self, e: ir.Compare) -> ExprFn:
         compare = _compare(e.op)
         left, right = self.expr(e.left), self.expr(e.right)
         return lambda f: compare(left(f), right(f))
 
-    def expr_Logic(self, e: ir.Logic):
+    def expr_Logic(self, e: ir.Logic) -> ExprFn:
         args = [self.expr(a) for a in e.args]
         if e.op == "!":
             (a,) = args
@@ -167,30 +209,30 @@ class Compiler:
             return lambda f: left(f) and right(f)
         return lambda f: left(f) or right(f)
 
-    def expr_Call(self, e: ir.Call):
+    def expr_Call(self, e: ir.Call) -> ExprFn:
         m, span, name = self.m, e.span, e.function
         args = [self.expr(a) for a in e.args]
         return lambda f: m.call(name, [a(f) for a in args], span)
 
     # ------------------------------------------------------------------ views
 
-    def view(self, v: ir.ViewExpr):
+    def view(self, v: ir.ViewExpr) -> ViewFn:
         """A closure giving the ArrayBinding of a view expression."""
         if isinstance(v, ir.ArrayVar):
             slot = v.slot
             return lambda f: f[slot]
+        assert isinstance(v, (ir.Select, ir.Reverse, ir.Transpose)), f"not a view expression: {v!r}"
         base = self.view(v.base)
         m, span = self.m, v.span
         if isinstance(v, ir.Select):
-            specs = [
-                (s.start and self.expr(s.start), s.end and self.expr(s.end), s.step) if isinstance(s, ir.SliceSpec)
-                else self.expr(s)
+            specs: list[tuple[ExprFn | None, ExprFn | None, int] | ExprFn] = [
+                (self.bound(s.start), self.bound(s.end), s.step) if isinstance(s, ir.SliceSpec) else self.expr(s)
                 for s in v.specs
             ]
 
-            def select(f):
+            def select(f: Frame) -> ArrayBinding:
                 binding = base(f)
-                made = []
+                made: list[IndexSpec] = []
                 for spec in specs:
                     if isinstance(spec, tuple):
                         start, end, step = spec
@@ -208,14 +250,18 @@ class Compiler:
             return lambda f: ArrayBinding(base(f).read.reverse(d), None)
         return lambda f: ArrayBinding(base(f).read.transpose(), None)
 
+    def bound(self, e: ir.Expr | None) -> ExprFn | None:
+        """A slice's start or end: its closure, None where it is left out."""
+        return None if e is None else self.expr(e)
+
     # ------------------------------------------------------------------ statements
 
-    def block(self, statements: list[ir.Stmt]):
+    def block(self, statements: list[ir.Stmt]) -> StmtFn:
         runs = [self.statement(s) for s in statements]
         if len(runs) == 1:
             return runs[0]
 
-        def run(f):
+        def run(f: Frame) -> Signal:
             for statement in runs:
                 signal = statement(f)
                 if signal is not None:
@@ -223,30 +269,31 @@ class Compiler:
             return None
         return run
 
-    def statement(self, s: ir.Stmt):
-        return getattr(self, "stmt_" + type(s).__name__)(s)
+    def statement(self, s: ir.Stmt) -> StmtFn:
+        fn: StmtFn = getattr(self, "stmt_" + type(s).__name__)(s)
+        return fn
 
-    def stmt_Assign(self, s: ir.Assign):
+    def stmt_Assign(self, s: ir.Assign) -> StmtFn:
         slot, value = s.slot, self.expr(s.value)
 
-        def run(f):
+        def run(f: Frame) -> None:
             f[slot] = value(f)
         return run
 
-    def stmt_Eval(self, s: ir.Eval):
+    def stmt_Eval(self, s: ir.Eval) -> StmtFn:
         value = self.expr(s.value)
 
-        def run(f):
+        def run(f: Frame) -> None:
             value(f)
         return run
 
-    def stmt_DeclareArray(self, s: ir.DeclareArray):
+    def stmt_DeclareArray(self, s: ir.DeclareArray) -> StmtFn:
         m, span, slot, element = self.m, s.span, s.slot, s.element
         extents = [self.expr(e) for e in s.extents]
         init = [self.expr(e) for e in s.init] if s.init is not None else None
         zero = False if element == BOOL else 0
 
-        def run(f):
+        def run(f: Frame) -> None:
             shape = [e(f) for e in extents]
             for d, extent in enumerate(shape):
                 if extent < 0:
@@ -269,18 +316,19 @@ class Compiler:
             f[slot] = ArrayBinding(view, view)
         return run
 
-    def stmt_Store(self, s: ir.Store):
+    def stmt_Store(self, s: ir.Store) -> StmtFn:
         m, span = self.m, s.place.span
         array = self.view(s.array)
         indices = [self.expr(i) for i in s.indices]
         value = self.expr(s.value)
 
-        def run(f):
+        def run(f: Frame) -> None:
             binding = array(f)
             position = [i(f) for i in indices]
             step = m.step
             m.step = step + 1
             target = binding.write
+            assert target is not None, "a store into a read-only view (the analysis refuses it: C5005)"
             try:
                 offset = target.offset(position)
             except OperationFault as fault:
@@ -289,19 +337,19 @@ class Compiler:
             target.storage.values[offset] = value(f)
         return run
 
-    def stmt_Print(self, s: ir.Print):
+    def stmt_Print(self, s: ir.Print) -> StmtFn:
         write = self.m.write
-        parts = [(p, None) if isinstance(p, str) else (self.expr(p), p.type) for p in s.parts]
+        parts: list[PrintPart] = [(p, None) if isinstance(p, str) else (self.expr(p), p.type) for p in s.parts]
 
-        def run(f):
-            write("".join(p if t is None else format_value(t, p(f)) for p, t in parts))
+        def run(f: Frame) -> None:
+            write("".join(part[0] if part[1] is None else format_value(part[1], part[0](f)) for part in parts))
         return run
 
-    def stmt_If(self, s: ir.If):
+    def stmt_If(self, s: ir.If) -> StmtFn:
         condition, then = self.expr(s.condition), self.block(s.then)
         otherwise = self.block(s.otherwise) if s.otherwise else None
 
-        def run(f):
+        def run(f: Frame) -> Signal:
             if condition(f):
                 return then(f)
             if otherwise is not None:
@@ -309,20 +357,20 @@ class Compiler:
             return None
         return run
 
-    def stmt_Charge(self, s: ir.Charge):
+    def stmt_Charge(self, s: ir.Charge) -> StmtFn:
         m, span = self.m, s.span
 
-        def run(f):
+        def run(f: Frame) -> None:
             fuel = m.fuel
             if fuel.budget is not None and fuel.consumed >= fuel.budget:
                 raise CintFault(fuel.exhausted(), span, m.step)
             fuel.consumed += 1
         return run
 
-    def stmt_For(self, s: ir.For):
+    def stmt_For(self, s: ir.For) -> StmtFn:
         slot, start, end, body = s.slot, self.expr(s.start), self.expr(s.end), self.block(s.body)
 
-        def run(f):
+        def run(f: Frame) -> Signal:
             for value in range(start(f), end(f)):
                 f[slot] = value
                 signal = body(f)
@@ -335,10 +383,10 @@ class Compiler:
             return None
         return run
 
-    def stmt_While(self, s: ir.While):
+    def stmt_While(self, s: ir.While) -> StmtFn:
         condition, body = self.expr(s.condition), self.block(s.body)
 
-        def run(f):
+        def run(f: Frame) -> Signal:
             while condition(f):
                 signal = body(f)
                 if signal is not None:
@@ -350,16 +398,16 @@ class Compiler:
             return None
         return run
 
-    def stmt_Switch(self, s: ir.Switch):
+    def stmt_Switch(self, s: ir.Switch) -> StmtFn:
         value = self.expr(s.value)
-        table = {}
+        table: dict[int, StmtFn] = {}
         for labels, body in s.cases:
-            compiled = self.block(body) if body else (lambda f: None)
+            compiled: StmtFn = self.block(body) if body else (lambda f: None)
             for label in labels:
                 table.setdefault(label, compiled)
         default = self.block(s.default) if s.default else None
 
-        def run(f):
+        def run(f: Frame) -> Signal:
             chosen = table.get(value(f), default)
             if chosen is None:
                 return None
@@ -367,41 +415,41 @@ class Compiler:
             return None if signal is BREAK else signal  # `break` ends the switch, as in C
         return run
 
-    def stmt_Break(self, s):
+    def stmt_Break(self, s: ir.Break) -> StmtFn:
         return lambda f: BREAK
 
-    def stmt_Continue(self, s):
+    def stmt_Continue(self, s: ir.Continue) -> StmtFn:
         return lambda f: CONTINUE
 
-    def stmt_Return(self, s: ir.Return):
+    def stmt_Return(self, s: ir.Return) -> StmtFn:
         if s.value is None:
             nothing = Returned(None)
             return lambda f: nothing
         value = self.expr(s.value)
         return lambda f: Returned(value(f))
 
-    def stmt_Assert(self, s: ir.Assert):
+    def stmt_Assert(self, s: ir.Assert) -> StmtFn:
         m, span, condition = self.m, s.span, self.expr(s.condition)
 
-        def run(f):
+        def run(f: Frame) -> None:
             if not condition(f):
                 raise CintFault(OperationFault("E_ASSERT", "assert", (), None, None), span, m.step)
         return run
 
-    def stmt_Reduce(self, s: ir.Reduce):
+    def stmt_Reduce(self, s: ir.Reduce) -> StmtFn:
         m, span, target = self.m, s.op.span, s.target
         contribution = self.expr(s.contribution)
 
-        def run(f):
+        def run(f: Frame) -> None:
             value = contribution(f)
             step = m.step
             m.step = step + 1
             m.contribute(target, value, span, step)
         return run
 
-    def stmt_Dispatch(self, s: ir.Dispatch):
+    def stmt_Dispatch(self, s: ir.Dispatch) -> StmtFn:
         m = self.m
-        args = []
+        args: list[DispatchArgFn] = []
         for arg in s.args:
             if isinstance(arg, ir.ArrayArg):
                 view = self.view(arg.view)
@@ -409,22 +457,23 @@ class Compiler:
             elif isinstance(arg, ir.ScalarArg):
                 args.append(("scalar", self.expr(arg.value)))
             else:
+                assert isinstance(arg, ir.OutArg), f"not a dispatch argument: {arg!r}"
                 args.append(("out", arg.slot))
         name, span = s.kernel, s.span
 
-        def run(f):
-            values = []
-            for kind, get in args:
-                if kind == "array":
-                    values.append(get(f).read)
-                elif kind == "scalar":
-                    values.append(get(f))
+        def run(f: Frame) -> None:
+            values: list[Argument] = []
+            for arg in args:
+                if arg[0] == "array":
+                    values.append(arg[1](f).read)
+                elif arg[0] == "scalar":
+                    values.append(arg[1](f))
                 else:
                     values.append(None)
             results = m.dispatch(name, values, span)
-            for (kind, slot), result in zip(args, results):
-                if kind == "out":
-                    f[slot] = result
+            for arg, result in zip(args, results):
+                if arg[0] == "out":
+                    f[arg[1]] = result
         return run
 
 

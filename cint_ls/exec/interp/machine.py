@@ -4,18 +4,31 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ...analysis.types import I64
 from ...ir import nodes as ir
 from ..arith import FoldChecked, OperationFault
 from ..digest import published_digest
-from ..dispatch import Dispatcher, DispatchPlan, WorkItemRunner, WorkPhase, size_frame, work_item_address
+from ..dispatch import (
+    Argument,
+    Dispatcher,
+    DispatchPlan,
+    Results,
+    WorkItemRunner,
+    WorkPhase,
+    size_frame,
+    work_item_address,
+)
 from ..executors import Write
-from ..faults import CINT_RESOURCE, HOST_STACK, MAX_CALL_DEPTH, StackFrame
+from ..faults import CINT_RESOURCE, HOST_STACK, MAX_CALL_DEPTH, FaultRecord, StackFrame
 from ..runtime import Boundary, CintFault, Fuel, RunResult
-from .compiler import ArrayBinding, Compiler, Returned, new_fold
-from .resumable import CallRequest, ResumableCompiler
+from ..views import Value
+from .compiler import ArrayBinding, Compiler, ExprFn, Frame, Returned, StmtFn, new_fold
+from .resumable import Body, CallRequest, ResumableCompiler, StmtGen
+
+if TYPE_CHECKING:
+    from ...syntax.source import Span
 
 EXECUTOR = "cpu-sir-interp"
 # Nested calls that run on Python's stack (the fast closures); deeper ones run their
@@ -35,7 +48,7 @@ class Machine:
     work-item phase of each dispatch is `runner`'s (an executor replaces it)."""
 
     def __init__(self, program: ir.Program, fuel: int | None = None,
-                 write: Callable[[str], object] | None = None, trace: bool = False) -> None:
+                 write: Write | None = None, trace: bool = False) -> None:
         self.program = program
         # With `trace`, a boundary after each published dispatch (running/compare.py).
         self.boundaries: list[Boundary] | None = [] if trace else None
@@ -49,10 +62,12 @@ class Machine:
         self.native = 0  # of them, those on Python's stack
         self.native_calls = NATIVE_CALLS
         self.compiler = Compiler(self)
-        self._bodies: dict[str, Callable] = {}
-        self._resumable: dict[str, Callable] = {}
-        self._uniform: dict[int, Callable] = {}
-        self.runner = InterpRunner(self)
+        self._bodies: dict[str, StmtFn] = {}
+        self._resumable: dict[str, StmtGen] = {}
+        self._uniform: dict[int, ExprFn] = {}
+        # The work-item phase of each dispatch (an executor's runner replaces it: gpu-cuda's
+        # oracle), and where a work-item run here sends its reduce contributions.
+        self.runner: WorkItemRunner = InterpRunner(self)
 
     @property
     def dispatches(self) -> int:
@@ -66,13 +81,13 @@ class Machine:
         if self._stream is not None:
             self._stream(text)
 
-    def body(self, unit: ir.Function | ir.Kernel) -> Callable:
+    def body(self, unit: ir.Function | ir.Kernel) -> StmtFn:
         compiled = self._bodies.get(unit.qualified)
         if compiled is None:
             compiled = self._bodies[unit.qualified] = self.compiler.block(unit.body)
         return compiled
 
-    def resumable(self, unit: ir.Function) -> Callable:
+    def resumable(self, unit: ir.Function) -> StmtGen:
         compiled = self._resumable.get(unit.qualified)
         if compiled is None:
             compiled = ResumableCompiler(self, self.compiler).unit(unit.body)
@@ -94,7 +109,7 @@ class Machine:
             sys.setrecursionlimit(limit)
         return self.result(fault)
 
-    def result(self, fault) -> RunResult:
+    def result(self, fault: FaultRecord | None) -> RunResult:
         """The entry's result as it stands (a host status ends it early, exec/cuda)."""
         result = RunResult("".join(self.output), fault, self.fuel.consumed, EXECUTOR, self.dispatches)
         if self.boundaries is not None:
@@ -104,7 +119,7 @@ class Machine:
 
     # ---- calls and dispatches (called from the compiled code)
 
-    def enter(self, span) -> None:
+    def enter(self, span: Span) -> None:
         """A call's start: charge its unit of fuel (E_FUEL), then test the depth
         (host.stack beyond MAX_CALL_DEPTH), then count it."""
         if not self.fuel.can_charge(1):
@@ -114,13 +129,13 @@ class Machine:
             raise CintFault(depth_limit(self.depth + 1), span, self.step)
         self.depth += 1
 
-    def frame(self, function: ir.Function, args: list) -> list:
-        frame: list = [None] * function.slot_count
+    def frame(self, function: ir.Function, args: list[Value]) -> Frame:
+        frame: Frame = [None] * function.slot_count
         for slot, value in zip(function.params, args):
             frame[slot] = value
         return frame
 
-    def call(self, name: str, args: list, span) -> object:
+    def call(self, name: str, args: list[Value], span: Span) -> Value | None:
         function = self.program.functions[name]
         self.enter(span)
         try:
@@ -138,14 +153,15 @@ class Machine:
         finally:
             self.depth -= 1
 
-    def run_frames(self, function: ir.Function, frame: list) -> object:
+    def run_frames(self, function: ir.Function, frame: Frame) -> Value | None:
         """Run `function` (already entered) and every call it makes on an explicit stack
         of resumable bodies: a body yields a CallRequest, the callee's body goes on the
         stack, and its value is sent back into the caller when it returns. A fault
         adds the frame of every call it passes, innermost first, as `call` does."""
         base = self.depth
-        stack: list[tuple] = [(self.resumable(function)(frame), None, None)]
-        value = None
+        # (the body, the function called and the call's position; None for `function`'s own)
+        stack: list[tuple[Body, ir.Function | None, Span | None]] = [(self.resumable(function)(frame), None, None)]
+        value: Value | None = None
         try:
             while True:
                 body = stack[-1][0]
@@ -166,15 +182,16 @@ class Machine:
                 stack.append((self.resumable(callee)(self.frame(callee, request.args)), callee, request.span))
                 value = None
         except CintFault as error:
-            for _, callee, span in reversed(stack[1:]):
-                error.frames.append(StackFrame(callee.qualified, span))
+            for _, called, span in reversed(stack[1:]):
+                assert called is not None and span is not None, "a call on the frame stack without its function"
+                error.frames.append(StackFrame(called.qualified, span))
             raise
         finally:
             self.depth = base
             for body, _, _ in stack:
                 body.close()
 
-    def dispatch(self, name: str, args: list, span) -> list:
+    def dispatch(self, name: str, args: list[Argument], span: Span) -> Results:
         """The protocol numbers the dispatch and frames its faults; `runner` runs its
         work-items (exec/dispatch.py)."""
         kernel = self.program.kernels[name]
@@ -184,17 +201,18 @@ class Machine:
             self.boundaries.append(Boundary(self.dispatches - 1, self.output_bytes, self.fuel.consumed, digest))
         return results
 
-    def uniform(self, expr: ir.Expr, frame: list) -> int:
+    def uniform(self, expr: ir.Expr, frame: Frame) -> int:
         """Evaluate an over extent or a where side at the entry checks."""
         compiled = self._uniform.get(id(expr))
         if compiled is None:
             compiled = self._uniform[id(expr)] = self.compiler.expr(expr)
         try:
-            return compiled(frame)
+            value: int = compiled(frame)
         except CintFault as error:
             raise error.fault from None
+        return value
 
-    def contribute(self, target: int, value, span, step: int) -> None:
+    def contribute(self, target: int, value: Value, span: Span, step: int) -> None:
         self.runner.contribute(target, value, span, step)
 
 
@@ -207,11 +225,11 @@ class InterpRunner(WorkItemRunner):
     def __init__(self, machine: Machine) -> None:
         self.m = machine
         self.work_item = 0
-        self.lists: dict[int, list] = {}
+        self.lists: dict[int, list[tuple[int, Value]]] = {}
         self.folds: dict[int, FoldChecked] = {}
 
     @staticmethod
-    def frame_template(plan: DispatchPlan) -> list:
+    def frame_template(plan: DispatchPlan) -> Frame:
         """A work-item's frame before its over variables: sizes, scalars, arrays."""
         kernel = plan.kernel
         template = size_frame(kernel, plan.sizes)
@@ -220,7 +238,7 @@ class InterpRunner(WorkItemRunner):
         return template
 
     @staticmethod
-    def place(frame: list, over_slots: list[int], space: list[int], i: int) -> None:
+    def place(frame: Frame, over_slots: list[int], space: list[int], i: int) -> None:
         """Set the over variables to work-item i's index tuple, row-major [X-6]."""
         rest = i
         for slot, extent in zip(reversed(over_slots), reversed(space)):
@@ -230,7 +248,7 @@ class InterpRunner(WorkItemRunner):
         m, kernel = self.m, plan.kernel
         body = m.body(kernel)
         template = self.frame_template(plan)
-        contributions = [[] for _ in kernel.reductions]
+        contributions: list[list[tuple[int, Value]]] = [[] for _ in kernel.reductions]
         self.lists = {r.param: c for r, c in zip(kernel.reductions, contributions)}
         self.folds = {r.param: new_fold(r) for r in kernel.reductions if r.kind == "fold_checked"}
         over_slots = [slot for _, slot, _ in kernel.over]
@@ -251,7 +269,7 @@ class InterpRunner(WorkItemRunner):
             m.step = saved
         return WorkPhase(None, contributions)
 
-    def contribute(self, target: int, value, span, step: int) -> None:
+    def contribute(self, target: int, value: Value, span: Span, step: int) -> None:
         i = self.work_item
         self.lists[target].append((i, value))
         fold = self.folds.get(target)

@@ -142,7 +142,7 @@ class CudaMachine(Machine):
     def __init__(self, program: ir.Program, fuel: int | None, write: Write | None, device: Device, ptx: PtxModule,
                  trace: bool = False, **runner: int) -> None:
         super().__init__(program, fuel, write, trace)
-        self.runner = CudaRunner(self, device, ptx, **runner)  # type: ignore[assignment]
+        self.runner = CudaRunner(self, device, ptx, **runner)
 
 
 __all__ = ["CudaMachine", "CudaRunner", "Stats", "pack", "registers", "unpack"]
