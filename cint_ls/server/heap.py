@@ -12,9 +12,9 @@ objects go by reference counting), so it runs only when the server has been idle
 IDLE_COLLECT seconds, or every FULL_COLLECT_EVERY publications while someone types
 without a pause: it cannot be interrupted, and a keystroke that meets it waits for it.
 
-At start-up the collector is off (`main.main` turns it off before its imports) until the first
-publication is adopted by the server (after the fast start, prelude.py; or
-IDLE_COLLECT seconds, when no document is opened): the imports and a first analysis
+At start-up the collector is off (`main.main` turns it off before its imports) until the
+first publication (the fast start's, once the server adopts its document: prelude.py),
+or IDLE_COLLECT seconds when no document is opened: the imports and a first analysis
 make objects by the hundred thousand and nearly no garbage, and the young collections
 they set off walked them again and again, about 40% of a first analysis at 5,000 lines
 (benchmarks/startup.py, docs/performance.md).
