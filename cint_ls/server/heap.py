@@ -33,9 +33,7 @@ done after every publication, which did not lower the peak.
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
-import ctypes.util
 import gc
 import sys
 from typing import TYPE_CHECKING
@@ -49,10 +47,13 @@ _M_ARENA_MAX = -8  # mallopt's parameter number, from glibc's malloc.h
 
 
 def _glibc():
+    """The C library the process runs with, if it is glibc. Its symbols from the
+    process itself (dlopen(NULL)): `ctypes.util.find_library` runs `ldconfig` or a
+    compiler, tens of milliseconds at every start."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(None)
         libc.malloc_trim, libc.mallopt  # noqa: B018 - musl has neither
     except (OSError, AttributeError):
         return None
@@ -77,6 +78,8 @@ def trim() -> None:
 def collect_when_idle() -> None:
     """From the running loop: the collector back on IDLE_COLLECT seconds from now, when
     no publication did it before (a client that opens no document)."""
+    import asyncio  # here: `main` imports this module before the fast start, which has no loop
+
     asyncio.get_running_loop().call_later(IDLE_COLLECT, gc.enable)
 
 
@@ -84,6 +87,8 @@ def settle_heap(session: Session) -> None:
     """After a publication: freeze what the heap holds now and plan the next full
     collection."""
     try:
+        import asyncio
+
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return

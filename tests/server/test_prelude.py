@@ -116,8 +116,10 @@ if os.environ.get("BREAK_THE_ANALYSIS"):
     def broken(*args):
         raise RuntimeError("a defect")
     d.diagnostics = broken
+from cint_ls.server import heap, main  # what `cint-ls` imports before the prelude
 from cint_ls.server.framing import StdinReader
 from cint_ls.server.prelude import Prelude
+heap.one_arena()
 out = io.BytesIO()
 taken = Prelude(StdinReader(sys.stdin.buffer), out).run()
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("lsprotocol", "cattrs", "attrs", "attr", "asyncio")
