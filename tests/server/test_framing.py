@@ -87,21 +87,24 @@ def test_body_split_in_bytes_arrives_whole(server):
 # ---- the reader alone
 
 
+class _Chunks(io.RawIOBase):
+    """`data` read `chunk` bytes at a time, with no file descriptor."""
+
+    def __init__(self, data: bytes, chunk: int):
+        self.data, self.chunk, self.at = data, chunk, 0
+
+    def read1(self, n=-1):
+        piece = self.data[self.at:self.at + min(self.chunk, n)]
+        self.at += len(piece)
+        return piece
+
+    def fileno(self):
+        raise OSError
+
+
 def _bodies(data: bytes, chunk: int) -> list[bytes]:
-    class Chunks(io.RawIOBase):
-        def __init__(self):
-            self.at = 0
-
-        def read1(self, n=-1):
-            piece = data[self.at:self.at + min(chunk, n)]
-            self.at += len(piece)
-            return piece
-
-        def fileno(self):
-            raise OSError
-
     async def collect():
-        reader = StdinReader(Chunks())
+        reader = StdinReader(_Chunks(data, chunk))
         reader._read = lambda: None  # fed by hand below, not by a thread
         reader._start()
         stream = reader._stream
@@ -139,19 +142,8 @@ def test_the_fast_starts_reading_and_the_loops_go_on_from_each_other(chunk):
     good = [encode({"n": i}) for i in range(4)]
     data = frame(good[0]) + b"junk\r\n" + frame(good[1]) + frame(good[2]) + frame(good[3])[:7]
 
-    class Chunks(io.RawIOBase):
-        at = 0
-
-        def read1(self, n=-1):
-            piece = data[self.at:self.at + min(chunk, n)]
-            self.at += len(piece)
-            return piece
-
-        def fileno(self):
-            raise OSError
-
     problems = []
-    reader = StdinReader(Chunks())
+    reader = StdinReader(_Chunks(data, chunk))
     assert [reader.read_message_now(), reader.read_message_now()] == good[:2]
 
     async def rest():
