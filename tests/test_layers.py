@@ -362,3 +362,28 @@ def test_the_circle_check_finds_a_circle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"a"}}) == [["a"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _lazy_packages() -> list[Path]:
+    """The packages whose __init__ gives names on first use (a module `__getattr__`)."""
+    return sorted(p.parent for p in SOURCE.rglob("__init__.py")
+                  if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__"
+                         for n in ast.parse(p.read_text(encoding="utf-8")).body))
+
+
+def test_every_module_of_a_lazy_package_imports_first():
+    """The static check above sees `from . import ast` as the submodule; at run time it
+    asks the package's `__getattr__` first, which imported `lower` while `lower` was
+    being imported: `syntax.parse_source` failed as a process's first call (issue 29).
+    So each module of such a package is imported alone, in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    names = [".".join(m.relative_to(SOURCE.parent).with_suffix("").parts)
+             for package in _lazy_packages() for m in sorted(package.glob("*.py")) if m.name != "__init__.py"]
+    assert "cint_ls.syntax.lower" in names
+    running = {name: subprocess.Popen([sys.executable, "-P", "-c", f"import {name}"], cwd=SOURCE.parent,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+               for name in names}
+    failed = {name: p.communicate()[1].decode()[-400:] for name, p in running.items() if p.wait() != 0}
+    assert not failed, "\n\n".join(f"{name}:\n{err}" for name, err in failed.items())

@@ -31,6 +31,8 @@ def __getattr__(name: str) -> object:
     if name not in _PARSING:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from .ast import Module  # noqa: F401  (the submodule, which the package then holds as `ast`)
+    if name == "ast":  # `from . import ast` in lower.py asks here first: not lower.py again, half made
+        return globals()["ast"]
     from .diagnostics import Diagnostic, Related, Severity, syntax_diagnostics
     from .lower import buffer_path, module_name
     from .parser import ParsedDocument, TextEdit, language, parse
