@@ -196,6 +196,13 @@ def _construct(operators: dict[str, Operator], op: str) -> str:
     return operator.family if operator is not None else "node"
 
 
+def _entry(key: str) -> Entry:
+    """The construct's entry; one the tables do not know is refused as `node`. (Not
+    `CONSTRUCTS.get(key, Entry(...))`: that makes an Entry for every operation walked.)"""
+    entry = CONSTRUCTS.get(key)
+    return entry if entry is not None else Entry("node", key)
+
+
 def param_bytes(t: Type) -> int:
     return 8 * (2 + 2 * t.rank) if isinstance(t, ArrayType) else 8
 
@@ -214,7 +221,7 @@ class _KernelWalk:
             self.out.append(Refusal(self.name, entry.capability, entry.what, span.freeze()))
 
     def construct(self, key: str, span: Span) -> None:
-        self.refuse(CONSTRUCTS.get(key, Entry("node", key)), span)
+        self.refuse(_entry(key), span)
 
     def type_of(self, node: ast.Node) -> Type | None:
         return self.checked.types.get(node)
@@ -447,7 +454,7 @@ class _KernelWalk:
             self.value_type(self.type_of(e), e.callee.span, "a {type} result")
 
     def operation(self, key: str, e: ast.Expr, span: Span, operands: list[ast.Expr]) -> None:
-        entry = CONSTRUCTS.get(key, Entry("node", key))
+        entry = _entry(key)
         if not entry.native:
             self.refuse(entry, span)
             return

@@ -49,6 +49,7 @@ SHIFTS = _spellings("shl", "shr")  # integer types
 BITWISE = _spellings("and", "or", "xor")  # integer types
 COMPARISONS = _spellings("compare")
 LOGICAL = _spellings("logic")  # Bool
+_LITERAL_OPERATORS = ARITHMETIC | SHIFTS | BITWISE  # arithmetic of literals keeps a literal's freedom
 
 
 def is_literalish(e: ast.Expr) -> bool:
@@ -60,7 +61,7 @@ def is_literalish(e: ast.Expr) -> bool:
     if isinstance(e, ast.Unary):
         return e.op == "-" and is_literalish(e.operand)
     if isinstance(e, ast.Binary):
-        return e.op in ARITHMETIC | SHIFTS | BITWISE and is_literalish(e.left) and is_literalish(e.right)
+        return e.op in _LITERAL_OPERATORS and is_literalish(e.left) and is_literalish(e.right)
     return False
 
 

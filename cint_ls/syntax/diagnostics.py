@@ -14,7 +14,6 @@ from typing import Any
 
 import tree_sitter
 
-from .recovery import certain, declaring_scope, recover, statement_region, to_original, unopened
 from .source import SourceText, Span
 
 
@@ -136,6 +135,10 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
     fix (`data["missing"]`, and `data["insert"]` where the text is more than the token)."""
     if not tree.root_node.has_error:
         return []
+    # Imported here: a file without syntax errors (the usual first open) never needs it
+    # (about 6 ms of the server's start).
+    from .recovery import certain, declaring_scope, recover, statement_region, to_original, unopened
+
     repairs, rest, text, rounds = recover(tree, source.data)
     found: list[Diagnostic] = []
     for r in repairs:

@@ -17,6 +17,7 @@ import tree_sitter
 
 from . import ast
 from .diagnostics import Diagnostic, Severity
+from .parser import language
 from .source import _OFFSETS, _SHARED_OFFSETS, ROOT, Anchor, SourceText, Span
 
 # Deeper nesting of statements and expressions together (blocks, `if`/`while`/`for`
@@ -215,52 +216,52 @@ class Lowerer:
     # ---- items
 
     def kernel(self, node: tree_sitter.Node) -> ast.KernelDef:
-        sizes_node = node.child_by_field_name("sizes")
-        space_node = node.child_by_field_name("space")
-        where_node = node.child_by_field_name("where")
+        sizes_node = node.child_by_field_id(_FIELDS["sizes"])
+        space_node = node.child_by_field_id(_FIELDS["space"])
+        where_node = node.child_by_field_id(_FIELDS["where"])
         return ast.KernelDef(
             self.span(node),
-            self.name(node.child_by_field_name("name"), node),
-            [self.name(s, node) for s in sizes_node.children_by_field_name("size")] if sizes_node else [],
-            self.params(node.child_by_field_name("parameters")),
+            self.name(node.child_by_field_id(_FIELDS["name"]), node),
+            [self.name(s, node) for s in sizes_node.children_by_field_id(_FIELDS["size"])] if sizes_node else [],
+            self.params(node.child_by_field_id(_FIELDS["parameters"])),
             [
                 ast.OverBinding(
                     self.span(b),
-                    self.name(b.child_by_field_name("name"), b),
+                    self.name(b.child_by_field_id(_FIELDS["name"]), b),
                     self.expr_field(b, "extent"),
                 )
-                for b in (space_node.children_by_field_name("dimension") if space_node else [])
+                for b in (space_node.children_by_field_id(_FIELDS["dimension"]) if space_node else [])
             ],
-            [self.expr(c) for c in where_node.children_by_field_name("constraint")] if where_node else [],
-            self.block(node.child_by_field_name("body"), node),
+            [self.expr(c) for c in where_node.children_by_field_id(_FIELDS["constraint"])] if where_node else [],
+            self.block(node.child_by_field_id(_FIELDS["body"]), node),
         )
 
     def function(self, node: tree_sitter.Node) -> ast.FunctionDef:
         return ast.FunctionDef(
             self.span(node),
-            node.child_by_field_name("export") is not None,
-            self.type_ref(node.child_by_field_name("return_type"), node),
-            self.name(node.child_by_field_name("name"), node),
-            self.params(node.child_by_field_name("parameters")),
-            self.block(node.child_by_field_name("body"), node),
+            node.child_by_field_id(_FIELDS["export"]) is not None,
+            self.type_ref(node.child_by_field_id(_FIELDS["return_type"]), node),
+            self.name(node.child_by_field_id(_FIELDS["name"]), node),
+            self.params(node.child_by_field_id(_FIELDS["parameters"])),
+            self.block(node.child_by_field_id(_FIELDS["body"]), node),
         )
 
     def struct(self, node: tree_sitter.Node) -> ast.StructDef:
         return ast.StructDef(
             self.span(node),
-            self.name(node.child_by_field_name("name"), node),
+            self.name(node.child_by_field_id(_FIELDS["name"]), node),
             [
                 ast.FieldDecl(
                     self.span(f),
-                    self.type_ref(f.child_by_field_name("type"), f),
-                    self.name(f.child_by_field_name("name"), f),
+                    self.type_ref(f.child_by_field_id(_FIELDS["type"]), f),
+                    self.name(f.child_by_field_id(_FIELDS["name"]), f),
                 )
-                for f in node.children_by_field_name("field")
+                for f in node.children_by_field_id(_FIELDS["field"])
             ],
         )
 
     def import_(self, node: tree_sitter.Node) -> ast.Import:
-        path = node.child_by_field_name("path")
+        path = node.child_by_field_id(_FIELDS["path"])
         names = [self.name(n, node) for n in path.named_children] if path else []
         return ast.Import(self.span(node), names)
 
@@ -268,14 +269,14 @@ class Lowerer:
         if node is None:
             return []
         params = []
-        for p in node.children_by_field_name("parameter"):
-            mode = p.child_by_field_name("mode")
+        for p in node.children_by_field_id(_FIELDS["parameter"]):
+            mode = p.child_by_field_id(_FIELDS["mode"])
             params.append(
                 ast.Param(
                     self.span(p),
                     self.text(mode) if mode is not None else None,
-                    self.type_ref(p.child_by_field_name("type"), p),
-                    self.name(p.child_by_field_name("name"), p),
+                    self.type_ref(p.child_by_field_id(_FIELDS["type"]), p),
+                    self.name(p.child_by_field_id(_FIELDS["name"]), p),
                 )
             )
         return params
@@ -296,8 +297,8 @@ class Lowerer:
         if kind == "array_type":
             return ast.ArrayTypeRef(
                 self.span(node),
-                self.type_ref(node.child_by_field_name("element"), node),
-                [self.expr(e) for e in node.children_by_field_name("extent")],
+                self.type_ref(node.child_by_field_id(_FIELDS["element"]), node),
+                [self.expr(e) for e in node.children_by_field_id(_FIELDS["extent"])],
             )
         return ast.ScalarTypeRef(self.span(node), "")
 
@@ -309,10 +310,10 @@ class Lowerer:
         return ast.Block(self.span(node), self.statements(node.named_children))
 
     def statements(self, nodes: list[tree_sitter.Node]) -> list[ast.Stmt]:
-        return [self.statement(n) for n in nodes if n.type != "comment"]
+        return [self.statement(n) for n in nodes if n.kind_id not in _COMMENT]
 
     def statement(self, node: tree_sitter.Node) -> ast.Stmt:
-        lower = _STATEMENTS.get(node.type)
+        lower = _STATEMENT_KINDS.get(node.kind_id)
         if lower is None:  # ERROR, or an item where a statement belongs
             return ast.ErrorStmt(self.span(node))
         if self.depth >= MAX_NESTING_DEPTH:
@@ -341,11 +342,11 @@ class Lowerer:
             self.depth -= 1
 
     def var_decl(self, node: tree_sitter.Node) -> ast.Stmt:
-        value = node.child_by_field_name("value")
+        value = node.child_by_field_id(_FIELDS["value"])
         return ast.VarDecl(
             self.span(node),
-            self.type_ref(node.child_by_field_name("type"), node),
-            self.name(node.child_by_field_name("name"), node),
+            self.type_ref(node.child_by_field_id(_FIELDS["type"]), node),
+            self.name(node.child_by_field_id(_FIELDS["name"]), node),
             self.expr(value) if value is not None else None,
         )
 
@@ -363,7 +364,7 @@ class Lowerer:
         return ast.ExprStmt(self.span(node), self.expr(inner) if inner else self.error_at(node))
 
     def print_(self, node: tree_sitter.Node) -> ast.Stmt:
-        return ast.Print(self.span(node), self.string(node.child_by_field_name("string"), node))
+        return ast.Print(self.span(node), self.string(node.child_by_field_id(_FIELDS["string"]), node))
 
     def string(self, node: tree_sitter.Node | None, parent: tree_sitter.Node) -> ast.StringLit:
         if node is None:
@@ -385,7 +386,7 @@ class Lowerer:
         return ast.StringLit(self.span(node), merged)
 
     def if_(self, node: tree_sitter.Node) -> ast.Stmt:
-        alternative = node.child_by_field_name("alternative")
+        alternative = node.child_by_field_id(_FIELDS["alternative"])
         otherwise: ast.Block | ast.If | None = None
         if alternative is not None:
             lowered = self.statement(alternative)
@@ -393,17 +394,17 @@ class Lowerer:
         return ast.If(
             self.span(node),
             self.expr_field(node, "condition"),
-            self.block(node.child_by_field_name("consequence"), node),
+            self.block(node.child_by_field_id(_FIELDS["consequence"]), node),
             otherwise,
         )
 
     def for_(self, node: tree_sitter.Node) -> ast.Stmt:
         return ast.For(
             self.span(node),
-            self.name(node.child_by_field_name("variable"), node),
+            self.name(node.child_by_field_id(_FIELDS["variable"]), node),
             self.expr_field(node, "start"),
             self.expr_field(node, "end"),
-            self.block(node.child_by_field_name("body"), node),
+            self.block(node.child_by_field_id(_FIELDS["body"]), node),
             self.span(node.children[0]),
         )
 
@@ -411,41 +412,41 @@ class Lowerer:
         return ast.While(
             self.span(node),
             self.expr_field(node, "condition"),
-            self.block(node.child_by_field_name("body"), node),
+            self.block(node.child_by_field_id(_FIELDS["body"]), node),
             self.span(node.children[0]),
         )
 
     def switch(self, node: tree_sitter.Node) -> ast.Stmt:
         clauses = []
-        for clause in node.children_by_field_name("clause"):
+        for clause in node.children_by_field_id(_FIELDS["clause"]):
             label = self.expr_field(clause, "label") if clause.type == "case_clause" else None
             clauses.append(
                 ast.SwitchClause(
-                    self.span(clause), label, self.statements(clause.children_by_field_name("statement"))
+                    self.span(clause), label, self.statements(clause.children_by_field_id(_FIELDS["statement"]))
                 )
             )
         return ast.Switch(self.span(node), self.expr_field(node, "value"), clauses)
 
     def return_(self, node: tree_sitter.Node) -> ast.Stmt:
-        value = node.child_by_field_name("value")
+        value = node.child_by_field_id(_FIELDS["value"])
         return ast.Return(self.span(node), self.expr(value) if value is not None else None)
 
     def assert_(self, node: tree_sitter.Node) -> ast.Stmt:
         return ast.Assert(self.span(node), self.expr_field(node, "condition"))
 
     def reduce(self, node: tree_sitter.Node) -> ast.Stmt:
-        arguments = node.child_by_field_name("arguments")
+        arguments = node.child_by_field_id(_FIELDS["arguments"])
         return ast.Reduce(
             self.span(node),
-            self.name(node.child_by_field_name("target"), node),
-            self.name(node.child_by_field_name("operator"), node),
-            [self.expr(a) for a in arguments.children_by_field_name("argument")] if arguments else [],
+            self.name(node.child_by_field_id(_FIELDS["target"]), node),
+            self.name(node.child_by_field_id(_FIELDS["operator"]), node),
+            [self.expr(a) for a in arguments.children_by_field_id(_FIELDS["argument"])] if arguments else [],
         )
 
     # ---- expressions
 
     def expr_field(self, node: tree_sitter.Node, name: str) -> ast.Expr:
-        child = node.child_by_field_name(name)
+        child = node.child_by_field_id(_FIELDS[name])
         if child is None:
             return ast.ErrorExpr(self.span_between(node.end_byte, node.end_byte))
         return self.expr(child)
@@ -453,7 +454,7 @@ class Lowerer:
     def expr(self, node: tree_sitter.Node) -> ast.Expr:
         if node.is_missing:
             return self.error_at(node)
-        lower = _EXPRESSIONS.get(node.type)
+        lower = _EXPRESSION_KINDS.get(node.kind_id)
         if lower is None:
             return self.error_at(node)
         if self.depth >= MAX_NESTING_DEPTH:
@@ -466,7 +467,7 @@ class Lowerer:
             self.depth -= 1
 
     def operator_span(self, node: tree_sitter.Node) -> tuple[str, Span]:
-        op = node.child_by_field_name("operator")
+        op = node.child_by_field_id(_FIELDS["operator"])
         if op is None:
             return "", self.span(node)
         return self.text(op), self.span(op)
@@ -487,25 +488,25 @@ class Lowerer:
             self.span(node),
             op,
             self.expr_field(node, "value"),
-            self.type_ref(node.child_by_field_name("type"), node),
+            self.type_ref(node.child_by_field_id(_FIELDS["type"]), node),
             op_span,
         )
 
     def call(self, node: tree_sitter.Node) -> ast.Expr:
-        arguments = node.child_by_field_name("arguments")
+        arguments = node.child_by_field_id(_FIELDS["arguments"])
         return ast.Call(
             self.span(node),
             self.expr_field(node, "function"),
-            [self.expr(a) for a in arguments.children_by_field_name("argument")] if arguments else [],
+            [self.expr(a) for a in arguments.children_by_field_id(_FIELDS["argument"])] if arguments else [],
         )
 
     def index(self, node: tree_sitter.Node) -> ast.Expr:
         indices: list[ast.Expr | ast.Slice] = []
-        for child in node.children_by_field_name("index"):
+        for child in node.children_by_field_id(_FIELDS["index"]):
             if child.type == "slice":
-                start = child.child_by_field_name("start")
-                end = child.child_by_field_name("end")
-                step = child.child_by_field_name("step")
+                start = child.child_by_field_id(_FIELDS["start"])
+                end = child.child_by_field_id(_FIELDS["end"])
+                step = child.child_by_field_id(_FIELDS["step"])
                 indices.append(
                     ast.Slice(
                         self.span(child),
@@ -521,17 +522,17 @@ class Lowerer:
 
     def field(self, node: tree_sitter.Node) -> ast.Expr:
         return ast.Field(
-            self.span(node), self.expr_field(node, "value"), self.name(node.child_by_field_name("field"), node)
+            self.span(node), self.expr_field(node, "value"), self.name(node.child_by_field_id(_FIELDS["field"]), node)
         )
 
     def type_property(self, node: tree_sitter.Node) -> ast.Expr:
-        type_node = node.child_by_field_name("type")
+        type_node = node.child_by_field_id(_FIELDS["type"])
         type_ref = ast.ScalarTypeRef(self.span(type_node), self.text(type_node)) if type_node else \
             ast.ScalarTypeRef(self.span(node), "")
-        return ast.TypeProperty(self.span(node), type_ref, self.name(node.child_by_field_name("property"), node))
+        return ast.TypeProperty(self.span(node), type_ref, self.name(node.child_by_field_id(_FIELDS["property"]), node))
 
     def array_literal(self, node: tree_sitter.Node) -> ast.Expr:
-        return ast.ArrayLit(self.span(node), [self.expr(e) for e in node.children_by_field_name("element")])
+        return ast.ArrayLit(self.span(node), [self.expr(e) for e in node.children_by_field_id(_FIELDS["element"])])
 
     def paren(self, node: tree_sitter.Node) -> ast.Expr:
         return ast.Paren(self.span(node), self.expr_field(node, "expression"))
@@ -576,6 +577,23 @@ _EXPRESSIONS: dict[str, Callable[[Lowerer, tree_sitter.Node], ast.Expr]] = {
     "field_expression": Lowerer.field,
     "type_property": Lowerer.type_property,
 }
+
+
+# The grammar's node kinds and fields by their numbers: the hot paths ask a node for
+# `kind_id` and `child_by_field_id`, not `type` (a new str, hashed, at every call) and
+# `child_by_field_name` (the name compared with every field's); 10% of the lowering.
+_FIELDS: dict[str, int] = {language().field_name_for_id(i) or "": i for i in range(1, language().field_count + 1)}
+
+
+def _by_kind(table: dict[str, _T]) -> dict[int, _T]:
+    """`table` by the numbers of the node kinds it names (a name can have several)."""
+    kinds = language()
+    return {i: table[name] for i in range(kinds.node_kind_count) if (name := kinds.node_kind_for_id(i)) in table}
+
+
+_STATEMENT_KINDS = _by_kind(_STATEMENTS)
+_EXPRESSION_KINDS = _by_kind(_EXPRESSIONS)
+_COMMENT = frozenset(_by_kind({"comment": True}))
 
 
 def lower(tree: tree_sitter.Tree, source: SourceText,
