@@ -137,6 +137,15 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
         return []
     # Imported here: a file without syntax errors (the usual first open) never needs it
     # (about 6 ms of the server's start).
+    from . import recovery
+
+    try:
+        return _errors(tree, source)
+    finally:
+        recovery.forget()  # the next version is another text: its tokens are of no use
+
+
+def _errors(tree: tree_sitter.Tree, source: SourceText) -> list[Diagnostic]:
     from .recovery import certain, declaring_scope, recover, statement_region, to_original, unopened
 
     repairs, rest, text, rounds = recover(tree, source.data)

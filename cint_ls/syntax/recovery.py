@@ -32,16 +32,22 @@ statement the parser misread), where the analysis's diagnostics are noise.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import accumulate, chain, compress
+from operator import add, itemgetter, methodcaller, not_
+from typing import NamedTuple, overload
 
 import tree_sitter
 
 from .parser import _parser
 
-# Comments, strings, then single tokens. A string ends at its line's end when unterminated.
-_TOKEN = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"?|[A-Za-z_][A-Za-z0-9_]*|[0-9][A-Za-z0-9_.]*|\S',
+# Each token with the blanks before it: comments, strings, then single tokens. A string
+# ends at its line's end when unterminated.
+_TOKEN = re.compile(rb'(\s*)(//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"?|[A-Za-z_][A-Za-z0-9_]*|[0-9][A-Za-z0-9_.]*|\S)',
                     re.S)
 # A line ending in one of these continues on the next line: no `;` belongs there.
 _CONTINUES = {b"{", b"(", b"[", b",", b"=", b"+", b"-", b"*", b"/", b"%", b"&", b"|", b"^", b"<", b">", b"!",
@@ -80,28 +86,85 @@ class Raw:
     data: dict[str, object] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     start: int
     end: int
     text: bytes
-    line: int
+    line: int  # 0-based
+
+
+class _Tokens(Sequence[_Token]):
+    """The tokens of one text, or a stretch of them, as parallel arrays: made by the
+    regex engine's and the builtins' own loops, not an object per token (a syntax error
+    in a 50,000-line file has 518,000 tokens: 1.7 s as objects, in every version with an
+    error). A `_Token` is made when one is asked for."""
+
+    __slots__ = ("starts", "ends", "texts", "line_starts", "_lo", "_hi")
+
+    def __init__(self, starts: array[int], ends: array[int], texts: list[bytes], line_starts: list[int],
+                 lo: int = 0, hi: int | None = None) -> None:
+        self.starts, self.ends, self.texts, self.line_starts = starts, ends, texts, line_starts
+        self._lo, self._hi = lo, len(starts) if hi is None else hi
+
+    def _line(self, offset: int) -> int:
+        return bisect_right(self.line_starts, offset) - 1
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    @overload
+    def __getitem__(self, i: int) -> _Token: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> _Tokens: ...
+
+    def __getitem__(self, i: int | slice) -> _Token | _Tokens:
+        if isinstance(i, slice):  # a view of a stretch, as list slicing gives a stretch
+            lo, hi, _ = i.indices(len(self))
+            return _Tokens(self.starts, self.ends, self.texts, self.line_starts, self._lo + lo, self._lo + max(lo, hi))
+        k = i + self._hi if i < 0 else i + self._lo
+        if not self._lo <= k < self._hi:
+            raise IndexError(i)
+        return _Token(self.starts[k], self.ends[k], self.texts[k], self._line(self.starts[k]))
+
+    def __iter__(self) -> Iterator[_Token]:
+        lo, hi = self._lo, self._hi
+        return map(_Token, self.starts[lo:hi], self.ends[lo:hi], self.texts[lo:hi], map(self._line, self.starts[lo:hi]))
+
+    def where(self, keep: Iterable[bool]) -> _Tokens:
+        """The tokens for which `keep` is true (over the whole text: a view's own
+        stretch is not cut)."""
+        keep = list(keep)
+        return _Tokens(array("q", compress(self.starts, keep)), array("q", compress(self.ends, keep)),
+                       list(compress(self.texts, keep)), self.line_starts)
+
+    def indices_of(self, texts: frozenset[bytes]) -> list[int]:
+        """The indices of the tokens spelt as one of `texts` (over the whole text)."""
+        return list(compress(range(len(self.texts)), map(texts.__contains__, self.texts)))
+
+
+_COMMENT = methodcaller("startswith", (b"//", b"/*"))
 
 
 @lru_cache(maxsize=4)  # braces, semicolon and respelled read the same text's tokens
-def tokens(data: bytes) -> list[_Token]:
-    out, line, last = [], 0, 0
-    for m in _TOKEN.finditer(data):
-        line += data.count(b"\n", last, m.start())
-        last = m.start()
-        out.append(_Token(m.start(), m.end(), m.group(), line))
-    return out
+def tokens(data: bytes) -> _Tokens:
+    pairs = _TOKEN.findall(data)  # (the blanks before, the token)
+    texts = list(map(itemgetter(1), pairs))
+    lengths = list(map(len, texts))
+    # A token starts after the one before it and its own blanks; its line is found from
+    # its start when asked for.
+    starts = array("q", accumulate(map(add, map(len, map(itemgetter(0), pairs)), chain((0,), lengths))))
+    ends = array("q", map(add, starts, lengths))
+    return _Tokens(starts, ends, texts, _line_starts(data))
 
 
 @lru_cache(maxsize=4)
-def _code_tokens(data: bytes) -> list[_Token]:
+def _code_tokens(data: bytes) -> _Tokens:
     """The tokens without the comments."""
-    return [t for t in tokens(data) if not t.text.startswith((b"//", b"/*"))]
+    found = tokens(data)
+    if b"//" not in data and b"/*" not in data:
+        return found
+    return found.where(map(not_, map(_COMMENT, found.texts)))
 
 
 @lru_cache(maxsize=4)
@@ -109,31 +172,48 @@ def _line_starts(data: bytes) -> list[int]:
     return [0] + [m.end() for m in re.finditer(rb"\n", data)]
 
 
+_BRACES = frozenset({b"{", b"}"})
+_BLOCKS = frozenset({b"{", b"}", b"else"})
+
+
 class _Index:
     """The code tokens of one text, and what the repairs look up in them by position
     instead of a scan of the whole file (each was a few ms at 5,000 lines, and every
     version with a syntax error asks several)."""
 
-    def __init__(self, toks: list[_Token]) -> None:
+    def __init__(self, toks: _Tokens) -> None:
         self.toks = toks
-        self.starts = [t.start for t in toks]
-        self.ends = [t.end for t in toks]
-        self.lines = [t.line for t in toks]
-        self.braces = [t for t in toks if t.text in (b"{", b"}")]
+        self.starts = toks.starts
+        self.ends = toks.ends
+        self.braces = [toks[i] for i in toks.indices_of(_BRACES)]
         self.opened = sum(t.text == b"{" for t in self.braces)
         self.closed = len(self.braces) - self.opened
-        self.blocks = [i for i, t in enumerate(toks) if t.text in (b"{", b"}", b"else")]
+        self.blocks = toks.indices_of(_BLOCKS)
 
-    def on_line(self, line: int) -> list[_Token]:
-        return self.toks[bisect_left(self.lines, line):bisect_right(self.lines, line)]
+    def _first(self, line: int) -> int:
+        """The index of the first token on `line` or after it."""
+        starts = self.toks.line_starts
+        if line <= 0:
+            return 0
+        return bisect_left(self.starts, starts[line]) if line < len(starts) else len(self.starts)
 
-    def after_line(self, line: int) -> list[_Token]:
-        return self.toks[bisect_right(self.lines, line):]
+    def on_line(self, line: int) -> _Tokens:
+        return self.toks[self._first(line):self._first(line + 1)]
+
+    def after_line(self, line: int) -> _Tokens:
+        return self.toks[self._first(line + 1):]
 
 
 @lru_cache(maxsize=4)
 def _index(data: bytes) -> _Index:
     return _Index(_code_tokens(data))
+
+
+def forget() -> None:
+    """Drop the tokens and indexes kept of the last texts: each version with a syntax
+    error is a new text, and at 50,000 lines a text's tokens take about 10 MB."""
+    for cache in (tokens, _code_tokens, _line_starts, _index):
+        cache.cache_clear()
 
 
 def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
@@ -212,8 +292,8 @@ def braces(data: bytes) -> list[Repair] | None:
     out = []
     for before, owner, at in found:
         limit = toks[before].start if before < len(toks) else len(data)
-        prior = [t for t in all_tokens if t.end <= limit]
-        position = prior[-1].end if prior else 0
+        prior = bisect_right(all_tokens.ends, limit)  # the last token that ends by the limit
+        position = all_tokens.ends[prior - 1] if prior else 0
         out.append(Repair(position, "\n" + owner.decode() + "}", "}", opener=at))
     return out
 
@@ -224,12 +304,13 @@ def _indent(data: bytes, line_starts: list[int], line: int) -> bytes:
     return text[:len(text) - len(text.lstrip(b" \t"))]
 
 
-def _statement_start(toks: list[_Token], i: int) -> int:
-    """The index of the first token of the statement that token `i` is in: the first
-    after the last `;`, `{` or `}` before it outside parentheses and brackets."""
+def _statement_start(texts: Sequence[bytes], i: int) -> int:
+    """The index of the first token of the statement that token `i` is in (of the tokens
+    spelt `texts`): the first after the last `;`, `{` or `}` before it outside parentheses
+    and brackets."""
     depth = 0
     for j in range(i - 1, -1, -1):
-        text = toks[j].text
+        text = texts[j]
         if text in (b")", b"]"):
             depth += 1
         elif text in (b"(", b"["):
@@ -254,7 +335,7 @@ def else_brace(data: bytes) -> list[Repair]:
     closed = None  # the first token of the statement whose block the last `}` closed
 
     def owner(opener: int) -> _Token:
-        return toks[_statement_start(toks, opener)]
+        return toks[_statement_start(toks.texts, opener)]  # the text's whole code tokens
 
     for i in _index(data).blocks:  # the others change nothing below
         t = toks[i]
@@ -307,7 +388,7 @@ def opening_brace(data: bytes) -> list[Repair]:
         nxt = toks[i + 1]
         if depth or nxt.line == t.line or t.text in _CONTINUES:
             continue
-        start = _statement_start(toks, i)
+        start = _statement_start(toks.texts, i)
         first = toks[start]
         if first.text == b"else" and toks[start + 1].text == b"if":
             what = "`else if`"
