@@ -137,12 +137,12 @@ def syntax_diagnostics(tree: tree_sitter.Tree, source: SourceText) -> list[Diagn
         return []
     # Imported here: a file without syntax errors (the usual first open) never needs it
     # (about 6 ms of the server's start).
-    from . import recovery
+    from . import scan
 
     try:
         return _errors(tree, source)
     finally:
-        recovery.forget()  # the next version is another text: its tokens are of no use
+        scan.forget()  # the next version is another text: what was read of this one is of no use
 
 
 def _errors(tree: tree_sitter.Tree, source: SourceText) -> list[Diagnostic]:

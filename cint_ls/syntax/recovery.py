@@ -32,23 +32,15 @@ statement the parser misread), where the analysis's diagnostics are noise.
 from __future__ import annotations
 
 import re
-from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from itertools import accumulate, chain, compress
-from operator import add, itemgetter, methodcaller, not_
-from typing import NamedTuple, overload
 
 import tree_sitter
 
+from . import scan
 from .parser import _parser
+from .scan import Token, statement_start
 
-# Each token with the blanks before it: comments, strings, then single tokens. A string
-# ends at its line's end when unterminated.
-_TOKEN = re.compile(rb'(\s*)(//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"?|[A-Za-z_][A-Za-z0-9_]*|[0-9][A-Za-z0-9_.]*|\S)',
-                    re.S)
 # A line ending in one of these continues on the next line: no `;` belongs there.
 _CONTINUES = {b"{", b"(", b"[", b",", b"=", b"+", b"-", b"*", b"/", b"%", b"&", b"|", b"^", b"<", b">", b"!",
               b"~", b".", b":", b";", b"}"}
@@ -86,136 +78,6 @@ class Raw:
     data: dict[str, object] = field(default_factory=dict)
 
 
-class _Token(NamedTuple):
-    start: int
-    end: int
-    text: bytes
-    line: int  # 0-based
-
-
-class _Tokens(Sequence[_Token]):
-    """The tokens of one text, or a stretch of them, as parallel arrays: made by the
-    regex engine's and the builtins' own loops, not an object per token (a syntax error
-    in a 50,000-line file has 518,000 tokens: 1.7 s as objects, in every version with an
-    error). A `_Token` is made when one is asked for."""
-
-    __slots__ = ("starts", "ends", "texts", "line_starts", "_lo", "_hi")
-
-    def __init__(self, starts: array[int], ends: array[int], texts: list[bytes], line_starts: list[int],
-                 lo: int = 0, hi: int | None = None) -> None:
-        self.starts, self.ends, self.texts, self.line_starts = starts, ends, texts, line_starts
-        self._lo, self._hi = lo, len(starts) if hi is None else hi
-
-    def _line(self, offset: int) -> int:
-        return bisect_right(self.line_starts, offset) - 1
-
-    def __len__(self) -> int:
-        return self._hi - self._lo
-
-    @overload
-    def __getitem__(self, i: int) -> _Token: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> _Tokens: ...
-
-    def __getitem__(self, i: int | slice) -> _Token | _Tokens:
-        if isinstance(i, slice):  # a view of a stretch, as list slicing gives a stretch
-            lo, hi, _ = i.indices(len(self))
-            return _Tokens(self.starts, self.ends, self.texts, self.line_starts, self._lo + lo, self._lo + max(lo, hi))
-        k = i + self._hi if i < 0 else i + self._lo
-        if not self._lo <= k < self._hi:
-            raise IndexError(i)
-        return _Token(self.starts[k], self.ends[k], self.texts[k], self._line(self.starts[k]))
-
-    def __iter__(self) -> Iterator[_Token]:
-        lo, hi = self._lo, self._hi
-        return map(_Token, self.starts[lo:hi], self.ends[lo:hi], self.texts[lo:hi], map(self._line, self.starts[lo:hi]))
-
-    def where(self, keep: Iterable[bool]) -> _Tokens:
-        """The tokens for which `keep` is true (over the whole text: a view's own
-        stretch is not cut)."""
-        keep = list(keep)
-        return _Tokens(array("q", compress(self.starts, keep)), array("q", compress(self.ends, keep)),
-                       list(compress(self.texts, keep)), self.line_starts)
-
-    def indices_of(self, texts: frozenset[bytes]) -> list[int]:
-        """The indices of the tokens spelt as one of `texts` (over the whole text)."""
-        return list(compress(range(len(self.texts)), map(texts.__contains__, self.texts)))
-
-
-_COMMENT = methodcaller("startswith", (b"//", b"/*"))
-
-
-@lru_cache(maxsize=4)  # braces, semicolon and respelled read the same text's tokens
-def tokens(data: bytes) -> _Tokens:
-    pairs = _TOKEN.findall(data)  # (the blanks before, the token)
-    texts = list(map(itemgetter(1), pairs))
-    lengths = list(map(len, texts))
-    # A token starts after the one before it and its own blanks; its line is found from
-    # its start when asked for.
-    starts = array("q", accumulate(map(add, map(len, map(itemgetter(0), pairs)), chain((0,), lengths))))
-    ends = array("q", map(add, starts, lengths))
-    return _Tokens(starts, ends, texts, _line_starts(data))
-
-
-@lru_cache(maxsize=4)
-def _code_tokens(data: bytes) -> _Tokens:
-    """The tokens without the comments."""
-    found = tokens(data)
-    if b"//" not in data and b"/*" not in data:
-        return found
-    return found.where(map(not_, map(_COMMENT, found.texts)))
-
-
-@lru_cache(maxsize=4)
-def _line_starts(data: bytes) -> list[int]:
-    return [0] + [m.end() for m in re.finditer(rb"\n", data)]
-
-
-_BRACES = frozenset({b"{", b"}"})
-_BLOCKS = frozenset({b"{", b"}", b"else"})
-
-
-class _Index:
-    """The code tokens of one text, and what the repairs look up in them by position
-    instead of a scan of the whole file (each was a few ms at 5,000 lines, and every
-    version with a syntax error asks several)."""
-
-    def __init__(self, toks: _Tokens) -> None:
-        self.toks = toks
-        self.starts = toks.starts
-        self.ends = toks.ends
-        self.braces = [toks[i] for i in toks.indices_of(_BRACES)]
-        self.opened = sum(t.text == b"{" for t in self.braces)
-        self.closed = len(self.braces) - self.opened
-        self.blocks = toks.indices_of(_BLOCKS)
-
-    def _first(self, line: int) -> int:
-        """The index of the first token on `line` or after it."""
-        starts = self.toks.line_starts
-        if line <= 0:
-            return 0
-        return bisect_left(self.starts, starts[line]) if line < len(starts) else len(self.starts)
-
-    def on_line(self, line: int) -> _Tokens:
-        return self.toks[self._first(line):self._first(line + 1)]
-
-    def after_line(self, line: int) -> _Tokens:
-        return self.toks[self._first(line + 1):]
-
-
-@lru_cache(maxsize=4)
-def _index(data: bytes) -> _Index:
-    return _Index(_code_tokens(data))
-
-
-def forget() -> None:
-    """Drop the tokens and indexes kept of the last texts: each version with a syntax
-    error is a new text, and at 50,000 lines a text's tokens take about 10 MB."""
-    for cache in (tokens, _code_tokens, _line_starts, _index):
-        cache.cache_clear()
-
-
 def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
     """The ERROR and MISSING nodes, outermost ERROR only, in source order."""
     found: list[tree_sitter.Node] = []
@@ -235,12 +97,12 @@ def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
 def braces(data: bytes) -> list[Repair] | None:
     """Where the indentation says the unclosed blocks end; None when that is not certain
     (or when no `}` is missing)."""
-    index = _index(data)
-    toks = index.toks
-    opened = index.opened - index.closed
+    scanned = scan.text(data)
+    opened = scanned.opened - scanned.closed
     if opened <= 0:
         return None
-    starts = _line_starts(data)
+    toks = scan.index(data).toks
+    starts = scanned.line_starts
     indents: dict[int, bytes] = {}
 
     def indent(line: int) -> bytes:
@@ -288,7 +150,7 @@ def braces(data: bytes) -> list[Repair] | None:
     found += [(len(toks), owner, at) for owner, at in reversed(stack)]
     if len(found) != opened:
         return None
-    all_tokens = tokens(data)  # with comments: the `}` goes after a trailing comment
+    all_tokens = scan.tokens(data)  # with comments: the `}` goes after a trailing comment
     out = []
     for before, owner, at in found:
         limit = toks[before].start if before < len(toks) else len(data)
@@ -304,22 +166,6 @@ def _indent(data: bytes, line_starts: list[int], line: int) -> bytes:
     return text[:len(text) - len(text.lstrip(b" \t"))]
 
 
-def _statement_start(texts: Sequence[bytes], i: int) -> int:
-    """The index of the first token of the statement that token `i` is in (of the tokens
-    spelt `texts`): the first after the last `;`, `{` or `}` before it outside parentheses
-    and brackets."""
-    depth = 0
-    for j in range(i - 1, -1, -1):
-        text = texts[j]
-        if text in (b")", b"]"):
-            depth += 1
-        elif text in (b"(", b"["):
-            depth -= 1
-        elif depth <= 0 and text in (b";", b"{", b"}"):
-            return j + 1
-    return 0
-
-
 def else_brace(data: bytes) -> list[Repair]:
     """A `}` before each `else` that does not follow the `}` of an `if`'s block: an `else`
     can only follow one (grammar: `if (c) block else ...`), so the `}` left out goes just
@@ -328,34 +174,44 @@ def else_brace(data: bytes) -> list[Repair]:
     block inside the `if`'s (`        }` then `     else {`). At the start of its line the
     `}` takes the `if`'s indentation (`    } else`, from `     else` where it was
     deleted)."""
-    toks = _code_tokens(data)
-    starts = _line_starts(data)
+    scanned = scan.text(data)
+    blocks = scanned.blocks  # the braces and `else`s, in order
+    if not any(word == b"else" for _, word in blocks):
+        return []
+    starts = scanned.line_starts
     out: list[Repair] = []
-    stack: list[int] = []  # indices of the open `{`
-    closed: bytes | None = None  # the first word of the statement whose block the last `}` closed
-    # By the tokens' spellings: a `}` and an `else` need no token made (10,000 blocks at
-    # 50,000 lines), only a repair does.
-    texts = toks.texts  # the text's whole code tokens
+    stack: list[int] = []  # the open `{`, by their place in `blocks`
+    closed: int | None = None  # the `{` of the block that the last `}` closed
 
-    for i in _index(data).blocks:  # the others change nothing below
-        word = texts[i]
+    def owner(k: int) -> Token:
+        """The first token of the statement whose block the `{` at `blocks[k]` opens."""
+        at = blocks[k][0]
+        brace = next((blocks[j][0] for j in range(k - 1, -1, -1) if blocks[j][1] != b"else"), -1)
+        found = scanned.statement_start(brace, at)
+        if found is None:  # brackets open across the brace before it: the whole text's tokens
+            toks = scan.code_tokens(data)
+            found = toks[statement_start(toks.texts, bisect_left(toks.starts, at))[0]]
+        return found
+
+    for k, (at, word) in enumerate(blocks):
         if word == b"{":
-            stack.append(i)
+            stack.append(k)
         elif word == b"}":
-            closed = texts[_statement_start(texts, stack.pop())] if stack else None
-        elif word == b"else" and stack and not (texts[i - 1] == b"}" and closed in (b"if", b"else")):
+            closed = stack.pop() if stack else None
+        elif stack and not (k and blocks[k - 1][1] == b"}" and scanned.blank_between(blocks[k - 1][0] + 1, at)
+                            and closed is not None and owner(closed).text in (b"if", b"else")):
             opener = stack[-1]
-            owner = _statement_start(texts, opener)
-            if texts[owner] not in (b"if", b"else"):
+            first = owner(opener)
+            if first.text not in (b"if", b"else"):
                 continue
-            t = toks[i]
+            line = bisect_right(starts, at) - 1
             edit, text = None, "} "
-            if not data[starts[t.line]:t.start].strip():  # `else` starts its line: `    } else`
-                edit = (starts[t.line], t.start)
-                text = _indent(data, starts, toks[owner].line).decode() + "} "
-            out.append(Repair(t.start, text, "}", opener=toks.starts[opener], edit=edit,
+            if not data[starts[line]:at].strip():  # `else` starts its line: `    } else`
+                edit = (starts[line], at)
+                text = _indent(data, starts, first.line).decode() + "} "
+            out.append(Repair(at, text, "}", opener=blocks[opener][0], edit=edit,
                               message="expected `}` before `else`"))
-            closed = texts[_statement_start(texts, stack.pop())]  # the repair closes it
+            closed = stack.pop()  # the repair closes it
     return out
 
 
@@ -369,12 +225,12 @@ def opening_brace(data: bytes) -> list[Repair]:
     (the statements of the block were read at the level of the header otherwise). Only
     when the file has as many `}` more than `{` as lines that read so: each place is
     certain."""
-    index = _index(data)
-    toks = index.toks
-    surplus = index.closed - index.opened
+    scanned = scan.text(data)
+    surplus = scanned.closed - scanned.opened
     if surplus <= 0:
         return []
-    starts = _line_starts(data)
+    toks = scan.index(data).toks
+    starts = scanned.line_starts
     found: list[Repair] = []
     depth, level = 0, 0  # parentheses and brackets; open blocks
     for i, t in enumerate(toks[:-1]):
@@ -389,7 +245,7 @@ def opening_brace(data: bytes) -> list[Repair]:
         nxt = toks[i + 1]
         if depth or nxt.line == t.line or t.text in _CONTINUES:
             continue
-        start = _statement_start(toks.texts, i)
+        start = statement_start(toks.texts, i)[0]
         first = toks[start]
         if first.text == b"else" and toks[start + 1].text == b"if":
             what = "`else if`"
@@ -415,10 +271,10 @@ def opening_brace(data: bytes) -> list[Repair]:
 def unopened(data: bytes) -> list[int]:
     """The `}` that no `{` opened (a `{` is missing before each)."""
     depth, out = 0, []
-    for t in _index(data).braces:
-        depth += (t.text == b"{") - (t.text == b"}")
+    for at, word in scan.text(data).blocks:
+        depth += (word == b"{") - (word == b"}")
         if depth < 0:
-            out.append(t.start)
+            out.append(at)
             depth = 0
     return out
 
@@ -426,17 +282,15 @@ def unopened(data: bytes) -> list[int]:
 def semicolon(data: bytes, error: tree_sitter.Node) -> list[Repair]:
     """A `;` at the end of the error's line or of the line before it, where the next
     line starts a new statement at the same or a lesser indentation."""
-    index = _index(data)
-    if not index.toks:
-        return []
+    scanned = scan.text(data)
     line = error.start_point[0]
     out = []
     for candidate in (line, line - 1):
-        on = index.on_line(candidate)
-        after = index.after_line(candidate)
-        if not on or not after or on[-1].text in _CONTINUES:
+        on = scanned.on_line(candidate)
+        after = scanned.first_after_line(candidate)
+        if not on or after is None or on[-1].text in _CONTINUES:
             continue
-        nxt = index.on_line(after[0].line)
+        nxt = scanned.on_line(after.line)
         if not _STATEMENT_START.match(nxt[0].text):
             continue
         width = len(_indent_of(data, on[0].start))
@@ -461,19 +315,18 @@ def certain(data: bytes, node: tree_sitter.Node) -> bool:
 def _ends_statement(data: bytes, at: int) -> bool:
     """A `;` at `at` ends its line (or comes just before a `}` on it), and the next line
     starts a new statement, not more indented than this one (not a continuation)."""
-    index = _index(data)
-    toks = index.toks
-    before = toks[:bisect_right(index.ends, at)]  # the tokens are in order and do not overlap
-    after = toks[bisect_left(index.starts, at):]
-    if not before or before[-1].text in _CONTINUES:
+    scanned = scan.text(data)
+    before = scanned.last_ending_by(at)
+    after = scanned.first_starting_from(at)
+    if before is None or before.text in _CONTINUES:
         return False
-    if not after:
+    if after is None:
         return True
-    if after[0].line == before[-1].line:
-        return after[0].text == b"}"  # `{ x = 1 }`
-    first = index.on_line(before[-1].line)[0]
-    return (bool(_STATEMENT_START.match(after[0].text))
-            and len(_indent_of(data, after[0].start)) <= len(_indent_of(data, first.start)))
+    if after.line == before.line:
+        return after.text == b"}"  # `{ x = 1 }`
+    first = scanned.on_line(before.line)[0]
+    return (bool(_STATEMENT_START.match(after.text))
+            and len(_indent_of(data, after.start)) <= len(_indent_of(data, first.start)))
 
 
 MAX_PLACES = 24  # earlier places tried for a missing `)` or `]`; more: not certain
@@ -497,7 +350,7 @@ def _only_place(data: bytes, node: tree_sitter.Node) -> bool:
     while item.parent is not None and item.parent.parent is not None:
         item = item.parent  # the top-level item: the others do not change its parse
     start, end = item.start_byte, item.end_byte
-    places = [open_at[-1]] + [t.end for t in _code_tokens(data) if open_at[-1] <= t.start and t.end < node.start_byte]
+    places = [open_at[-1]] + [t.end for t in scan.text(data).between(open_at[-1], node.start_byte)]
     places = [p for p in places if p != node.start_byte]
     if len(places) > MAX_PLACES:
         return False
@@ -534,7 +387,7 @@ def respelled(data: bytes, error: tree_sitter.Node) -> list[Repair]:
     """A misspelt keyword at the start of the error's line (`kernal` for `kernel`), and
     `=` for `==` in the condition of an `if` or `while` on it."""
     line = error.start_point[0]
-    on = _index(data).on_line(line)
+    on = scan.text(data).on_line(line)
     out: list[Repair] = []
     if len(on) > 1 and _WORD.fullmatch(on[0].text) and _WORD.fullmatch(on[1].text):
         word = on[0].text.decode()
