@@ -29,11 +29,14 @@ LAYERS: list[tuple[str, ...]] = [
     ("cint_ls.exec.interp", "cint_ls.exec.c17", "cint_ls.exec.cuda"),  # the executors
     ("cint_ls.running",),  # running and presenting: the façade, isolated runs, auto, compare, report, trace
     ("cint_ls.ide",),
-    ("cint_ls.server", "cint_ls.cli"),
+    ("cint_ls.server", "cint_ls.cli", "cint_ls.debug"),
 ]
 
 # Imports between units of one layer that the design wants: (importer, imported) -> why.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("cint_ls.debug", "cint_ls.server"):
+        "the base protocol's framing (server/framing.py) is LSP's and DAP's alike: one reader, robust to the "
+        "same mistakes (test_the_debugger_takes_only_the_framing_of_the_server)",
     ("cint_ls.exec.cuda", "cint_ls.exec.c17"):
         "gpu-cuda describes a fault by re-running the work-item in cpu-c17 code (SPEC-02P.1 10.6)",
     ("cint_ls.exec.cuda", "cint_ls.exec.interp"):
@@ -387,3 +390,11 @@ def test_every_module_of_a_lazy_package_imports_first():
                for name in names}
     failed = {name: p.communicate()[1].decode()[-400:] for name, p in running.items() if p.wait() != 0}
     assert not failed, "\n\n".join(f"{name}:\n{err}" for name, err in failed.items())
+
+
+def test_the_debugger_takes_only_the_framing_of_the_server():
+    """cint-debug knows DAP and the language server LSP: what they share is the base
+    protocol's framing, and nothing else of the server (issue 30)."""
+    taken = {e.imported for name, path in MODULES.items() if name.startswith("cint_ls.debug")
+             for e in _imports(name, path) if e.imported.startswith("cint_ls.server")}
+    assert taken == {"cint_ls.server.framing"}

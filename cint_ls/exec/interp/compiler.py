@@ -20,6 +20,7 @@ from ..views import IndexSpec, SliceSpec, Storage, Value, View
 
 if TYPE_CHECKING:
     from ...syntax.source import Span
+    from .observer import Observer
 
 BREAK = object()
 CONTINUE = object()
@@ -90,8 +91,9 @@ class Compiler:
     """Compiles the units of one program against one machine (`m`: step, fuel,
     output, calls and dispatches)."""
 
-    def __init__(self, machine: MachineLike) -> None:
+    def __init__(self, machine: MachineLike, observer: Observer | None = None) -> None:
         self.m = machine
+        self.observer = observer
 
     # ------------------------------------------------------------------ expressions
 
@@ -271,6 +273,8 @@ class Compiler:
 
     def statement(self, s: ir.Stmt) -> StmtFn:
         fn: StmtFn = getattr(self, "stmt_" + type(s).__name__)(s)
+        if self.observer is not None and not isinstance(s, ir.Charge):  # a Charge is no statement of the source
+            return observed(self.observer, s, fn)
         return fn
 
     def stmt_Assign(self, s: ir.Assign) -> StmtFn:
@@ -475,6 +479,22 @@ class Compiler:
                 if arg[0] == "out":
                     f[arg[1]] = result
         return run
+
+
+def observed(observer: Observer, s: ir.Stmt, fn: StmtFn) -> StmtFn:
+    """`fn`, the compiled statement `s`, telling `observer` before it runs and where a
+    fault is raised inside it (observer.py)."""
+
+    def run(f: Frame) -> Signal:
+        observer.statement(s, f)
+        try:
+            return fn(f)
+        except CintFault as error:
+            if not getattr(error, "observed", False):
+                error.observed = True  # type: ignore[attr-defined]  # the innermost statement tells
+                observer.fault(s, f, error)
+            raise
+    return run
 
 
 def new_fold(reduction: ir.Reduction) -> FoldChecked:

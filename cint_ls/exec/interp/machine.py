@@ -29,6 +29,7 @@ from .resumable import Body, CallRequest, ResumableCompiler, StmtGen
 
 if TYPE_CHECKING:
     from ...syntax.source import Span
+    from .observer import Observer
 
 EXECUTOR = "cpu-sir-interp"
 # Nested calls that run on Python's stack (the fast closures); deeper ones run their
@@ -48,8 +49,9 @@ class Machine:
     work-item phase of each dispatch is `runner`'s (an executor replaces it)."""
 
     def __init__(self, program: ir.Program, fuel: int | None = None,
-                 write: Write | None = None, trace: bool = False) -> None:
+                 write: Write | None = None, trace: bool = False, observer: Observer | None = None) -> None:
         self.program = program
+        self.observer = observer  # a debugger's (observer.py); None for every other run
         # With `trace`, a boundary after each published dispatch (running/compare.py).
         self.boundaries: list[Boundary] | None = [] if trace else None
         self.output_bytes = 0
@@ -61,7 +63,7 @@ class Machine:
         self.depth = 0  # calls in progress
         self.native = 0  # of them, those on Python's stack
         self.native_calls = NATIVE_CALLS
-        self.compiler = Compiler(self)
+        self.compiler = Compiler(self, observer)
         self._bodies: dict[str, StmtFn] = {}
         self._resumable: dict[str, StmtGen] = {}
         self._uniform: dict[int, ExprFn] = {}
@@ -101,8 +103,16 @@ class Machine:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 60_000))
         fault = None
+        frame: Frame = [None] * entry.slot_count
         try:
-            self.body(entry)([None] * entry.slot_count)
+            if self.observer is None:
+                self.body(entry)(frame)
+            else:
+                self.observer.enter(entry, frame, None, None, None)
+                try:
+                    self.body(entry)(frame)
+                finally:
+                    self.observer.leave()
         except CintFault as error:
             fault = error.record(self.fuel.consumed)
         finally:
@@ -141,12 +151,24 @@ class Machine:
         try:
             if self.native < self.native_calls:
                 self.native += 1
+                frame = self.frame(function, args)
+                if self.observer is not None:
+                    self.observer.enter(function, frame, span, None, None)
                 try:
-                    signal = self.body(function)(self.frame(function, args))
+                    signal = self.body(function)(frame)
                 finally:
                     self.native -= 1
+                    if self.observer is not None:
+                        self.observer.leave()
                 return signal.value if isinstance(signal, Returned) else None
-            return self.run_frames(function, self.frame(function, args))
+            frame = self.frame(function, args)
+            if self.observer is None:
+                return self.run_frames(function, frame)
+            self.observer.enter(function, frame, span, None, None)
+            try:
+                return self.run_frames(function, frame)
+            finally:
+                self.observer.leave()
         except CintFault as error:
             error.frames.append(StackFrame(function.qualified, span))
             raise
@@ -174,12 +196,17 @@ class Machine:
                     if not stack:
                         return value
                     self.depth -= 1
+                    if self.observer is not None:
+                        self.observer.leave()
                     continue
                 if not isinstance(request, CallRequest):
                     raise TypeError(f"a resumable body yielded {request!r}")
                 callee = self.program.functions[request.name]
                 self.enter(request.span)
-                stack.append((self.resumable(callee)(self.frame(callee, request.args)), callee, request.span))
+                frame = self.frame(callee, request.args)
+                if self.observer is not None:
+                    self.observer.enter(callee, frame, request.span, None, None)
+                stack.append((self.resumable(callee)(frame), callee, request.span))
                 value = None
         except CintFault as error:
             for _, called, span in reversed(stack[1:]):
@@ -190,6 +217,9 @@ class Machine:
             self.depth = base
             for body, _, _ in stack:
                 body.close()
+            if self.observer is not None:
+                for _ in stack[1:]:  # the callees still on the stack (a fault unwinds them)
+                    self.observer.leave()
 
     def dispatch(self, name: str, args: list[Argument], span: Span) -> Results:
         """The protocol numbers the dispatch and frames its faults; `runner` runs its
@@ -254,17 +284,23 @@ class InterpRunner(WorkItemRunner):
         over_slots = [slot for _, slot, _ in kernel.over]
         space = plan.space
         saved = m.step
+        observer = m.observer
         try:
             for i in range(plan.count):
                 frame = template.copy()
                 self.place(frame, over_slots, space, i)
                 self.work_item = i
                 m.step = 0
+                if observer is not None:
+                    observer.enter(kernel, frame, plan.span, i, plan.number)
                 try:
                     body(frame)
                 except CintFault as error:
                     error.address = work_item_address(kernel, plan.number, i, error.step)
                     return WorkPhase(error, contributions)
+                finally:
+                    if observer is not None:
+                        observer.leave()
         finally:
             m.step = saved
         return WorkPhase(None, contributions)

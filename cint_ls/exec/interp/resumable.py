@@ -46,6 +46,7 @@ from .compiler import (
 
 if TYPE_CHECKING:
     from ...syntax.source import Span
+    from .observer import Observer
 
 
 class CallRequest:
@@ -124,6 +125,21 @@ def _lift(plain: Callable[[Frame], T]) -> Callable[[Frame], Resumes[T]]:
         return plain(f)
         yield
 
+    return run
+
+
+def _observed(observer: Observer, s: ir.Stmt, fn: StmtGen) -> StmtGen:
+    """compiler.observed for a resumable statement (one with a call)."""
+
+    def run(f: Frame) -> Resumes[Signal]:
+        observer.statement(s, f)
+        try:
+            return (yield from fn(f))
+        except CintFault as error:
+            if not getattr(error, "observed", False):
+                error.observed = True  # type: ignore[attr-defined]  # the innermost statement tells
+                observer.fault(s, f, error)
+            raise
     return run
 
 
@@ -312,8 +328,11 @@ class ResumableCompiler:
 
     def statement(self, s: ir.Stmt) -> StmtGen:
         if id(s) not in self.calls:
-            return _lift(self.plain.statement(s))
+            return _lift(self.plain.statement(s))  # told to the observer by the plain compiler
         fn: StmtGen = getattr(self, "stmt_" + type(s).__name__)(s)
+        observer = self.plain.observer
+        if observer is not None and not isinstance(s, ir.Charge):
+            return _observed(observer, s, fn)
         return fn
 
     def stmt_Assign(self, s: ir.Assign) -> StmtGen:

@@ -1,0 +1,410 @@
+"""The Debug Adapter Protocol over stdio: requests read by the language server's reader
+(server/framing.py: the base protocol is LSP's and DAP's alike), typed by `dap-types`,
+answered in order; events from the run's thread. Every request is answered: one the
+adapter does not know, or whose arguments do not fit, gets `success: false` with a
+message, and the adapter reads on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import dap_types as dap
+from pydantic import BaseModel, ValidationError
+
+from ..exec.runtime import RunResult
+from ..ir.build import build
+from ..running.entry import NoSuchEntry, with_entry
+from ..running.report import render
+from ..server.framing import StdinReader, framed
+from ..syntax.report import render_diagnostic
+from .debuggee import Debuggee, Stop
+from .variables import frame_name, rows, slots, value_text
+
+logger = logging.getLogger("cint_ls.debug")
+
+# A dap-types model (pydantic): Any to the type checker, dap-types ships no type marker.
+Model = Any
+THREAD = 1  # the program's one thread
+FAULTS_FILTER = "faults"
+
+
+class RequestFailed(Exception):
+    """A request that cannot be done: its message goes back in the response."""
+
+
+class Adapter:
+    def __init__(self, stdin: BinaryIO, stdout: BinaryIO) -> None:
+        self._reader = StdinReader(stdin, report=lambda e: logger.warning("%s", e.message))
+        self._stdout = stdout
+        self._write_lock = threading.Lock()
+        self._seq = 0
+        self._lines_from_1 = True
+        self._columns_from_1 = True
+        self._debuggee: Debuggee | None = None
+        self._path = ""
+        self._no_debug: dict[str, Any] | None = None
+        self._configured = False
+        self._references: dict[int, tuple[str, Any]] = {}
+        self._handlers: dict[str, Callable[[dict[str, Any]], Model | None]] = {
+            "initialize": self.initialize, "launch": self.launch, "setBreakpoints": self.set_breakpoints,
+            "setExceptionBreakpoints": self.set_exception_breakpoints, "configurationDone": self.configuration_done,
+            "threads": self.threads, "stackTrace": self.stack_trace, "scopes": self.scopes,
+            "variables": self.variables, "continue": self.continue_, "next": self.step,
+            "stepIn": self.step, "stepOut": self.step, "pause": self.pause, "exceptionInfo": self.exception_info,
+            "disconnect": self.disconnect, "terminate": self.terminate,
+        }
+        self._done = False
+
+    # ---- the message loop
+
+    def run(self) -> int:
+        while not self._done and (body := self._reader.read_message_now()) is not None:
+            self._handle(body)
+        if self._debuggee is not None:
+            self._debuggee.terminate()
+        return 0
+
+    def _handle(self, body: bytes) -> None:
+        try:
+            message = json.loads(body.decode("utf-8"))
+            request = dap.Request.model_validate(message)
+        except (ValueError, ValidationError) as error:
+            logger.warning("not a request: %s", error)
+            return
+        self._command = request.command
+        handler = self._handlers.get(request.command)
+        try:
+            if handler is None:
+                raise RequestFailed(f"cint-debug does not support `{request.command}`")
+            arguments = request.arguments if isinstance(request.arguments, dict) else {}
+            result = handler(arguments)
+        except RequestFailed as failed:
+            self._respond(request, success=False, message=str(failed))
+            return
+        except ValidationError as error:
+            self._respond(request, success=False, message=f"`{request.command}`: arguments that do not fit: "
+                          f"{error.errors()[0].get('msg', error)}")
+            return
+        except Exception as error:  # a defect of ours: an answer, never a dead adapter
+            logger.exception("`%s` failed", request.command)
+            self._respond(request, success=False, message=f"`{request.command}` failed: {error!r}")
+            return
+        body_json = result.model_dump(exclude_none=True) if isinstance(result, BaseModel) else result
+        self._respond(request, body=body_json)
+        if request.command == "initialize":
+            self._event("initialized")
+
+    def _send(self, message: dict[str, Any]) -> None:
+        with self._write_lock:
+            self._seq += 1
+            message["seq"] = self._seq
+            try:
+                self._stdout.write(framed(json.dumps(message).encode("utf-8")))
+                self._stdout.flush()
+            except (OSError, ValueError):
+                self._done = True  # the client is gone
+
+    def _respond(self, request: dap.Request, *, success: bool = True, message: str | None = None,
+                 body: dict[str, Any] | None = None) -> None:
+        answer: dict[str, Any] = {"type": "response", "request_seq": request.seq, "success": success,
+                                  "command": request.command}
+        if message is not None:
+            answer["message"] = message
+            answer["body"] = {"error": {"id": 1, "format": message, "showUser": True}}
+        if body is not None:
+            answer["body"] = body
+        self._send(answer)
+
+    def _event(self, event: str, body: BaseModel | dict[str, Any] | None = None) -> None:
+        message: dict[str, Any] = {"type": "event", "event": event}
+        if body is not None:
+            message["body"] = body.model_dump(exclude_none=True) if isinstance(body, BaseModel) else body
+        self._send(message)
+
+    def _output(self, text: str, category: str = "stdout") -> None:
+        self._event("output", dap.OutputEventBody(category=category, output=text))
+
+    # ---- the session
+
+    def initialize(self, arguments: dict[str, Any]) -> Model:
+        args = dap.InitializeRequestArguments.model_validate(arguments)
+        self._lines_from_1 = args.linesStartAt1 is not False
+        self._columns_from_1 = args.columnsStartAt1 is not False
+        return dap.Capabilities(
+            supportsConfigurationDoneRequest=True, supportsExceptionInfoRequest=True,
+            supportsTerminateRequest=True,
+            exceptionBreakpointFilters=[dap.ExceptionBreakpointsFilter(
+                filter=FAULTS_FILTER, label="Faults", default=True,
+                description="Stop where a fault (E_OVERFLOW, E_BOUNDS, E_FUEL, ...) is raised")],
+        )
+
+    def launch(self, arguments: dict[str, Any]) -> None:
+        dap.LaunchRequestArguments.model_validate(arguments)
+        program = arguments.get("program")
+        if not isinstance(program, str) or not program:
+            raise RequestFailed("`program`: the path of the .ci file to debug")
+        path = Path(program)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise RequestFailed(f"cannot read {program}: {error.strerror or error}") from None
+        fuel = arguments.get("fuel")
+        if fuel is not None and (not isinstance(fuel, int) or isinstance(fuel, bool) or fuel < 0):
+            raise RequestFailed("`fuel`: a whole number of units, or null for none")
+        self._path = str(path.resolve())
+        built = build(text, str(path))
+        if built.program is None:
+            errors = [d for d in built.checked.diagnostics + built.syntax.diagnostics if d.severity == 1]
+            raise RequestFailed(f"{program} has errors; fix them to debug it:\n"
+                                + "".join(render_diagnostic(built.syntax.source, d) for d in errors[:5]))
+        entry = arguments.get("entry")
+        try:
+            program_ir = with_entry(built, entry if isinstance(entry, str) and entry else None)
+        except NoSuchEntry as error:
+            raise RequestFailed(str(error)) from None
+        debuggee = Debuggee(program_ir, fuel, self._output, self._stopped, self._ended)
+        debuggee.stop_on_entry = bool(arguments.get("stopOnEntry"))
+        if arguments.get("noDebug"):
+            debuggee.faults = None
+            debuggee.lines = {}
+        self._debuggee = debuggee
+        self._no_debug = arguments if arguments.get("noDebug") else None
+        return None
+
+    def _running(self) -> Debuggee:
+        if self._debuggee is None:
+            raise RequestFailed("no program: `launch` one first")
+        return self._debuggee
+
+    def set_breakpoints(self, arguments: dict[str, Any]) -> Model:
+        args = dap.SetBreakpointsArguments.model_validate(arguments)
+        debuggee = self._running()
+        wanted = [b.line for b in args.breakpoints or []] if args.breakpoints is not None else list(args.lines or [])
+        same_file = args.source.path is None or not self._path or Path(args.source.path).resolve() == Path(self._path)
+        lines = statement_lines(debuggee.program)
+        found: dict[int, int] = {}
+        answers = []
+        for i, line in enumerate(wanted, 1):
+            source_line = line if self._lines_from_1 else line + 1
+            at = next((ln for ln in lines if ln >= source_line), None) if same_file else None
+            if at is None:
+                answers.append(dap.Breakpoint(id=i, verified=False, line=line,
+                                              message="no statement here or after it"))
+                continue
+            found.setdefault(at, i)
+            answers.append(dap.Breakpoint(id=found[at], verified=True, line=at if self._lines_from_1 else at - 1,
+                                          source=dap.Source(path=self._path, name=Path(self._path).name)))
+        if not self._no_debug:
+            debuggee.lines = found
+        return dap.SetBreakpointsResponseBody(breakpoints=answers)
+
+    def set_exception_breakpoints(self, arguments: dict[str, Any]) -> None:
+        args = dap.SetExceptionBreakpointsArguments.model_validate(arguments)
+        debuggee = self._running()
+        if not self._no_debug:
+            debuggee.faults = frozenset({"*"}) if FAULTS_FILTER in args.filters else None
+        return None
+
+    def configuration_done(self, arguments: dict[str, Any]) -> None:
+        debuggee = self._running()
+        if not self._configured:
+            self._configured = True
+            debuggee.start()
+        return None
+
+    def threads(self, arguments: dict[str, Any]) -> Model:
+        return dap.ThreadsResponseBody(threads=[dap.Thread(id=THREAD, name="main")])
+
+    # ---- a stopped run
+
+    def _stopped(self, stop: Stop) -> None:
+        self._references = {}
+        body = dap.StoppedEventBody(reason=stop.reason, threadId=THREAD, allThreadsStopped=True,
+                                    hitBreakpointIds=stop.breakpoints or None)
+        if stop.fault is not None:
+            body.description = f"Paused on {stop.fault.fault.code}"
+            body.text = stop.fault.fault.code
+        self._event("stopped", body)
+
+    def _ended(self, result: RunResult | None, error: str | None) -> None:
+        if error is not None:
+            self._output(error + "\n", "stderr")
+        code = 0
+        if result is not None and result.fault is not None:
+            code = 1
+            self._output(render(_source_of(self._path), result.fault), "stderr")
+        self._event("exited", {"exitCode": code})
+        self._event("terminated")
+
+    def _stopped_run(self) -> Debuggee:
+        debuggee = self._running()
+        if debuggee.stop is None:
+            raise RequestFailed("the program is running: pause it first")
+        return debuggee
+
+    def stack_trace(self, arguments: dict[str, Any]) -> Model:
+        debuggee = self._stopped_run()
+        stop = debuggee.stop
+        assert stop is not None
+        frames = []
+        stack = debuggee.stack
+        source = dap.Source(path=self._path, name=Path(self._path).name)
+        for depth in range(len(stack) - 1, -1, -1):
+            running = stack[depth]
+            if depth == len(stack) - 1:
+                span = stop.span
+            else:
+                span = stack[depth + 1].call
+            if span is None and running.statement is not None:
+                span = running.statement.span
+            line = span.line if span is not None else 0
+            column = span.column if span is not None else 0
+            frames.append(dap.StackFrame(
+                id=depth + 1, name=frame_name(running), source=source,
+                line=line if self._lines_from_1 else line - 1, column=column if self._columns_from_1 else column - 1,
+                endLine=None if span is None else span.end_line,
+                endColumn=None if span is None else span.end_column))
+        return dap.StackTraceResponseBody(stackFrames=frames, totalFrames=len(frames))
+
+    def _reference(self, kind: str, payload: Any) -> int:
+        number = len(self._references) + 1
+        self._references[number] = (kind, payload)
+        return number
+
+    def scopes(self, arguments: dict[str, Any]) -> Model:
+        args = dap.ScopesArguments.model_validate(arguments)
+        debuggee = self._stopped_run()
+        if not 1 <= args.frameId <= len(debuggee.stack):
+            raise RequestFailed(f"no frame {args.frameId}")
+        running = debuggee.stack[args.frameId - 1]
+        scopes = [dap.Scope(name="Locals", presentationHint="locals", expensive=False,
+                            variablesReference=self._reference("locals", running))]
+        if running.work_item is not None:
+            scopes.append(dap.Scope(name="Work-item", expensive=False,
+                                    variablesReference=self._reference("work-item", running)))
+        return dap.ScopesResponseBody(scopes=scopes)
+
+    def variables(self, arguments: dict[str, Any]) -> Model:
+        args = dap.VariablesArguments.model_validate(arguments)
+        self._stopped_run()
+        kind, payload = self._references.get(args.variablesReference, ("", None))
+        out: list[dap.Variable] = []
+        if kind == "locals":
+            named = slots(payload.unit)
+            for slot, value in enumerate(payload.frame):
+                info = named.get(slot)
+                if value is None or info is None or info.kind == "index":
+                    continue
+                out.append(self._variable(info.name, value, info.type, info.mode))
+        elif kind == "work-item":
+            running = payload
+            for name, slot, _ in running.unit.over:
+                out.append(dap.Variable(name=name, value=str(running.frame[slot]), type="I64", variablesReference=0))
+            machine = self._running().machine
+            out.append(dap.Variable(name="work-item", value=str(running.work_item), variablesReference=0))
+            out.append(dap.Variable(name="dispatch", value=str(running.dispatch), variablesReference=0))
+            stop = self._running().stop
+            # The step ordinal of the operation that faulted, or the count of those done
+            # before the statement about to run (ir/steps.py: ordinals from 0).
+            step = stop.fault.step if stop is not None and stop.fault is not None else machine.step
+            out.append(dap.Variable(name="step", value=str(step), variablesReference=0))
+            out.append(dap.Variable(name="fuel consumed", value=str(machine.fuel.consumed), variablesReference=0))
+        elif kind == "array":
+            view, element, indices = payload
+            for name, more, value in rows(view):
+                if more is None:
+                    out.append(dap.Variable(name=name, value=value_text(value, element), variablesReference=0))
+                else:
+                    row = view_row(view, more[0])
+                    out.append(dap.Variable(name=name, value=value_text_of_view(row), variablesReference=self._reference(
+                        "array", (row, element, indices + more))))
+        else:
+            raise RequestFailed(f"no variables {args.variablesReference} (they last until the run goes on)")
+        return dap.VariablesResponseBody(variables=out)
+
+    def _variable(self, name: str, value: object, t: Any, mode: str | None) -> dap.Variable:
+        from ..exec.interp.compiler import ArrayBinding
+
+        shown = f"{mode} {name}" if mode else name
+        if isinstance(value, ArrayBinding):
+            view = value.read
+            return dap.Variable(name=shown, value=value_text(value, t), variablesReference=self._reference(
+                "array", (view, view.element, [])), indexedVariables=view.extents[0] if view.extents else 0)
+        type_name = getattr(t, "name", None)
+        return dap.Variable(name=shown, value=value_text(value, t), type=type_name, variablesReference=0)
+
+    def exception_info(self, arguments: dict[str, Any]) -> Model:
+        debuggee = self._stopped_run()
+        stop = debuggee.stop
+        assert stop is not None
+        if stop.fault is None:
+            raise RequestFailed("the program did not stop at a fault")
+        record = debuggee.fault_record()
+        assert record is not None
+        text = render(_source_of(self._path), record)
+        return dap.ExceptionInfoResponseBody(exceptionId=stop.fault.fault.code, description=text.splitlines()[0],
+                                             breakMode="always", details=dap.ExceptionDetails(message=text))
+
+    # ---- going on
+
+    def continue_(self, arguments: dict[str, Any]) -> Model:
+        self._stopped_run().resume("continue")
+        return dap.ContinueResponseBody(allThreadsContinued=True)
+
+    def step(self, arguments: dict[str, Any]) -> None:
+        self._stopped_run().resume(self._command)
+        return None
+
+    def pause(self, arguments: dict[str, Any]) -> None:
+        self._running().pause()
+        return None
+
+    def disconnect(self, arguments: dict[str, Any]) -> None:
+        if self._debuggee is not None:
+            self._debuggee.terminate()
+        self._done = True
+        return None
+
+    def terminate(self, arguments: dict[str, Any]) -> None:
+        self._running().terminate()
+        return None
+
+
+def statement_lines(program: Any) -> list[int]:
+    """The lines a statement of the program starts on, in order (where breakpoints go)."""
+    from ..ir import nodes as ir
+    from .variables import _nodes
+
+    lines: set[int] = set()
+    units = [program.entry, *program.functions.values(), *program.kernels.values()]
+    for unit in units:
+        for node in _nodes(unit.body):
+            if isinstance(node, ir.Stmt) and not isinstance(node, ir.Charge):
+                lines.add(node.span.line)
+    return sorted(lines)
+
+
+def view_row(view: Any, i: int) -> Any:
+    from ..exec.views import View
+
+    return View(view.storage, view.origin + i * view.strides[0], view.extents[1:], view.strides[1:],
+                view.writable, view.generation)
+
+
+def value_text_of_view(view: Any) -> str:
+    return f"{view.element.name}[{', '.join(map(str, view.extents))}]"
+
+
+def _source_of(path: str) -> Any:
+    from ..syntax.source import SourceText
+
+    try:
+        return SourceText(Path(path).read_text(encoding="utf-8"), path)
+    except OSError:
+        return SourceText("", path)

@@ -1,0 +1,180 @@
+"""The program being debugged: a run on cpu-sir-interp on a thread of its own, with the
+adapter as its observer (exec/interp/observer.py). It stops before a statement (a
+breakpoint, a step, a pause, the entry) or where a fault is raised, tells the adapter,
+and waits for the next command; while it waits its frames are the adapter's to read.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from ..exec.dispatch import work_item_address
+from ..exec.faults import FaultRecord, StackFrame
+from ..exec.interp import Machine
+from ..exec.interp.compiler import Frame
+from ..exec.runtime import CintFault, RunResult
+from ..ir import nodes as ir
+from ..syntax.source import Span
+
+
+class Terminated(BaseException):
+    """Ends the run where it waits (`disconnect`, `terminate`): not a fault, so nothing
+    in the interpreter catches it."""
+
+
+@dataclass
+class Running:
+    """A unit running: the entry, a called function or a work-item (a stack frame)."""
+
+    unit: ir.Function | ir.Kernel
+    frame: Frame
+    call: Span | None  # where it was called or dispatched from
+    work_item: int | None
+    dispatch: int | None
+    statement: ir.Stmt | None = None  # the statement about to run (or running)
+
+
+@dataclass
+class Stop:
+    """Why and where the run waits."""
+
+    reason: str  # DAP's: entry, breakpoint, step, pause, exception
+    span: Span | None  # the statement's, or the faulting operator's
+    fault: CintFault | None = None
+    breakpoints: list[int] = field(default_factory=list)  # their ids, for `hitBreakpointIds`
+
+
+Commands = str  # continue, next, stepIn, stepOut
+
+
+class Debuggee:
+    """Runs `program` and stops where asked. `stopped(stop)` and `ended(result, error)`
+    are called on the run's thread."""
+
+    def __init__(self, program: ir.Program, fuel: int | None, write: Callable[[str], None],
+                 stopped: Callable[[Stop], None], ended: Callable[[RunResult | None, str | None], None]) -> None:
+        self.program = program
+        self.fuel = fuel
+        self.stack: list[Running] = []
+        self.stop: Stop | None = None
+        self.stop_on_entry = False
+        self.faults: frozenset[str] | None = frozenset({"*"})  # codes stopped at ("*": all), None: none
+        self.lines: dict[int, int] = {}  # a statement's line -> the breakpoint's id
+        self.machine = Machine(program, fuel, write, observer=self)
+        self._stopped, self._ended = stopped, ended
+        self._wake = threading.Condition()
+        self._command: Commands | None = None
+        self._step: tuple[str, int] | None = None  # (command, the stack's depth when it was given)
+        self._pause = False
+        self._terminate = False
+        self._first = True
+        self._thread = threading.Thread(target=self._run, name="cint-debuggee", daemon=True)
+
+    # ---- the adapter's side
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def resume(self, command: Commands) -> None:
+        with self._wake:
+            self._command = command
+            self._wake.notify_all()
+
+    def pause(self) -> None:
+        self._pause = True
+
+    def terminate(self, timeout: float = 5.0) -> None:
+        with self._wake:
+            self._terminate = True
+            self._wake.notify_all()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def fault_record(self) -> FaultRecord | None:
+        """The record of the fault the run stopped at, as the run will end with it: where
+        it stops, the fault has not yet passed the frames that add themselves on its way
+        out (the dispatch, each call [F-8]) nor the work-item's address; they are the
+        stack's."""
+        stop = self.stop
+        if stop is None or stop.fault is None:
+            return None
+        error = stop.fault
+        record = error.record(self.machine.fuel.consumed)
+        frames = tuple(StackFrame(r.unit.qualified, r.call) for r in reversed(self.stack[1:]) if r.call is not None)
+        innermost = self.stack[-1]
+        address = record.address
+        if address is None and isinstance(innermost.unit, ir.Kernel) and innermost.work_item is not None \
+                and innermost.dispatch is not None:
+            address = work_item_address(innermost.unit, innermost.dispatch, innermost.work_item, error.step)
+        return replace(record, stack=frames + record.stack, address=address)
+
+    # ---- the run's side
+
+    def _run(self) -> None:
+        try:
+            result = self.machine.run()
+        except Terminated:
+            self._ended(None, None)
+        except Exception as error:  # noqa: BLE001 - a defect of ours: said, never a hang
+            self._ended(None, f"the debugger failed: {error!r}")
+        else:
+            self._ended(result, None)
+
+    def enter(self, unit: ir.Function | ir.Kernel, frame: Frame, call: Span | None, work_item: int | None,
+              dispatch: int | None) -> None:
+        self.stack.append(Running(unit, frame, call, work_item, dispatch))
+
+    def leave(self) -> None:
+        self.stack.pop()
+
+    def statement(self, s: ir.Stmt, frame: Frame) -> None:
+        self.stack[-1].statement = s
+        if self._terminate:
+            raise Terminated
+        reason, hits = self._reason(s)
+        if reason is not None:
+            self._wait(Stop(reason, s.span, breakpoints=hits))
+
+    def fault(self, s: ir.Stmt, frame: Frame, error: CintFault) -> None:
+        if self.faults is not None and ("*" in self.faults or error.fault.code in self.faults):
+            self._wait(Stop("exception", error.span or s.span, error))
+
+    def _reason(self, s: ir.Stmt) -> tuple[str | None, list[int]]:
+        if self._first:
+            self._first = False
+            if self.stop_on_entry:
+                return "entry", []
+        if self._pause:
+            self._pause = False
+            return "pause", []
+        hit = self.lines.get(s.span.line)
+        if self._step is not None:
+            command, depth = self._step
+            if command == "stepIn" or (command == "next" and len(self.stack) <= depth) or \
+                    (command == "stepOut" and len(self.stack) < depth):
+                return "step", []
+        if hit is not None:
+            return "breakpoint", [hit]
+        return None, []
+
+    def _wait(self, stop: Stop) -> None:
+        """Tell the adapter, then wait for its command (or the end)."""
+        self.stop = stop
+        self._step = None
+        with self._wake:
+            self._command = None
+            self._stopped(stop)
+            while self._command is None and not self._terminate:
+                self._wake.wait()
+            command = self._command
+        self.stop = None
+        if self._terminate:
+            raise Terminated
+        if command in ("next", "stepIn", "stepOut"):
+            self._step = (command, len(self.stack))

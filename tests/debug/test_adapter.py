@@ -1,0 +1,120 @@
+"""cint-debug end to end over its pipes (issue 30): the spec's heat_e1.ci stopped at its
+fault, breakpoints in a function and in a kernel, stepping, variables, bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dap_support import HEAT_E1, DapClient, session
+
+
+@pytest.fixture
+def dap() -> Iterator[DapClient]:
+    yield from session()
+
+
+def test_heat_e1_stops_at_its_fault_with_the_record(dap: DapClient) -> None:
+    """SPEC-02P.1's heat_e1: E_OVERFLOW at 13:33 (mul.checked.i64), work-item 20 of
+    dispatch 0, step 22 [F-5]; the Variables view shows c, lap, y and x."""
+    stop = dap.start(HEAT_E1)
+    assert stop["event"] == "stopped" and stop["body"]["reason"] == "exception"
+    assert stop["body"]["text"] == "E_OVERFLOW"
+    top = dap.top()
+    assert (top["line"], top["column"]) == (13, 33)
+    assert top["name"] == "diffuse work-item 20 (y=2, x=4)"
+    names = [f["name"] for f in dap.request("stackTrace", {"threadId": 1})["body"]["stackFrames"]]
+    assert names == ["diffuse work-item 20 (y=2, x=4)", "step", "entry"]
+    seen = dap.locals()
+    assert seen["c"] == "0" and seen["lap"] == "1000" and seen["y"] == "2" and seen["x"] == "4"  # lap: the operand
+    assert seen["step"] == "22" and seen["work-item"] == "20" and seen["dispatch"] == "0"
+    info = dap.request("exceptionInfo", {"threadId": 1})["body"]
+    assert info["exceptionId"] == "E_OVERFLOW"
+    assert "heat_e1.ci:13:33" in info["details"]["message"]
+    assert "address: heat_e1.diffuse, dispatch 0, phase 1, work-item 20, step 22" in info["details"]["message"]
+    dap.request("continue", {"threadId": 1})
+    assert dap.event("exited")["body"]["exitCode"] == 1
+    dap.event("terminated")
+    # the record where it stopped is the one the run ends with
+    ended = "".join(e["body"]["output"] for e in dap.seen if e["event"] == "output"
+                    and e["body"].get("category") == "stderr")
+    assert ended == info["details"]["message"]
+
+
+def test_a_breakpoint_in_a_kernel_stops_at_each_work_item(dap: DapClient) -> None:
+    stop = dap.start(HEAT_E1, breakpoints=[16])
+    assert stop["body"]["reason"] == "breakpoint"
+    assert dap.top()["name"] == "diffuse work-item 0 (y=0, x=0)" and dap.top()["line"] == 16
+    dap.request("continue", {"threadId": 1})
+    assert dap.next_stop()["body"]["reason"] == "breakpoint"
+    assert dap.top()["name"] == "diffuse work-item 1 (y=0, x=1)"
+
+
+def test_breakpoints_are_moved_to_a_statement_and_refused_past_the_end(dap: DapClient) -> None:
+    dap.request("initialize", {"adapterID": "cint"})
+    dap.request("launch", {"program": str(HEAT_E1)})
+    answer = dap.request("setBreakpoints", {"source": {"path": str(HEAT_E1)},
+                                            "breakpoints": [{"line": 12}, {"line": 19}, {"line": 500}]})
+    marks = answer["body"]["breakpoints"]
+    assert [(b["verified"], b.get("line")) for b in marks] == [(True, 13), (True, 21), (False, 500)]
+    assert "no statement" in marks[2]["message"]
+
+
+def test_stepping_over_into_and_out(dap: DapClient) -> None:
+    stop = dap.start(HEAT_E1, stopOnEntry=True)
+    assert stop["body"]["reason"] == "entry"
+    assert (dap.top()["name"], dap.top()["line"]) == ("entry", 29)
+    dap.request("stepIn", {"threadId": 1})
+    assert dap.next_stop()["body"]["reason"] == "step"
+    assert (dap.top()["name"], dap.top()["line"]) == ("step", 21)
+    dap.request("next", {"threadId": 1})
+    dap.next_stop()
+    assert dap.top()["line"] == 22
+    dap.request("stepOut", {"threadId": 1})
+    stop = dap.next_stop()
+    # stepping out of `step` runs the dispatch, which faults: the fault stops it first
+    assert stop["body"]["reason"] == "exception"
+
+
+def test_the_program_output_and_the_end_without_a_fault(dap: DapClient, tmp_path: Path) -> None:
+    program = tmp_path / "hello.ci"
+    program.write_text('I64 a = 2;\n"{a + 1}\\n";\n', encoding="utf-8")
+    stop = dap.start(program)
+    assert stop["event"] == "terminated"
+    assert dap.output() == "3\n"
+    assert any(e["event"] == "exited" and e["body"]["exitCode"] == 0 for e in dap.seen)
+
+
+def test_bad_input_is_a_message_and_the_adapter_reads_on(dap: DapClient, tmp_path: Path) -> None:
+    dap.request("initialize", {"adapterID": "cint"})
+    broken = tmp_path / "broken.ci"
+    broken.write_text("I64 a = ;\n", encoding="utf-8")
+    answer = dap.request("launch", {"program": str(broken)}, ok=False)
+    assert "has errors" in answer["message"] and "broken.ci:1:7" in answer["message"]
+    answer = dap.request("launch", {"program": str(tmp_path / "missing.ci")}, ok=False)
+    assert "cannot read" in answer["message"]
+    answer = dap.request("stackTrace", {"threadId": 1}, ok=False)
+    assert "launch" in answer["message"]
+    answer = dap.request("readMemory", {"memoryReference": "0", "count": 1}, ok=False)
+    assert "does not support" in answer["message"]
+    answer = dap.request("launch", {"program": 42}, ok=False)
+    assert "program" in answer["message"]
+    assert dap.request("threads")["body"]["threads"] == [{"id": 1, "name": "main"}]
+
+
+def test_deep_recursion_is_seen_frame_by_frame(dap: DapClient, tmp_path: Path) -> None:
+    """Beyond the interpreter's first 48 nested calls a call runs on its own frame stack
+    (exec/interp/resumable.py): the debugger sees those frames and statements too."""
+    program = tmp_path / "deep.ci"
+    program.write_text("I64 down(I64 n) {\n    if (n == 0) {\n        return 0;\n    }\n"
+                       "    return down(n - 1) + 1;\n}\n\n\"{down(300)}\\n\";\n", encoding="utf-8")
+    stop = dap.start(program, breakpoints=[3])
+    assert stop["body"]["reason"] == "breakpoint"
+    frames = dap.request("stackTrace", {"threadId": 1})["body"]["stackFrames"]
+    assert len(frames) == 302 and frames[0]["name"] == "down" and frames[-1]["name"] == "entry"
+    assert [f["line"] for f in frames[:3]] == [3, 5, 5]  # the statement, then each call's place
+    assert dap.locals()["n"] == "0"
+    assert dap.locals(frames[300]["id"])["n"] == "300"
+    dap.request("continue", {"threadId": 1})
+    assert dap.next_stop()["event"] == "terminated" and dap.output() == "300\n"
