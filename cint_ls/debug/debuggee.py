@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ..exec.dispatch import work_item_address
-from ..exec.faults import FaultRecord, StackFrame
+from ..exec.faults import PHASE_EPILOGUE, FaultRecord, StackFrame
 from ..exec.interp import Machine
 from ..exec.interp.compiler import Frame
 from ..exec.runtime import CintFault, RunResult
@@ -109,9 +109,14 @@ class Debuggee:
         frames = tuple(StackFrame(r.unit.qualified, r.call) for r in reversed(self.stack[1:]) if r.call is not None)
         innermost = self.stack[-1]
         address = record.address
-        if address is None and isinstance(innermost.unit, ir.Kernel) and innermost.work_item is not None \
-                and innermost.dispatch is not None:
-            address = work_item_address(innermost.unit, innermost.dispatch, innermost.work_item, error.step)
+        unit, work_item, dispatch = innermost.unit, innermost.work_item, innermost.dispatch
+        if address is None and isinstance(unit, ir.Kernel) and work_item is not None and dispatch is not None:
+            address = work_item_address(unit, dispatch, work_item, error.step)
+        elif address is not None and address.phase == PHASE_EPILOGUE and stop.span is not None:
+            # The epilogue (a reduction) runs after the work-items: the dispatch is still
+            # its innermost frame [F-8], at the dispatch statement where the run stopped.
+            statement = innermost.statement
+            frames = (StackFrame(address.kernel, statement.span if statement is not None else stop.span),) + frames
         return replace(record, stack=frames + record.stack, address=address)
 
     # ---- the run's side
