@@ -97,7 +97,9 @@ class Adapter:
             return
         body_json = result.model_dump(exclude_none=True) if isinstance(result, BaseModel) else result
         self._respond(request, body=body_json)
-        if request.command == "initialize":
+        if request.command == "launch":
+            # Ready for breakpoints once there is a program to put them in: VS Code and
+            # nvim-dap send them, then configurationDone, when this comes.
             self._event("initialized")
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -249,13 +251,17 @@ class Adapter:
         return debuggee
 
     def stack_trace(self, arguments: dict[str, Any]) -> Model:
+        args = dap.StackTraceArguments.model_validate(arguments)
         debuggee = self._stopped_run()
         stop = debuggee.stop
         assert stop is not None
         frames = []
         stack = debuggee.stack
         source = dap.Source(path=self._path, name=Path(self._path).name)
-        for depth in range(len(stack) - 1, -1, -1):
+        first = max(0, args.startFrame or 0)
+        last = len(stack) if not args.levels else min(len(stack), first + args.levels)
+        # innermost first: frame k of the answer is stack[len(stack) - 1 - k]
+        for depth in range(len(stack) - 1 - first, len(stack) - 1 - last, -1):
             running = stack[depth]
             if depth == len(stack) - 1:
                 span = stop.span
@@ -270,7 +276,7 @@ class Adapter:
                 line=line if self._lines_from_1 else line - 1, column=column if self._columns_from_1 else column - 1,
                 endLine=None if span is None else span.end_line,
                 endColumn=None if span is None else span.end_column))
-        return dap.StackTraceResponseBody(stackFrames=frames, totalFrames=len(frames))
+        return dap.StackTraceResponseBody(stackFrames=frames, totalFrames=len(stack))
 
     def _reference(self, kind: str, payload: Any) -> int:
         number = len(self._references) + 1

@@ -106,12 +106,13 @@ class DapClient:
 
     def start(self, program: Path, breakpoints: list[int] | None = None, faults: bool = True,
               **launch: Any) -> dict[str, Any]:
-        """initialize, launch, setBreakpoints, setExceptionBreakpoints, configurationDone
-        (VS Code's order; nvim-dap's is the same), the first `stopped` or `terminated`."""
+        """initialize, launch, then (at `initialized`) setBreakpoints,
+        setExceptionBreakpoints and configurationDone, as VS Code does; the first
+        `stopped` or `terminated`."""
         self.request("initialize", {"clientID": "vscode", "adapterID": "cint", "linesStartAt1": True,
                                     "columnsStartAt1": True, "pathFormat": "path"})
-        self.event("initialized")
         self.request("launch", {"program": str(program), **launch})
+        self.event("initialized")
         self.request("setBreakpoints", {"source": {"path": str(program)},
                                         "breakpoints": [{"line": n} for n in breakpoints or []]})
         self.request("setExceptionBreakpoints", {"filters": ["faults"] if faults else []})

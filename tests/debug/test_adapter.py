@@ -116,5 +116,36 @@ def test_deep_recursion_is_seen_frame_by_frame(dap: DapClient, tmp_path: Path) -
     assert [f["line"] for f in frames[:3]] == [3, 5, 5]  # the statement, then each call's place
     assert dap.locals()["n"] == "0"
     assert dap.locals(frames[300]["id"])["n"] == "300"
+    page = dap.request("stackTrace", {"threadId": 1, "startFrame": 100, "levels": 20})["body"]
+    assert page["totalFrames"] == 302 and [f["id"] for f in page["stackFrames"]] == [f["id"] for f in frames[100:120]]
+    tail = dap.request("stackTrace", {"threadId": 1, "startFrame": 300, "levels": 20})["body"]["stackFrames"]
+    assert [f["name"] for f in tail] == ["down", "entry"]
     dap.request("continue", {"threadId": 1})
     assert dap.next_stop()["event"] == "terminated" and dap.output() == "300\n"
+
+
+def test_the_requests_nvim_dap_sends(dap: DapClient) -> None:
+    """nvim-dap (lua/dap/session.lua, which cannot be installed here): its initialize
+    arguments; `launch` with the whole configuration as soon as initialize is answered;
+    at `initialized`, the breakpoints of each buffer and the filters that default to on;
+    then configurationDone; at a stop, threads, stackTrace with startFrame and levels,
+    scopes and variables."""
+    init = dap.request("initialize", {
+        "clientID": "neovim", "clientName": "neovim", "adapterID": "cint", "pathFormat": "path",
+        "columnsStartAt1": True, "linesStartAt1": True, "supportsRunInTerminalRequest": True,
+        "supportsVariableType": True, "supportsProgressReporting": True, "supportsStartDebuggingRequest": True,
+        "locale": "en_US.UTF-8"})["body"]
+    defaults = [f["filter"] for f in init["exceptionBreakpointFilters"] if f.get("default")]
+    assert defaults == ["faults"] and init["supportsConfigurationDoneRequest"]
+    dap.request("launch", {"type": "cint", "request": "launch", "name": "Debug the file",
+                           "program": str(HEAT_E1), "stopOnEntry": False})
+    dap.event("initialized")
+    dap.request("setBreakpoints", {"source": {"path": str(HEAT_E1), "name": "heat_e1.ci"},
+                                   "sourceModified": False, "breakpoints": [{"line": 16}], "lines": [16]})
+    dap.request("setExceptionBreakpoints", {"filters": defaults})
+    dap.request("configurationDone", {})
+    assert dap.next_stop()["body"]["reason"] == "breakpoint"
+    assert dap.request("threads")["body"]["threads"][0]["id"] == 1
+    frames = dap.request("stackTrace", {"threadId": 1, "startFrame": 0, "levels": 20})["body"]["stackFrames"]
+    assert frames[0]["line"] == 16 and frames[0]["source"]["path"] == str(HEAT_E1.resolve())
+    assert dap.locals(frames[0]["id"])["x"] == "0"
