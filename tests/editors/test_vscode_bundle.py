@@ -183,3 +183,42 @@ def test_an_old_python_is_refused(node, extension, tmp_path):
                            "pythonExtensionInterpreter": old, "searchPath": str(tmp_path)})
     assert "choice" not in result
     assert "Python 3.11 or later is needed" in result["attempts"][0]["problem"]
+
+
+def debug_adapter_of(node: str, choice: dict) -> dict:
+    script = "const s = require(process.argv[1]); console.log(JSON.stringify(s.debugAdapterOf(JSON.parse(process.argv[2]))));"
+    done = subprocess.run([node, "-e", script, str(COMPILED), json.dumps(choice)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_vsix_debugger_runs_with_python3_and_no_cint_ls_on_path(node, extension, tmp_path):
+    """cint-debug from the bundle (issue 30), as the extension starts it beside the server
+    it chose: dap-types and pydantic's compiled core are in `bundled/libs`; the spec's
+    heat_e1 stops at its fault."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "python3").symlink_to(python_without_cint_ls())
+    choice = choose(node, {"serverPath": "", "bundledLibs": str(extension / "bundled" / "libs"),
+                           "searchPath": str(bindir)})["choice"]
+    adapter = debug_adapter_of(node, choice)
+    assert adapter["args"] == ["-P", "-m", "cint_ls.debug"] and adapter["command"] == choice["command"]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{bindir}:/usr/bin:/bin"
+    env.update(adapter["env"])
+    dap = Lsp([adapter["command"], *adapter["args"]], env)
+    try:
+        dap.send({"seq": 1, "type": "request", "command": "initialize", "arguments": {"adapterID": "cint"}})
+        assert dap.wait_for(lambda m: m.get("request_seq") == 1)["success"]
+        dap.send({"seq": 2, "type": "request", "command": "launch",
+                  "arguments": {"program": str(CONFORMANCE / "heat_e1.ci")}})
+        dap.wait_for(lambda m: m.get("event") == "initialized")
+        dap.send({"seq": 3, "type": "request", "command": "configurationDone"})
+        stop = dap.wait_for(lambda m: m.get("event") == "stopped")
+        assert stop["body"]["reason"] == "exception" and stop["body"]["text"] == "E_OVERFLOW"
+        dap.send({"seq": 4, "type": "request", "command": "disconnect", "arguments": {}})
+        dap.proc.wait(20)
+    finally:
+        if dap.proc.poll() is None:
+            dap.proc.kill()

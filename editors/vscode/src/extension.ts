@@ -9,7 +9,7 @@ import { autoDecision, runResultLines } from "./runResult";
 import { EXECUTOR_CHOICES, Runs, isCancelled, runTitle, stageMessage } from "./runs";
 import { SET_TARGETS, TargetsConfiguration, setTargets } from "./targets";
 import { registerTrace, SHOW_TRACE, TraceView } from "./trace";
-import { chooseServer, describeAttempts, describeChoice, ServerChoice } from "./server";
+import { chooseServer, debugAdapterOf, describeAttempts, describeChoice, ServerChoice } from "./server";
 import {
   ExecuteCommandRequest,
   InitializeParams,
@@ -56,6 +56,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(CANCEL, cancelRuns),
     // The quick fix of a gpu-cuda refusal: the server's code action, the editor's setting.
     vscode.commands.registerCommand(SET_TARGETS, runSetTargets),
+    // cint-debug (issue 30): the adapter beside the server the extension chose, and F5 on
+    // a .ci file without a launch.json.
+    vscode.debug.registerDebugAdapterDescriptorFactory("cint", { createDebugAdapterDescriptor: debugAdapter }),
+    vscode.debug.registerDebugConfigurationProvider("cint", { resolveDebugConfiguration: debugConfiguration }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("cint.server.path")) {
         void vscode.window
@@ -66,6 +70,34 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     { dispose: () => void stopClient() },
   );
   await startClient();
+}
+
+async function debugAdapter(): Promise<vscode.DebugAdapterDescriptor | undefined> {
+  if (!lastChoice) {
+    await startClient();
+  }
+  if (!lastChoice) {
+    void vscode.window.showErrorMessage("cint: no Python to run the debugger (see the cint-ls output).");
+    return undefined;
+  }
+  const adapter = debugAdapterOf(lastChoice);
+  return new vscode.DebugAdapterExecutable(adapter.command, adapter.args, { env: { ...process.env, ...adapter.env } as Record<string, string> });
+}
+
+/** F5 without a launch.json (the configuration is empty): debug the active .ci file. */
+function debugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+  if (!config.type && !config.request && !config.name) {
+    const editor = vscode.window.activeTextEditor;
+    if (editor?.document.languageId !== "cint") {
+      return config;
+    }
+    return { type: "cint", request: "launch", name: "Debug the cint file", program: editor.document.uri.fsPath };
+  }
+  if (!config.program) {
+    void vscode.window.showErrorMessage("cint: the launch configuration needs a `program` (a .ci file).");
+    return undefined;
+  }
+  return config;
 }
 
 export async function deactivate(): Promise<void> {

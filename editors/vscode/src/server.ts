@@ -204,3 +204,17 @@ export function describeChoice(choice: ServerChoice, extensionVersion: string): 
 export function describeAttempts(attempts: Attempt[]): string[] {
   return attempts.map((a) => `  ${a.source} (${a.command}): ${a.problem ?? "ok"}`);
 }
+
+/** The debug adapter beside the language server `choice` starts: `cint_ls.debug` under
+ * the same interpreter and bundle, or `cint-debug` beside a `cint-ls` executable (else on
+ * PATH). */
+export function debugAdapterOf(choice: ServerChoice): { command: string; args: string[]; env: Record<string, string> } {
+  const module = choice.args.indexOf("cint_ls.server");
+  if (module >= 0) {
+    const args = [...choice.args];
+    args[module] = "cint_ls.debug";
+    return { command: choice.command, args, env: choice.env };
+  }
+  const beside = path.join(path.dirname(choice.command), "cint-debug");
+  return { command: path.isAbsolute(choice.command) && isExecutable(beside) ? beside : "cint-debug", args: [], env: choice.env };
+}

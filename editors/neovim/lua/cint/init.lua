@@ -17,6 +17,9 @@ local SERVER = 'cint_ls'
 M.defaults = {
   --- The server command. `{ 'python3', '-m', 'cint_ls.server' }` works too.
   cmd = { 'cint-ls' },
+  --- The debugger (cint-debug, a Debug Adapter Protocol server), registered with nvim-dap
+  --- when it is installed (`:help cint-debug`). `{ 'python3', '-m', 'cint_ls.debug' }` works too.
+  debug_cmd = { 'cint-debug' },
   --- Sent to the server (workspace/configuration). Keys under `cint`: targets, fuel,
   --- run = { timeLimit }, inlayHints = { stepOrdinals }, c17 = { compiler, threads },
   --- cluster ('' none, 'local:2', 'tcp://HOST:PORT': docs/cluster.md),
@@ -781,6 +784,31 @@ local function ensure_helptags()
   end
 end
 
+--- Register cint-debug with nvim-dap: `dap.adapters.cint` runs `config.debug_cmd`, and
+--- `dap.configurations.cint` gets "Debug the file" (kept where the user has set it). Called
+--- by setup(); call it again if nvim-dap is loaded after. Returns whether nvim-dap was there.
+function M.register_dap()
+  local ok, dap = pcall(require, 'dap')
+  if not ok or type(dap) ~= 'table' then
+    return false
+  end
+  local cmd = (M.config or M.defaults).debug_cmd
+  if type(cmd) == 'string' then
+    cmd = { cmd }
+  end
+  dap.adapters = dap.adapters or {}
+  dap.adapters.cint = { type = 'executable', command = cmd[1], args = vim.list_slice(cmd, 2), options = { detached = false } }
+  dap.configurations = dap.configurations or {}
+  if dap.configurations.cint == nil then
+    dap.configurations.cint = {
+      { type = 'cint', request = 'launch', name = 'Debug the file', program = '${file}', stopOnEntry = false },
+      { type = 'cint', request = 'launch', name = 'Debug the file, stopping on entry', program = '${file}',
+        stopOnEntry = true },
+    }
+  end
+  return true
+end
+
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
   if opts and opts.cmd then
@@ -792,6 +820,10 @@ function M.setup(opts)
   if type(M.config.cmd) == 'string' then
     M.config.cmd = { M.config.cmd }
   end
+  if opts and opts.debug_cmd then
+    M.config.debug_cmd = opts.debug_cmd
+  end
+  M.register_dap()
   parser_cache, parser_state = nil, nil
   ensure_helptags()
   push_settings()
