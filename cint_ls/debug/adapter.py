@@ -174,7 +174,7 @@ class Adapter:
         debuggee.stop_on_entry = bool(arguments.get("stopOnEntry"))
         if arguments.get("noDebug"):
             debuggee.faults = None
-            debuggee.lines = {}
+            debuggee.set_breakpoints({})
         self._debuggee = debuggee
         self._no_debug = arguments if arguments.get("noDebug") else None
         return None
@@ -189,7 +189,7 @@ class Adapter:
         debuggee = self._running()
         wanted = [b.line for b in args.breakpoints or []] if args.breakpoints is not None else list(args.lines or [])
         same_file = args.source.path is None or not self._path or Path(args.source.path).resolve() == Path(self._path)
-        lines = statement_lines(debuggee.program)
+        lines = debuggee.statement_lines()
         found: dict[int, int] = {}
         answers = []
         for i, line in enumerate(wanted, 1):
@@ -203,7 +203,7 @@ class Adapter:
             answers.append(dap.Breakpoint(id=found[at], verified=True, line=at if self._lines_from_1 else at - 1,
                                           source=dap.Source(path=self._path, name=Path(self._path).name)))
         if not self._no_debug:
-            debuggee.lines = found
+            debuggee.set_breakpoints(found)
         return dap.SetBreakpointsResponseBody(breakpoints=answers)
 
     def set_exception_breakpoints(self, arguments: dict[str, Any]) -> None:
@@ -380,20 +380,6 @@ class Adapter:
     def terminate(self, arguments: dict[str, Any]) -> None:
         self._running().terminate()
         return None
-
-
-def statement_lines(program: Any) -> list[int]:
-    """The lines a statement of the program starts on, in order (where breakpoints go)."""
-    from ..ir import nodes as ir
-    from .variables import _nodes
-
-    lines: set[int] = set()
-    units = [program.entry, *program.functions.values(), *program.kernels.values()]
-    for unit in units:
-        for node in _nodes(unit.body):
-            if isinstance(node, ir.Stmt) and not isinstance(node, ir.Charge):
-                lines.add(node.span.line)
-    return sorted(lines)
 
 
 def view_row(view: Any, i: int) -> Any:

@@ -61,7 +61,9 @@ class Debuggee:
         self.stop: Stop | None = None
         self.stop_on_entry = False
         self.faults: frozenset[str] | None = frozenset({"*"})  # codes stopped at ("*": all), None: none
-        self.lines: dict[int, int] = {}  # a statement's line -> the breakpoint's id
+        # Every statement of the source, by the line it starts on (where breakpoints go).
+        self.statements = _statements(program)
+        self._at: dict[int, int] = {}  # id() of a statement with a breakpoint -> the breakpoint's id
         self.machine = Machine(program, fuel, write, observer=self)
         self._stopped, self._ended = stopped, ended
         self._wake = threading.Condition()
@@ -70,12 +72,24 @@ class Debuggee:
         self._pause = False
         self._terminate = False
         self._first = True
+        # Something besides breakpoints to look at before a statement: the entry, a pause,
+        # a step, the end. Without it a statement costs a lookup by its id (the run's
+        # statements in a kernel are counted by the hundred thousand).
+        self._watch = True
         self._thread = threading.Thread(target=self._run, name="cint-debuggee", daemon=True)
 
     # ---- the adapter's side
 
     def start(self) -> None:
         self._thread.start()
+
+    def set_breakpoints(self, lines: dict[int, int]) -> None:
+        """Breakpoints at these lines (a statement's line -> the breakpoint's id)."""
+        self._at = {id(s): lines[line] for line, s in self.statements if line in lines}
+
+    def statement_lines(self) -> list[int]:
+        """The lines a statement starts on, in order."""
+        return sorted({line for line, _ in self.statements})
 
     def resume(self, command: Commands) -> None:
         with self._wake:
@@ -84,10 +98,12 @@ class Debuggee:
 
     def pause(self) -> None:
         self._pause = True
+        self._watch = True
 
     def terminate(self, timeout: float = 5.0) -> None:
         with self._wake:
             self._terminate = True
+            self._watch = True
             self._wake.notify_all()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
@@ -140,33 +156,38 @@ class Debuggee:
 
     def statement(self, s: ir.Stmt, frame: Frame) -> None:
         self.stack[-1].statement = s
-        if self._terminate:
-            raise Terminated
-        reason, hits = self._reason(s)
-        if reason is not None:
-            self._wait(Stop(reason, s.span, breakpoints=hits))
+        if self._watch:
+            self._watched(s)
+            return
+        hit = self._at.get(id(s))
+        if hit is not None:
+            self._wait(Stop("breakpoint", s.span, breakpoints=[hit]))
 
     def fault(self, s: ir.Stmt, frame: Frame, error: CintFault) -> None:
         if self.faults is not None and ("*" in self.faults or error.fault.code in self.faults):
             self._wait(Stop("exception", error.span or s.span, error))
 
-    def _reason(self, s: ir.Stmt) -> tuple[str | None, list[int]]:
+    def _watched(self, s: ir.Stmt) -> None:
+        if self._terminate:
+            raise Terminated
+        reason = None
         if self._first:
             self._first = False
-            if self.stop_on_entry:
-                return "entry", []
-        if self._pause:
+            reason = "entry" if self.stop_on_entry else None
+        if reason is None and self._pause:
             self._pause = False
-            return "pause", []
-        hit = self.lines.get(s.span.line)
-        if self._step is not None:
+            reason = "pause"
+        if reason is None and self._step is not None:
             command, depth = self._step
             if command == "stepIn" or (command == "next" and len(self.stack) <= depth) or \
                     (command == "stepOut" and len(self.stack) < depth):
-                return "step", []
-        if hit is not None:
-            return "breakpoint", [hit]
-        return None, []
+                reason = "step"
+        hit = self._at.get(id(s))
+        if reason is None and hit is not None:
+            reason = "breakpoint"
+        self._watch = self._pause or self._step is not None or self._terminate
+        if reason is not None:
+            self._wait(Stop(reason, s.span, breakpoints=[hit] if reason == "breakpoint" and hit is not None else []))
 
     def _wait(self, stop: Stop) -> None:
         """Tell the adapter, then wait for its command (or the end)."""
@@ -183,3 +204,18 @@ class Debuggee:
             raise Terminated
         if command in ("next", "stepIn", "stepOut"):
             self._step = (command, len(self.stack))
+            self._watch = True
+
+
+def _statements(program: ir.Program) -> list[tuple[int, ir.Stmt]]:
+    """Every statement of the source in the program's units (not the IR's own Charges),
+    with the line it starts on."""
+    from .variables import nodes
+
+    found = []
+    units: list[ir.Function | ir.Kernel] = [program.entry, *program.functions.values(), *program.kernels.values()]
+    for unit in units:
+        for node in nodes(unit.body):
+            if isinstance(node, ir.Stmt) and not isinstance(node, ir.Charge):
+                found.append((node.span.line, node))
+    return found

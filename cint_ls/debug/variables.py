@@ -35,7 +35,7 @@ def slots(unit: ir.Function | ir.Kernel) -> dict[int, Slot]:
     else:
         for slot, name, t in zip(unit.params, unit.param_names, unit.param_types):
             found[slot] = Slot(name, t, "parameter")
-    for node in _nodes(unit.body):
+    for node in nodes(unit.body):
         number, named = getattr(node, "slot", None), getattr(node, "name", None)
         if isinstance(number, int) and isinstance(named, str) and number not in found:
             found[number] = Slot(named, _type_of(node), "local")
@@ -55,7 +55,7 @@ def _type_of(node: object) -> Type | None:
     return None
 
 
-def _nodes(statements: list[ir.Stmt]) -> list[object]:
+def nodes(statements: list[ir.Stmt]) -> list[object]:
     """Every IR node under `statements`, without recursion."""
     out: list[object] = []
     stack: list[Any] = list(reversed(statements))
