@@ -13,6 +13,8 @@ import pytest
 from conftest import conformance_case, matches_expected
 from dap_support import CONFORMANCE, DapClient, session
 
+pytestmark = pytest.mark.slow  # a debugger per case (heat_e1's: test_adapter.py, in the quick run)
+
 
 @pytest.fixture
 def dap() -> Iterator[DapClient]:
