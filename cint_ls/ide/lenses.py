@@ -7,7 +7,9 @@ give it arguments.
 
 Commands: `cint.run` with arguments (uri, executor) for the entry, and (uri, executor,
 function name) above an exported function; `cint.compareExecutors` with (uri,) or
-(uri, function name).
+(uri, function name). For a client that debugs (it says so: the server's `debug`
+argument), `Debug` beside `▶ Run`: `cint.debug` with (uri,) or (uri, function name), a
+command of the client's, which starts cint-debug (docs/debugging.md).
 
 A program gpu-cuda refuses (SPEC-02P.1 10.5: any construct of any kernel outside its
 profile) gets no `▶ Run on gpu-cuda`, which would only answer E_UNSUPPORTED: its lens
@@ -37,14 +39,18 @@ if TYPE_CHECKING:
     from .document import DocumentLike
 
 RUN = "cint.run"
+DEBUG = "cint.debug"  # the client's: a debug session of cint-debug
 COMPARE = "cint.compareExecutors"
 SHOW_REFUSAL = "cint.showRefusal"
 LENS_LISTED = 3  # capabilities a refusal lens names
 
 
-def _lenses(span: Span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple[str, ...], refused: str) -> list[CodeLens]:
+def _lenses(span: Span, uri: str, executors: Sequence[tuple[str, str]], extra: tuple[str, ...], refused: str,
+            debug: bool) -> list[CodeLens]:
     # The plain Run: the executor `auto` chooses (running/auto.py), as `cint run` without flags.
     out = [CodeLens(span, "▶ Run", RUN, (uri, AUTO) + extra)]
+    if debug:
+        out.append(CodeLens(span, "Debug", DEBUG, (uri,) + extra))
     for name, label in executors:
         if name == GPU and refused:
             out.append(CodeLens(span, f"{GPU} refuses: {refused}", SHOW_REFUSAL, (uri,)))
@@ -56,15 +62,16 @@ def _lenses(span: Span, uri: str, executors: Sequence[tuple[str, str]], extra: t
 
 @total(list)
 def code_lenses(doc: DocumentLike, executors: Sequence[str] = ("cpu-sir-interp",),
-                simulated: Collection[str] = frozenset()) -> list[CodeLens]:
+                simulated: Collection[str] = frozenset(), debug: bool = False) -> list[CodeLens]:
     """The lenses of the document for these executors; `simulated`: those of them whose
-    runs will take place on a simulated device (the server's forecast)."""
+    runs will take place on a simulated device (the server's forecast); `debug`: the
+    client starts debug sessions (a `Debug` lens beside each `▶ Run`)."""
     # The labels are part of the key: a forecast of gpu-cuda's device can arrive later.
     labelled = tuple((name, display_name(name, name in simulated)) for name in executors)
-    key = ("lenses", labelled)
+    key = ("lenses", labelled, debug)
     found: list[CodeLens] | None = doc.memo.get(key)
     if found is None:
-        found = doc.memo[key] = _code_lenses(doc, labelled)
+        found = doc.memo[key] = _code_lenses(doc, labelled, debug)
     return list(found)
 
 
@@ -74,7 +81,7 @@ def entry_functions(module: ast.Module) -> list[str]:
             if isinstance(item, ast.FunctionDef) and item.export and item.name.text and not item.params]
 
 
-def _code_lenses(doc: DocumentLike, executors: tuple[tuple[str, str], ...]) -> list[CodeLens]:
+def _code_lenses(doc: DocumentLike, executors: tuple[tuple[str, str], ...], debug: bool) -> list[CodeLens]:
     module = doc.module
     out: list[CodeLens] = []
     anchors: list[tuple[int, Span, tuple[str, ...]]] = []  # where, and the entry function's name
@@ -91,5 +98,5 @@ def _code_lenses(doc: DocumentLike, executors: tuple[tuple[str, str], ...]) -> l
         refusals = module_refusals(doc)
         refused = refusal_summary(refusals, LENS_LISTED) if refusals else ""
     for _, span, extra in sorted(anchors, key=lambda a: a[0]):
-        out += _lenses(span.freeze(), doc.uri, executors, extra, refused)
+        out += _lenses(span.freeze(), doc.uri, executors, extra, refused, debug)
     return out

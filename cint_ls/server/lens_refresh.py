@@ -40,6 +40,8 @@ class _Session(Protocol):
 
     def executors(self) -> list[str]: ...
 
+    def client_says(self, flag: str) -> bool: ...
+
 
 class LensRefresh:
     def __init__(self, session: _Session) -> None:
@@ -71,7 +73,8 @@ class LensRefresh:
         simulated = simulated_executors(executors)  # the façade's forecast (the ide's lenses ask no probe)
         try:
             layout = tuple((lens.span.line, lens.title, lens.command, lens.arguments)
-                           for lens in ide.code_lenses(entry.doc.snapshot(), executors, simulated))
+                           for lens in ide.code_lenses(entry.doc.snapshot(), executors, simulated,
+                                                       self.session.client_says("debug")))
         except Exception:  # logged; a refresh is a courtesy, the lenses' own request reports errors
             logger.exception("code lens layout failed")
             return

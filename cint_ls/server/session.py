@@ -161,6 +161,14 @@ class Session:
         entry = self.documents.get(uri)
         return entry if entry is not None and entry.generation == generation else None
 
+    def client_says(self, flag: str) -> bool:
+        """Whether the client states `capabilities.experimental.cint.<flag>: true`: a
+        command of its own it runs (`setTargets`, `debug`)."""
+        caps = getattr(getattr(self.client, "protocol", None), "client_capabilities", None)
+        experimental = getattr(caps, "experimental", None)
+        cint = experimental.get("cint") if isinstance(experimental, dict) else None
+        return isinstance(cint, dict) and cint.get(flag) is True
+
     def executors(self) -> list[str]:
         if self._executors is None:
             self._executors = implemented_executors()

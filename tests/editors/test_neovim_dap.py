@@ -27,6 +27,7 @@ end
 local cint = require('cint')
 cint.setup({ debug_cmd = { 'python3', '-m', 'cint_ls.debug' } })
 out.registered = cint.register_dap()
+out.lens = cint.capabilities.experimental.cint.debug == true
 if with_dap then
   local dap = require('dap')
   out.adapter = dap.adapters.cint
@@ -59,7 +60,7 @@ def run(tmp_path: Path, with_dap: bool, own: bool = False) -> dict:
 
 def test_setup_registers_the_adapter_and_a_configuration(tmp_path: Path) -> None:
     seen = run(tmp_path, with_dap=True)
-    assert seen["registered"] is True
+    assert seen["registered"] is True and seen["lens"] is True  # the server then offers a Debug lens
     assert seen["adapter"]["type"] == "executable"
     assert [seen["adapter"]["command"], *seen["adapter"]["args"]] == ["python3", "-m", "cint_ls.debug"]
     names = [c["name"] for c in seen["configurations"]]
@@ -74,4 +75,5 @@ def test_a_configuration_of_the_users_is_kept(tmp_path: Path) -> None:
 
 
 def test_without_nvim_dap_nothing_is_registered(tmp_path: Path) -> None:
-    assert run(tmp_path, with_dap=False)["registered"] is False
+    seen = run(tmp_path, with_dap=False)
+    assert seen["registered"] is False and seen["lens"] is False

@@ -58,6 +58,17 @@ def test_lenses_above_the_entry_and_exports():
     ]
 
 
+def test_a_debug_lens_beside_each_run_for_a_client_that_debugs():
+    """cint.debug, the client's command (issue 30): [uri] for the entry, [uri, function]
+    above an exported function; none for a client that does not say it debugs."""
+    doc = doc_of("export I64 f() { return 1; }\nvoid g() {}\n\nI64 t = f();\ng();\n")
+    rows = [(lens.span.line, lens.title, lens.command, lens.arguments)
+            for lens in code_lenses(doc, ["cpu-sir-interp"], debug=True) if lens.command == "cint.debug"]
+    assert rows == [(1, "Debug", "cint.debug", (doc.uri, "f")), (4, "Debug", "cint.debug", (doc.uri,))]
+    assert [lens.title for lens in code_lenses(doc, ["cpu-sir-interp"], debug=True)][:2] == ["▶ Run", "Debug"]
+    assert not [lens for lens in code_lenses(doc, ["cpu-sir-interp"]) if lens.command == "cint.debug"]
+
+
 def test_no_lens_where_nothing_would_run():
     # A function with parameters cannot start a run (nothing gives it arguments), and a
     # function that is not exported is no entry: neither gets a lens.

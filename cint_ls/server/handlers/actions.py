@@ -28,10 +28,7 @@ OPTIONS = lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
 
 def sets_targets(session: Session) -> bool:
     """Whether the client runs `cint.setTargets` itself (experimental.cint.setTargets)."""
-    caps = getattr(getattr(session.client, "protocol", None), "client_capabilities", None)
-    experimental = getattr(caps, "experimental", None)
-    cint = experimental.get("cint") if isinstance(experimental, dict) else None
-    return isinstance(cint, dict) and cint.get("setTargets") is True
+    return session.client_says("setTargets")
 
 
 def prepare(session: Session, entry: OpenDocument, params: lsp.CodeActionParams) -> tuple[tuple[str, ...], bool]:

@@ -137,20 +137,21 @@ def formatting(doc, params: lsp.DocumentFormattingParams, prepared) -> Generator
     return [minimal_edit(doc.source, formatted)]
 
 
-def code_lenses_prepare(session: Session, entry: OpenDocument, params) -> tuple[list[str], frozenset[str]]:
-    """The executors and which of them run on a simulated device (the façade's forecast:
-    it may ask the CUDA probe, which the ide's lenses never do)."""
+def code_lenses_prepare(session: Session, entry: OpenDocument, params) -> tuple[list[str], frozenset[str], bool]:
+    """The executors, which of them run on a simulated device (the façade's forecast:
+    it may ask the CUDA probe, which the ide's lenses never do), and whether the client
+    debugs (experimental.cint.debug: a `Debug` lens)."""
     executors = session.executors()
-    return executors, simulated_executors(executors)
+    return executors, simulated_executors(executors), session.client_says("debug")
 
 
-def code_lenses(doc, params: lsp.CodeLensParams, prepared: tuple[list[str], frozenset[str]]) -> list[lsp.CodeLens]:
-    executors, simulated = prepared
+def code_lenses(doc, params: lsp.CodeLensParams, prepared: tuple[list[str], frozenset[str], bool]) -> list[lsp.CodeLens]:
+    executors, simulated, debug = prepared
     return [
         lsp.CodeLens(range=convert.lsp_range(doc.source, lens.span),
                      command=lsp.Command(title=lens.title, command=lens.command,
                                          arguments=list(lens.arguments)))
-        for lens in ide.code_lenses(doc, executors, simulated)
+        for lens in ide.code_lenses(doc, executors, simulated, debug)
     ]
 
 

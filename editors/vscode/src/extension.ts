@@ -60,6 +60,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     // a .ci file without a launch.json.
     vscode.debug.registerDebugAdapterDescriptorFactory("cint", { createDebugAdapterDescriptor: debugAdapter }),
     vscode.debug.registerDebugConfigurationProvider("cint", { resolveDebugConfiguration: debugConfiguration }),
+    // The Debug lens: [uri] for the entry, [uri, function] above an exported function.
+    vscode.commands.registerCommand("cint.debug", debugFromLens),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("cint.server.path")) {
         void vscode.window
@@ -82,6 +84,29 @@ async function debugAdapter(): Promise<vscode.DebugAdapterDescriptor | undefined
   }
   const adapter = debugAdapterOf(lastChoice);
   return new vscode.DebugAdapterExecutable(adapter.command, adapter.args, { env: { ...process.env, ...adapter.env } as Record<string, string> });
+}
+
+/** The Debug lens ([uri] or [uri, function]), the editor title's Debug (its Uri) and the
+ * command palette (the active editor's file). */
+async function debugFromLens(uri?: string | vscode.Uri, entry?: unknown): Promise<boolean> {
+  const target = uri instanceof vscode.Uri ? uri : uri ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
+  entry = typeof entry === "string" ? entry : undefined;
+  if (!target || target.scheme !== "file") {
+    void vscode.window.showErrorMessage("cint: save the file to debug it (the debugger reads it from disk).");
+    return false;
+  }
+  const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === target.toString());
+  if (document?.isDirty) {
+    await document.save();
+  }
+  const config: vscode.DebugConfiguration = {
+    type: "cint", request: "launch", name: typeof entry === "string" ? `Debug ${entry}` : "Debug the cint file",
+    program: target.fsPath,
+  };
+  if (typeof entry === "string") {
+    config.entry = entry;
+  }
+  return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(target), config);
 }
 
 /** F5 without a launch.json (the configuration is empty): debug the active .ci file. */
@@ -148,7 +173,8 @@ function clientInfoFeature(): StaticFeature {
     // The extension runs `cint.setTargets` (a refusal's quick fix): the server offers it then.
     fillClientCapabilities: (capabilities) => {
       const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-      capabilities.experimental = { ...experimental, cint: { setTargets: true } };
+      // It starts cint-debug too (`cint.debug`): the server adds a Debug lens beside each Run.
+      capabilities.experimental = { ...experimental, cint: { setTargets: true, debug: true } };
     },
     fillInitializeParams: (params: InitializeParams) => {
       params.clientInfo = { name: "cint-vscode", version: extensionVersion };

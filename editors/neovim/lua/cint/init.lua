@@ -646,8 +646,24 @@ function M.set_targets(command, ctx)
   return list
 end
 
---- The client capability that makes the server offer `cint.setTargets` fixes.
+--- The client capabilities that make the server offer `cint.setTargets` fixes, and, once
+--- setup() has registered cint-debug with nvim-dap, a Debug lens beside each Run lens.
 M.capabilities = { experimental = { cint = { setTargets = true } } }
+
+--- The command `cint.debug` [uri] or [uri, function] of a Debug lens: a debug session of
+--- cint-debug through nvim-dap.
+function M.debug(command)
+  local ok, dap = pcall(require, 'dap')
+  local args = command and command.arguments or {}
+  if not ok then
+    vim.notify('cint: the Debug lens needs nvim-dap (:help cint-debug)', vim.log.levels.WARN)
+    return
+  end
+  local entry = type(args[2]) == 'string' and args[2] or nil
+  local program = args[1] and vim.uri_to_fname(args[1]) or api.nvim_buf_get_name(0)
+  dap.run({ type = 'cint', request = 'launch', name = entry and ('Debug ' .. entry) or 'Debug the file',
+            program = program, entry = entry })
+end
 
 --- `:CintCompare`: runs the module on every executor and compares the results.
 function M.compare(bufnr)
@@ -694,7 +710,7 @@ local function server_config()
     settings = M.config.settings,
     handlers = { ['cint/runResult'] = M.on_run_result, ['cint/compareResult'] = M.on_compare_result },
     commands = { ['cint.setTargets'] = M.set_targets, ['cint.run'] = M.execute_command,
-                 ['cint.compareExecutors'] = M.execute_command },
+                 ['cint.compareExecutors'] = M.execute_command, ['cint.debug'] = M.debug },
     capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), M.capabilities),
   }
 end
@@ -823,7 +839,7 @@ function M.setup(opts)
   if opts and opts.debug_cmd then
     M.config.debug_cmd = opts.debug_cmd
   end
-  M.register_dap()
+  M.capabilities.experimental.cint.debug = M.register_dap() or nil
   parser_cache, parser_state = nil, nil
   ensure_helptags()
   push_settings()
