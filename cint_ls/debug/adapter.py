@@ -23,7 +23,8 @@ from ..running.entry import NoSuchEntry, with_entry
 from ..running.report import render
 from ..server.framing import StdinReader, framed
 from ..syntax.report import render_diagnostic
-from .debuggee import Debuggee, Stop
+from .debuggee import Condition, Debuggee, Stop
+from .evaluate import EvaluationError, Evaluator
 from .variables import frame_name, rows, slots, value_text
 
 logger = logging.getLogger("cint_ls.debug")
@@ -51,12 +52,15 @@ class Adapter:
         self._no_debug: dict[str, Any] | None = None
         self._configured = False
         self._references: dict[int, tuple[str, Any]] = {}
+        self._text = ""
+        self._evaluators: dict[tuple[str, str], Evaluator] = {}
         self._handlers: dict[str, Callable[[dict[str, Any]], Model | None]] = {
             "initialize": self.initialize, "launch": self.launch, "setBreakpoints": self.set_breakpoints,
             "setExceptionBreakpoints": self.set_exception_breakpoints, "configurationDone": self.configuration_done,
             "threads": self.threads, "stackTrace": self.stack_trace, "scopes": self.scopes,
             "variables": self.variables, "continue": self.continue_, "next": self.step,
             "stepIn": self.step, "stepOut": self.step, "pause": self.pause, "exceptionInfo": self.exception_info,
+            "evaluate": self.evaluate,
             "disconnect": self.disconnect, "terminate": self.terminate,
         }
         self._done = False
@@ -140,7 +144,7 @@ class Adapter:
         self._columns_from_1 = args.columnsStartAt1 is not False
         return dap.Capabilities(
             supportsConfigurationDoneRequest=True, supportsExceptionInfoRequest=True,
-            supportsTerminateRequest=True,
+            supportsTerminateRequest=True, supportsConditionalBreakpoints=True, supportsEvaluateForHovers=True,
             exceptionBreakpointFilters=[dap.ExceptionBreakpointsFilter(
                 filter=FAULTS_FILTER, label="Faults", default=True,
                 description="Stop where a fault (E_OVERFLOW, E_BOUNDS, E_FUEL, ...) is raised")],
@@ -160,6 +164,7 @@ class Adapter:
         if fuel is not None and (not isinstance(fuel, int) or isinstance(fuel, bool) or fuel < 0):
             raise RequestFailed("`fuel`: a whole number of units, or null for none")
         self._path = str(path.resolve())
+        self._text = text
         built = build(text, str(path))
         if built.program is None:
             errors = [d for d in built.checked.diagnostics + built.syntax.diagnostics if d.severity == 1]
@@ -171,6 +176,7 @@ class Adapter:
         except NoSuchEntry as error:
             raise RequestFailed(str(error)) from None
         debuggee = Debuggee(program_ir, fuel, self._output, self._stopped, self._ended)
+        debuggee.condition_failed = lambda message: self._output(message + "\n", "console")
         debuggee.stop_on_entry = bool(arguments.get("stopOnEntry"))
         if arguments.get("noDebug"):
             debuggee.faults = None
@@ -187,24 +193,58 @@ class Adapter:
     def set_breakpoints(self, arguments: dict[str, Any]) -> Model:
         args = dap.SetBreakpointsArguments.model_validate(arguments)
         debuggee = self._running()
-        wanted = [b.line for b in args.breakpoints or []] if args.breakpoints is not None else list(args.lines or [])
+        wanted = [(b.line, b.condition) for b in args.breakpoints] if args.breakpoints is not None \
+            else [(line, None) for line in args.lines or []]
         same_file = args.source.path is None or not self._path or Path(args.source.path).resolve() == Path(self._path)
         lines = debuggee.statement_lines()
-        found: dict[int, int] = {}
+        found: dict[int, tuple[int, Condition | None]] = {}
         answers = []
-        for i, line in enumerate(wanted, 1):
+        source = dap.Source(path=self._path, name=Path(self._path).name)
+        for i, (line, condition) in enumerate(wanted, 1):
             source_line = line if self._lines_from_1 else line + 1
             at = next((ln for ln in lines if ln >= source_line), None) if same_file else None
             if at is None:
                 answers.append(dap.Breakpoint(id=i, verified=False, line=line,
                                               message="no statement here or after it"))
                 continue
-            found.setdefault(at, i)
-            answers.append(dap.Breakpoint(id=found[at], verified=True, line=at if self._lines_from_1 else at - 1,
-                                          source=dap.Source(path=self._path, name=Path(self._path).name)))
+            shown = at if self._lines_from_1 else at - 1
+            compiled = None
+            if condition and condition.strip():
+                try:
+                    compiled = self._condition(debuggee, at, condition.strip())
+                except EvaluationError as error:
+                    answers.append(dap.Breakpoint(id=i, verified=False, line=shown, source=source,
+                                                  message=f"the condition `{condition.strip()}`: {error}"))
+                    continue
+            found.setdefault(at, (i, compiled))
+            answers.append(dap.Breakpoint(id=found[at][0], verified=True, line=shown, source=source))
         if not self._no_debug:
             debuggee.set_breakpoints(found)
         return dap.SetBreakpointsResponseBody(breakpoints=answers)
+
+    def _condition(self, debuggee: Debuggee, line: int, text: str) -> Condition:
+        """A condition compiled for the unit of the statement on `line` (the first, where
+        a line holds statements of two)."""
+        (unit, *_) = debuggee.units_at(line)
+        return Condition(text, line, Evaluator(self._text, self._path, unit, text))
+
+    def evaluate(self, arguments: dict[str, Any]) -> Model:
+        args = dap.EvaluateArguments.model_validate(arguments)
+        debuggee = self._stopped_run()
+        frame_id = args.frameId if args.frameId is not None else len(debuggee.stack)
+        if not 1 <= frame_id <= len(debuggee.stack):
+            raise RequestFailed(f"no frame {frame_id}")
+        running = debuggee.stack[frame_id - 1]
+        key = (running.unit.qualified, args.expression)
+        try:
+            evaluator = self._evaluators.get(key)
+            if evaluator is None:
+                evaluator = self._evaluators[key] = Evaluator(self._text, self._path, running.unit, args.expression)
+            value = evaluator(running.frame)
+        except EvaluationError as error:
+            raise RequestFailed(str(error)) from None
+        return dap.EvaluateResponseBody(result=value, type=getattr(evaluator.type, "name", None),
+                                        variablesReference=0)
 
     def set_exception_breakpoints(self, arguments: dict[str, Any]) -> None:
         args = dap.SetExceptionBreakpointsArguments.model_validate(arguments)
@@ -272,7 +312,7 @@ class Adapter:
             line = span.line if span is not None else 0
             column = span.column if span is not None else 0
             frames.append(dap.StackFrame(
-                id=depth + 1, name=frame_name(running), source=source,
+                id=depth + 1, name=frame_name(running.unit, running.frame, running.work_item), source=source,
                 line=line if self._lines_from_1 else line - 1, column=column if self._columns_from_1 else column - 1,
                 endLine=None if span is None else span.end_line,
                 endColumn=None if span is None else span.end_column))

@@ -17,6 +17,7 @@ from ..exec.interp.compiler import Frame
 from ..exec.runtime import CintFault, RunResult
 from ..ir import nodes as ir
 from ..syntax.source import Span
+from .evaluate import EvaluationError, Evaluator
 
 
 class Terminated(BaseException):
@@ -61,9 +62,12 @@ class Debuggee:
         self.stop: Stop | None = None
         self.stop_on_entry = False
         self.faults: frozenset[str] | None = frozenset({"*"})  # codes stopped at ("*": all), None: none
-        # Every statement of the source, by the line it starts on (where breakpoints go).
+        # Every statement of the source, by the line it starts on (where breakpoints go),
+        # with the unit it is in.
         self.statements = _statements(program)
-        self._at: dict[int, int] = {}  # id() of a statement with a breakpoint -> the breakpoint's id
+        # id() of a statement with a breakpoint -> the breakpoint's id and its condition
+        self._at: dict[int, tuple[int, Condition | None]] = {}
+        self.condition_failed: Callable[[str], None] = lambda message: None
         self.machine = Machine(program, fuel, write, observer=self)
         self._stopped, self._ended = stopped, ended
         self._wake = threading.Condition()
@@ -83,13 +87,22 @@ class Debuggee:
     def start(self) -> None:
         self._thread.start()
 
-    def set_breakpoints(self, lines: dict[int, int]) -> None:
-        """Breakpoints at these lines (a statement's line -> the breakpoint's id)."""
-        self._at = {id(s): lines[line] for line, s in self.statements if line in lines}
+    def set_breakpoints(self, lines: dict[int, tuple[int, Condition | None]]) -> None:
+        """Breakpoints at these lines: a statement's line -> the breakpoint's id and its
+        condition (None: always)."""
+        self._at = {id(s): lines[line] for line, s, _ in self.statements if line in lines}
+
+    def units_at(self, line: int) -> list[ir.Function | ir.Kernel]:
+        """The units with a statement on `line`."""
+        found: list[ir.Function | ir.Kernel] = []
+        for at, _, unit in self.statements:
+            if at == line and unit not in found:
+                found.append(unit)
+        return found
 
     def statement_lines(self) -> list[int]:
         """The lines a statement starts on, in order."""
-        return sorted({line for line, _ in self.statements})
+        return sorted({line for line, _, _ in self.statements})
 
     def resume(self, command: Commands) -> None:
         with self._wake:
@@ -160,8 +173,8 @@ class Debuggee:
             self._watched(s)
             return
         hit = self._at.get(id(s))
-        if hit is not None:
-            self._wait(Stop("breakpoint", s.span, breakpoints=[hit]))
+        if hit is not None and self._holds(hit[1], frame):
+            self._wait(Stop("breakpoint", s.span, breakpoints=[hit[0]]))
 
     def fault(self, s: ir.Stmt, frame: Frame, error: CintFault) -> None:
         if self.faults is not None and ("*" in self.faults or error.fault.code in self.faults):
@@ -183,11 +196,22 @@ class Debuggee:
                     (command == "stepOut" and len(self.stack) < depth):
                 reason = "step"
         hit = self._at.get(id(s))
-        if reason is None and hit is not None:
+        if reason is None and hit is not None and self._holds(hit[1], self.stack[-1].frame):
             reason = "breakpoint"
         self._watch = self._pause or self._step is not None or self._terminate
         if reason is not None:
-            self._wait(Stop(reason, s.span, breakpoints=[hit] if reason == "breakpoint" and hit is not None else []))
+            self._wait(Stop(reason, s.span, breakpoints=[hit[0]] if reason == "breakpoint" and hit is not None else []))
+
+    def _holds(self, condition: Condition | None, frame: Frame) -> bool:
+        """A breakpoint's condition, where it has one; one that cannot be evaluated here
+        stops the run, and says why."""
+        if condition is None:
+            return True
+        try:
+            return condition.evaluator(frame) == "true"
+        except EvaluationError as error:
+            self.condition_failed(f"the condition `{condition.text}` at line {condition.line}: {error}")
+            return True
 
     def _wait(self, stop: Stop) -> None:
         """Tell the adapter, then wait for its command (or the end)."""
@@ -207,9 +231,18 @@ class Debuggee:
             self._watch = True
 
 
-def _statements(program: ir.Program) -> list[tuple[int, ir.Stmt]]:
+@dataclass
+class Condition:
+    """A breakpoint's condition, compiled for the unit its statement is in."""
+
+    text: str
+    line: int
+    evaluator: Evaluator
+
+
+def _statements(program: ir.Program) -> list[tuple[int, ir.Stmt, ir.Function | ir.Kernel]]:
     """Every statement of the source in the program's units (not the IR's own Charges),
-    with the line it starts on."""
+    with the line it starts on and its unit."""
     from .variables import nodes
 
     found = []
@@ -217,5 +250,5 @@ def _statements(program: ir.Program) -> list[tuple[int, ir.Stmt]]:
     for unit in units:
         for node in nodes(unit.body):
             if isinstance(node, ir.Stmt) and not isinstance(node, ir.Charge):
-                found.append((node.span.line, node))
+                found.append((node.span.line, node, unit))
     return found

@@ -11,7 +11,6 @@ from ..exec.interp.compiler import ArrayBinding
 from ..exec.views import View
 from ..ir import nodes as ir
 from ..vocabulary.values import format_value
-from .debuggee import Running
 
 
 @dataclass(frozen=True)
@@ -72,12 +71,11 @@ def nodes(statements: list[ir.Stmt]) -> list[object]:
     return out
 
 
-def frame_name(running: Running) -> str:
+def frame_name(unit: ir.Function | ir.Kernel, frame: list[Any], work_item: int | None) -> str:
     """`diffuse work-item 20 (y=2, x=4)`, `scale`, `entry`."""
-    unit = running.unit
-    if isinstance(unit, ir.Kernel) and running.work_item is not None:
-        where = ", ".join(f"{name}={running.frame[slot]}" for name, slot, _ in unit.over)
-        return f"{unit.name} work-item {running.work_item} ({where})"
+    if isinstance(unit, ir.Kernel) and work_item is not None:
+        where = ", ".join(f"{name}={frame[slot]}" for name, slot, _ in unit.over)
+        return f"{unit.name} work-item {work_item} ({where})"
     return "entry" if unit.name == "<entry>" else unit.name
 
 

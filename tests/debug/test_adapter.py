@@ -149,3 +149,45 @@ def test_the_requests_nvim_dap_sends(dap: DapClient) -> None:
     frames = dap.request("stackTrace", {"threadId": 1, "startFrame": 0, "levels": 20})["body"]["stackFrames"]
     assert frames[0]["line"] == 16 and frames[0]["source"]["path"] == str(HEAT_E1.resolve())
     assert dap.locals(frames[0]["id"])["x"] == "0"
+
+
+def test_a_conditional_breakpoint_stops_once(dap: DapClient) -> None:
+    """The issue's own: `y == 2 && x == 4` on the kernel's first statement stops at
+    work-item 20 only; going on, the run stops at that work-item's fault."""
+    dap.request("initialize", {"adapterID": "cint"})
+    dap.request("launch", {"program": str(HEAT_E1)})
+    dap.event("initialized")
+    marks = dap.request("setBreakpoints", {"source": {"path": str(HEAT_E1)}, "breakpoints": [
+        {"line": 8, "condition": "y == 2 && x == 4"}, {"line": 9, "condition": "y +"},
+        {"line": 16, "condition": "z == 1"}]})["body"]["breakpoints"]
+    assert marks[0]["verified"] and not marks[1]["verified"] and not marks[2]["verified"]
+    assert "`y +`" in marks[1]["message"] and "column" in marks[1]["message"]
+    assert "unknown name `z`" in marks[2]["message"]
+    dap.request("setExceptionBreakpoints", {"filters": ["faults"]})
+    dap.request("configurationDone")
+    stop = dap.next_stop()
+    assert stop["body"]["reason"] == "breakpoint" and dap.top()["name"] == "diffuse work-item 20 (y=2, x=4)"
+    dap.request("continue", {"threadId": 1})
+    stop = dap.next_stop()
+    assert stop["body"]["reason"] == "exception" and dap.top()["name"] == "diffuse work-item 20 (y=2, x=4)"
+
+
+def test_evaluate_in_a_frame(dap: DapClient) -> None:
+    """Any cint expression without effects, in the stopped frame's scope, written as
+    `cint run` prints it, with its type; an error is a message (issue 30)."""
+    dap.start(HEAT_E1)  # stopped at the fault, in work-item 20
+    frame = dap.top()["id"]
+
+    def evaluate(expression: str, ok: bool = True) -> dict:
+        return dap.request("evaluate", {"expression": expression, "frameId": frame, "context": "watch"}, ok=ok)
+
+    assert evaluate("lap")["body"]["result"] == "1000" and evaluate("lap")["body"]["type"] == "I64"
+    assert evaluate("c + lap * 2")["body"]["result"] == "2000"
+    answer = evaluate("y == 2 && x == 4")["body"]
+    assert (answer["result"], answer["type"]) == ("true", "Bool")
+    assert "E_OVERFLOW" in evaluate("kn * lap", ok=False)["message"]
+    assert "unknown name `nope`" in evaluate("nope + 1", ok=False)["message"]
+    assert evaluate("x = 1", ok=False)["message"]  # an assignment is no expression
+    assert "no value" in evaluate("flux", ok=False)["message"]  # not yet assigned at the fault
+    caller = dap.request("stackTrace", {"threadId": 1})["body"]["stackFrames"][1]["id"]
+    assert dap.request("evaluate", {"expression": "total", "frameId": caller})["body"]["result"] == "0"
