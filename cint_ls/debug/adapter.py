@@ -345,7 +345,7 @@ class Adapter:
             named = slots(payload.unit)
             for slot, value in enumerate(payload.frame):
                 info = named.get(slot)
-                if value is None or info is None or info.kind == "index":
+                if value is None or info is None:
                     continue
                 out.append(self._variable(info.name, value, info.type, info.mode))
         elif kind == "work-item":

@@ -735,6 +735,67 @@ async function main() {
     // no 'unsafe-inline', which drops style attributes): the legends' colour boxes have
     // their colours and the canonical work-item its ring, read from the pixels of the
     // workbench's screenshot; and the page fits the half-width pane (no sideways scrolling).
+    await check(page, "cint-debug: F5 with a conditional breakpoint, a step, the fault", {}, async () => {
+      // issue 30: a breakpoint on the kernel's first statement with `y == 2 && x == 4`, F5 on
+      // heat_e1.ci with no launch.json: it stops once, at work-item 20; a step; continue
+      // stops at the fault, 13:33, E_OVERFLOW, with c, lap, y and x in the Variables view.
+      await openFile(page, "heat_e1.ci");
+      const first = "    I64 c = u[y, x] as I64;";
+      const where = await settledPosition(page, first, "c = u");
+      await page.mouse.click(where.left + 1, where.y);
+      await waitCursor(page, /Ln 8,/);
+      // As a person does: the gutter's context menu at line 8.
+      // F9 sets a breakpoint on the cursor's line; its glyph's menu edits its condition.
+      await focusEditor(page);
+      const glyph = activeEditor(page).locator(".codicon-debug-breakpoint").first();
+      for (let tries = 0; tries < 5 && !(await glyph.isVisible()); tries++) {
+        await page.mouse.click(where.left + 1, where.y);
+        await page.waitForTimeout(300);
+        await page.keyboard.press("F9");
+        await page.waitForTimeout(700);
+      }
+      await glyph.waitFor({ state: "visible", timeout: TIMEOUT });
+      await glyph.click({ button: "right" });
+      const item = page.getByRole("menuitem", { name: /Edit (Condition|Breakpoint)/ }).first();
+      await item.waitFor({ state: "visible", timeout: TIMEOUT });
+      await item.click();
+      const input = page.locator(".breakpoint-widget .inputContainer").first();
+      await input.waitFor({ state: "visible", timeout: TIMEOUT });
+      await input.click();
+      await page.keyboard.type("y == 2 && x == 4");
+      await page.keyboard.press("Enter");
+      await activeEditor(page).locator(".codicon-debug-breakpoint-conditional").first()
+        .waitFor({ state: "visible", timeout: TIMEOUT });
+      const line16 = await charPosition(page, "    v[y, x] = r;", "r;");
+      await page.mouse.click(line16.left + 1, line16.y);  // the editor has the keyboard again
+      await page.keyboard.press("F5");
+      const stack = (text) => page.locator(".debug-call-stack .monaco-list-row", { hasText: text }).first();
+      await stack("diffuse work-item 20 (y=2, x=4)").waitFor({ state: "visible", timeout: TIMEOUT });
+      const frames = await page.locator(".debug-call-stack .monaco-list-row").allInnerTexts();
+      expect(!frames.some((f) => /work-item (?!20\b)\d+/.test(f)), `another work-item stopped: ${frames.join(" | ")}`);
+      await shot(page, "14-debug-breakpoint");
+      await palette(page, "Debug: Step Over");
+      await waitCursor(page, /Ln 9,/, TIMEOUT);
+      await palette(page, "Debug: Continue");
+      const widget = page.locator(".exception-widget").first();
+      await widget.waitFor({ state: "visible", timeout: TIMEOUT });
+      const exception = squash(await widget.innerText());
+      expect(/E_OVERFLOW/.test(exception), `the exception widget: ${exception}`);
+      await waitCursor(page, /Ln 13, Col 33/, TIMEOUT);
+      const variable = (name) => page.locator(".part.sidebar .monaco-list-row")
+        .filter({ hasText: new RegExp(`^\\s*${name} =`) }).first();
+      const shown = {};
+      for (const name of ["c", "lap", "y", "x"]) {
+        await variable(name).waitFor({ state: "visible", timeout: TIMEOUT });
+        shown[name] = squash(await variable(name).innerText());
+      }
+      expect(/1000/.test(shown.lap) && /\b2\b/.test(shown.y) && /\b4\b/.test(shown.x), `the variables: ${JSON.stringify(shown)}`);
+      await shot(page, "15-debug-fault");
+      await palette(page, "Debug: Stop");
+      await page.locator(".debug-toolbar").waitFor({ state: "hidden", timeout: TIMEOUT }).catch(() => {});
+      return `stopped once at work-item 20; the fault: ${exception.slice(0, 80)}; ${Object.values(shown).join(", ")}`;
+    });
+
     await check(page, "the trace page's legend colours and ring in its webview", { short: true }, async () => {
       await openFile(page, "heat_e1.ci");
       await toEnd(page);
