@@ -363,7 +363,9 @@ class Adapter:
             out.append(dap.Variable(name="fuel consumed", value=str(machine.fuel.consumed), variablesReference=0))
         elif kind == "array":
             view, element, indices = payload
-            for name, more, value in rows(view):
+            first = max(0, args.start or 0)  # a page of it (indexedVariables), as the client asks
+            last = view.extents[0] if not args.count else min(view.extents[0], first + args.count)
+            for name, more, value in rows(view, first, last):
                 if more is None:
                     out.append(dap.Variable(name=name, value=value_text(value, element), variablesReference=0))
                 else:

@@ -94,9 +94,11 @@ def value_text(value: object, t: Type | None) -> str:
     return repr(value)
 
 
-def rows(view: View) -> list[tuple[str, list[int] | None, object]]:
-    """An array's children: its rows (a view of one index less) or, for one dimension,
-    its elements: (name, the indices so far, the element's value or None for a row)."""
+def rows(view: View, first: int = 0, last: int | None = None) -> list[tuple[str, list[int] | None, object]]:
+    """An array's children `first` to `last` (a page): its rows (a view of one index
+    less) or, for one dimension, its elements: (name, the indices so far, the element's
+    value or None for a row)."""
+    end = view.extents[0] if last is None else min(last, view.extents[0])
     if len(view.extents) == 1:
-        return [(f"[{i}]", None, view.read([i])) for i in range(view.extents[0])]
-    return [(f"[{i}]", [i], None) for i in range(view.extents[0])]
+        return [(f"[{i}]", None, view.read([i])) for i in range(first, end)]
+    return [(f"[{i}]", [i], None) for i in range(first, end)]

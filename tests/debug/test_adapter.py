@@ -191,3 +191,18 @@ def test_evaluate_in_a_frame(dap: DapClient) -> None:
     assert "no value" in evaluate("flux", ok=False)["message"]  # not yet assigned at the fault
     caller = dap.request("stackTrace", {"threadId": 1})["body"]["stackFrames"][1]["id"]
     assert dap.request("evaluate", {"expression": "total", "frameId": caller})["body"]["result"] == "0"
+
+
+def test_arrays_by_rows_and_pages(dap: DapClient) -> None:
+    """`out v` of heat_e1's kernel: I32[8, 8], its rows, a row's elements; a page of them
+    as a client asks with `start` and `count` (indexedVariables)."""
+    dap.start(HEAT_E1)
+    scopes = dap.request("scopes", {"frameId": dap.top()["id"]})["body"]["scopes"]
+    local = dap.request("variables", {"variablesReference": scopes[0]["variablesReference"]})["body"]["variables"]
+    (u,) = [v for v in local if v["name"] == "in u"]
+    assert u["value"] == "I32[8, 8]" and u["indexedVariables"] == 8
+    rows = dap.request("variables", {"variablesReference": u["variablesReference"]})["body"]["variables"]
+    assert [r["name"] for r in rows] == [f"[{i}]" for i in range(8)] and rows[3]["value"] == "I32[8]"
+    page = dap.request("variables", {"variablesReference": rows[3]["variablesReference"], "start": 2, "count": 4})
+    assert [(v["name"], v["value"]) for v in page["body"]["variables"]] == [("[2]", "0"), ("[3]", "0"), ("[4]", "1000"),
+                                                                        ("[5]", "0")]
