@@ -63,7 +63,7 @@ def test_the_manifest_contributes_show_trace_and_set_targets():
     assert palette["cint.setTargets"] == "false"  # a code action's command, not a palette entry
     source = (VSCODE / "src" / "extension.ts").read_text()
     assert "registerTrace(context" in source and "registerCommand(SET_TARGETS, runSetTargets)" in source
-    assert "cint: { setTargets: true }" in source  # the capability the server offers the fix to
+    assert "cint: { setTargets: true, debug: true }" in source  # the capabilities: the fix, the Debug lens
 
 
 def test_set_targets_writes_the_workspace_setting_and_refuses_bad_arguments(node):

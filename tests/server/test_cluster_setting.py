@@ -24,10 +24,13 @@ client = server_fixture(settings={"cluster": "local:2", "run": {"timeLimit": 120
 
 
 async def configure(client, settings: dict, barrier: str) -> str:
-    """Send `settings` (the whole section) with `fuel` malformed as `barrier`: the server's
-    warning about it says the settings were applied. The warnings of that pull."""
+    """Send `settings` (the whole section) with `trace.arrayLimit` malformed as `barrier`:
+    the server's warning about it says the settings were applied. The warnings of that
+    pull. (The key the server checks last: its warning comes after the pull's others,
+    which are all sent by then; a barrier checked before `cluster` let the wait end before
+    the cluster's warning had arrived, now and then under load.)"""
     seen = len(client.log_messages)
-    client.set_configuration({**settings, "fuel": barrier}, section="cint")
+    client.set_configuration({**settings, "trace": {"arrayLimit": barrier}}, section="cint")
     client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
 
     def applied():
