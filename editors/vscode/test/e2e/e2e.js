@@ -740,6 +740,8 @@ async function main() {
       // heat_e1.ci with no launch.json: it stops once, at work-item 20; a step; continue
       // stops at the fault, 13:33, E_OVERFLOW, with c, lap, y and x in the Variables view.
       await openFile(page, "heat_e1.ci");
+      await focusEditor(page);
+      await page.keyboard.press("Control+Home");  // an earlier check left the file at its end
       const first = "    I64 c = u[y, x] as I64;";
       const where = await settledPosition(page, first, "c = u");
       await page.mouse.click(where.left + 1, where.y);
@@ -793,6 +795,9 @@ async function main() {
       await shot(page, "15-debug-fault");
       await palette(page, "Debug: Stop");
       await page.locator(".debug-toolbar").waitFor({ state: "hidden", timeout: TIMEOUT }).catch(() => {});
+      // The next checks open files from the Explorer (the breakpoint stays: they do not debug).
+      await palette(page, "View: Show Explorer");
+      await page.locator(".explorer-folders-view").first().waitFor({ state: "visible", timeout: TIMEOUT });
       return `stopped once at work-item 20; the fault: ${exception.slice(0, 80)}; ${Object.values(shown).join(", ")}`;
     });
 
