@@ -30,6 +30,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.append(str(REPO))  # the fuzzers' package: the one reader of framed messages
+
+from fuzz.lsp_raw import read_messages  # noqa: E402
+
 CONFORMANCE = REPO / "tests" / "conformance"
 
 
@@ -42,20 +46,9 @@ class Client:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if line in (b"\r\n", b"\n"):
-                    break
-            assert length is not None
-            self.messages.put((time.perf_counter(), json.loads(stream.read(length))))
+        assert self.proc.stdout is not None
+        for message in read_messages(self.proc.stdout):
+            self.messages.put((time.perf_counter(), message))
 
     def send(self, command: str, arguments: dict[str, Any] | None = None) -> None:
         self.seq += 1

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fuzz.lsp_raw import read_messages
+
 CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
 TIMEOUT = 20.0
 
@@ -32,20 +34,8 @@ class DapClient:
         self._reader.start()
 
     def _read(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-                if line in (b"\r\n", b"\n"):
-                    break
-            assert length is not None
-            message = json.loads(stream.read(length))
+        assert self.proc.stdout is not None
+        for message in read_messages(self.proc.stdout):
             with self._arrived:
                 if message["type"] == "response":
                     self.responses[message["request_seq"]] = message
