@@ -9,6 +9,15 @@
   `configurationDone` to the `stopped` event, beside the same program run in process by
   the reference (the interpreter without an observer). Target: at most 1.5x.
 
+- **To the fault of a big program**: heat_fault_1024.ci (a heat kernel of 1024 x 1024
+  that faults in dispatch 30, work-item 6151) launched with `stopOnFault`, from
+  `initialize` (F5) to the `stopped` event at the fault: cpu-c17 runs it, runs it again
+  up to the dispatch and the work-items before the fault, and the reference runs the one
+  work-item (debug/replay.py). Warm (the program's C built before) and cold (an empty
+  compile cache, as after an edit). Target: within 5 s. With `--reference`, the
+  reference alone beside it: the same program run in process by the interpreter to its
+  fault (minutes).
+
 The client is raw DAP over the adapter's pipes (`python -P -m cint_ls.debug`), so the
 times are the adapter's and the program's, with one round trip of a pipe.
 
@@ -24,6 +33,7 @@ import queue
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -130,6 +140,37 @@ def plain() -> float:
     return time.perf_counter() - start
 
 
+HEAT_FAULT = REPO / "benchmarks" / "heat_fault_1024.ci"
+
+
+def to_fault() -> float:
+    """F5 with stopOnFault on heat_fault_1024.ci: initialize sent -> stopped at the fault."""
+    client = Client()
+    sent = time.perf_counter()
+    client.send("initialize", {"adapterID": "cint"})
+    client.send("launch", {"program": str(HEAT_FAULT), "stopOnFault": True})
+    client.event("initialized")
+    client.send("setBreakpoints", {"source": {"path": str(HEAT_FAULT)}, "breakpoints": []})
+    client.send("setExceptionBreakpoints", {"filters": ["faults"]})
+    client.send("configurationDone")
+    when, message = client.event("stopped")
+    assert message.get("event") == "stopped" and message["body"]["reason"] == "exception", message
+    client.close()
+    return when - sent
+
+
+def reference_to_fault() -> float:
+    from cint_ls.exec.interp import Machine
+    from cint_ls.ir.build import build
+
+    built = build(HEAT_FAULT.read_text(), str(HEAT_FAULT))
+    assert built.program is not None
+    start = time.perf_counter()
+    result = Machine(built.program, None, lambda text: None).run()
+    assert result.fault is not None and result.fault.address is not None and result.fault.address.dispatch == 30
+    return time.perf_counter() - start
+
+
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
@@ -139,6 +180,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--reference", action="store_true", help="also run heat_fault_1024 on the reference alone")
     args = parser.parse_args()
     print(f"{os.uname().machine}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     times = steps(args.steps)
@@ -151,6 +193,16 @@ def main() -> None:
     d, a = statistics.median(debugged), statistics.median(alone)
     print(f"heat_tour to a breakpoint at its last statement: {1e3 * d:.0f} ms (median of {args.runs}); "
           f"the reference alone, in process: {1e3 * a:.0f} ms; {d / a:.2f}x (target <= 1.5x)")
+    warm = [to_fault() for _ in range(args.runs)]
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["XDG_CACHE_HOME"] = cache  # the adapter's: an empty compile cache
+        cold = to_fault()
+        del os.environ["XDG_CACHE_HOME"]
+    print(f"heat_fault_1024 (1024 x 1024, fault in dispatch 30), F5 with stopOnFault to the stop at the fault: "
+          f"warm {statistics.median(warm):.2f} s (median of {args.runs}, max {max(warm):.2f} s), "
+          f"cold compile cache {cold:.2f} s (target <= 5 s)")
+    if args.reference:
+        print(f"heat_fault_1024 on the reference alone, in process, to its fault: {reference_to_fault():.1f} s")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

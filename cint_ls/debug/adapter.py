@@ -177,7 +177,10 @@ class Adapter:
             raise RequestFailed(str(error)) from None
         debuggee = Debuggee(program_ir, fuel, self._output, self._stopped, self._ended)
         debuggee.condition_failed = lambda message: self._output(message + "\n", "console")
-        debuggee.stop_on_entry = bool(arguments.get("stopOnEntry"))
+        debuggee.note = lambda message: self._output(message, "console")
+        debuggee.fast = _fast(arguments)
+        # With runToWorkItem the work-item's first statement is the entry.
+        debuggee.stop_on_entry = bool(arguments.get("stopOnEntry")) or (debuggee.fast or ("",))[0] == "work-item"
         if arguments.get("noDebug"):
             debuggee.faults = None
             debuggee.set_breakpoints({})
@@ -235,6 +238,8 @@ class Adapter:
         if not 1 <= frame_id <= len(debuggee.stack):
             raise RequestFailed(f"no frame {frame_id}")
         running = debuggee.stack[frame_id - 1]
+        if running.frame is None:
+            raise RequestFailed("this frame ran on cpu-c17, which keeps no variables")
         key = (running.unit.qualified, args.expression)
         try:
             evaluator = self._evaluators.get(key)
@@ -341,7 +346,10 @@ class Adapter:
         self._stopped_run()
         kind, payload = self._references.get(args.variablesReference, ("", None))
         out: list[dap.Variable] = []
-        if kind == "locals":
+        if kind == "locals" and payload.frame is None:
+            out.append(dap.Variable(name="(not kept)", value="this frame ran on cpu-c17, which keeps no variables",
+                                    variablesReference=0))
+        elif kind == "locals":
             named = slots(payload.unit)
             for slot, value in enumerate(payload.frame):
                 info = named.get(slot)
@@ -422,6 +430,23 @@ class Adapter:
     def terminate(self, arguments: dict[str, Any]) -> None:
         self._running().terminate()
         return None
+
+
+def _fast(arguments: dict[str, Any]) -> tuple[Any, ...] | None:
+    """`stopOnFault` (run on cpu-c17 to the fault, debug its work-item) or
+    `runToWorkItem` ({"dispatch": D, "workItem": W}): see replay.py."""
+    wanted = arguments.get("runToWorkItem")
+    if wanted is not None:
+        if not isinstance(wanted, dict):
+            raise RequestFailed("`runToWorkItem`: {\"dispatch\": D, \"workItem\": W}, both numbered from 0")
+        dispatch, item = wanted.get("dispatch"), wanted.get("workItem")
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (dispatch, item)):
+            raise RequestFailed("`runToWorkItem`: {\"dispatch\": D, \"workItem\": W}, both numbered from 0")
+        return ("work-item", dispatch, item)
+    stop = arguments.get("stopOnFault")
+    if stop is not None and not isinstance(stop, bool):
+        raise RequestFailed("`stopOnFault`: true or false")
+    return ("fault",) if stop and not arguments.get("noDebug") else None
 
 
 def view_row(view: Any, i: int) -> Any:

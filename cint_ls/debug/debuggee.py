@@ -7,8 +7,10 @@ and waits for the next command; while it waits its frames are the adapter's to r
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..exec.dispatch import work_item_address
 from ..exec.faults import PHASE_EPILOGUE, FaultRecord, StackFrame
@@ -18,6 +20,7 @@ from ..exec.runtime import CintFault, RunResult
 from ..ir import nodes as ir
 from ..syntax.source import Span
 from .evaluate import EvaluationError, Evaluator
+from .replay import NoReplay, Replay, WorkItemReplay, fault_replay, work_item_replay
 
 
 class Terminated(BaseException):
@@ -30,7 +33,7 @@ class Running:
     """A unit running: the entry, a called function or a work-item (a stack frame)."""
 
     unit: ir.Function | ir.Kernel
-    frame: Frame
+    frame: Frame | None  # None: a host frame of cpu-c17's, whose variables are not kept (replay.py)
     call: Span | None  # where it was called or dispatched from
     work_item: int | None
     dispatch: int | None
@@ -69,6 +72,14 @@ class Debuggee:
         self._at: dict[int, tuple[int, Condition | None]] = {}
         self.condition_failed: Callable[[str], None] = lambda message: None
         self.machine = Machine(program, fuel, write, observer=self)
+        self.write = write
+        # With a replay (replay.py), the program has run on cpu-c17 and only this
+        # work-item runs here.
+        self.replay: Replay | None = None
+        # Run on cpu-c17 first (replay.py): to the first fault ("fault",), or to a
+        # work-item ("work-item", dispatch, work-item).
+        self.fast: tuple[Any, ...] | None = None
+        self.note: Callable[[str], None] = lambda message: None  # a line for the Debug Console
         self._stopped, self._ended = stopped, ended
         self._wake = threading.Condition()
         self._command: Commands | None = None
@@ -152,13 +163,76 @@ class Debuggee:
 
     def _run(self) -> None:
         try:
-            result = self.machine.run()
+            if self.fast is not None:
+                ended = self._fast(self.fast)
+                if ended is not None:  # cpu-c17 ran it all, without a fault
+                    self._ended(ended, None)
+                    return
+            result = self.machine.run() if self.replay is None else self._run_replay(self.replay)
         except Terminated:
             self._ended(None, None)
         except Exception as error:  # noqa: BLE001 - a defect of ours: said, never a hang
             self._ended(None, f"the debugger failed: {error!r}")
         else:
             self._ended(result, None)
+
+    def _fast(self, fast: tuple[Any, ...]) -> RunResult | None:
+        """cpu-c17 first: the replay to run here, or the run's result when there is no
+        work-item to debug (it ended without a fault). Where there can be no replay, the
+        reference runs the program from its start, and says why."""
+        started = time.perf_counter()
+        try:
+            if fast[0] == "fault":
+                self.note("cint-debug: running the program on cpu-c17 to its first fault\n")
+                result, self.replay = fault_replay(self.program, self.fuel)
+                if self.replay is None:
+                    self.note(f"cint-debug: the program ran to its end on cpu-c17 without a fault "
+                              f"({time.perf_counter() - started:.2f} s)\n")
+                    if result.output:
+                        self.write(result.output)
+                    return result
+            else:
+                _, dispatch, item = fast
+                self.note(f"cint-debug: running the program on cpu-c17 up to work-item {item} of dispatch "
+                          f"{dispatch}\n")
+                self.replay = work_item_replay(self.program, self.fuel, dispatch, item)
+        except NoReplay as why:
+            self.note(f"cint-debug: {why}; running the program on the reference from its start\n")
+            return None
+        number, item = self.replay.captured.plan.number, self.replay.captured.item
+        ran = [f"dispatches 0 to {number - 1}"] if number > 1 else ["dispatch 0"] if number == 1 else []
+        ran += [f"work-items 0 to {item - 1} of dispatch {number}"] if item > 1 else \
+            [f"work-item 0 of dispatch {number}"] if item == 1 else []
+        self.note(f"cint-debug: {' and '.join(ran) or 'the program'} ran on cpu-c17 "
+                  f"({time.perf_counter() - started:.2f} s); work-item {item} of dispatch {number} runs on the "
+                  f"reference\n")
+        return None
+
+    def _run_replay(self, replay: Replay) -> RunResult:
+        """The one work-item, below the host's frames as cpu-c17 recorded them."""
+        captured, machine, program = replay.captured, self.machine, self.program
+        if replay.output:
+            self.write(replay.output)
+        machine.fuel = captured.plan.fuel
+        machine.fuel.consumed = captured.consumed
+        machine.depth = captured.depth
+        functions = {f.qualified: f for f in program.functions.values()}
+        self.stack.append(Running(program.entry, None, None, None, None))
+        for frame in reversed(replay.host[1:]):  # outermost first; host[0] is the dispatch's
+            unit = functions.get(frame.function)
+            if unit is not None:
+                self.stack.append(Running(unit, None, frame.span, None, None))
+        runner = WorkItemReplay(machine, captured.item, captured.folds)
+        machine.runner = runner
+        phase = runner.run(captured.plan)
+        del self.stack[:]
+        expected = replay.result.fault
+        address = None if expected is None else expected.address
+        if expected is not None and address is not None and address.dispatch == captured.plan.number and address.work_item == captured.item \
+                and phase.fault is None:
+            self.write(f"cint-debug: work-item {captured.item} completed on the reference, where cpu-c17 "
+                       f"faulted with {expected.code}: please report this (host.divergence, 10.6 para 11)\n")
+        return replay.result
 
     def enter(self, unit: ir.Function | ir.Kernel, frame: Frame, call: Span | None, work_item: int | None,
               dispatch: int | None) -> None:
@@ -170,7 +244,7 @@ class Debuggee:
     def statement(self, s: ir.Stmt, frame: Frame) -> None:
         self.stack[-1].statement = s
         if self._watch:
-            self._watched(s)
+            self._watched(s, frame)
             return
         hit = self._at.get(id(s))
         if hit is not None and self._holds(hit[1], frame):
@@ -180,7 +254,7 @@ class Debuggee:
         if self.faults is not None and ("*" in self.faults or error.fault.code in self.faults):
             self._wait(Stop("exception", error.span or s.span, error))
 
-    def _watched(self, s: ir.Stmt) -> None:
+    def _watched(self, s: ir.Stmt, frame: Frame) -> None:
         if self._terminate:
             raise Terminated
         reason = None
@@ -196,7 +270,7 @@ class Debuggee:
                     (command == "stepOut" and len(self.stack) < depth):
                 reason = "step"
         hit = self._at.get(id(s))
-        if reason is None and hit is not None and self._holds(hit[1], self.stack[-1].frame):
+        if reason is None and hit is not None and self._holds(hit[1], frame):
             reason = "breakpoint"
         self._watch = self._pause or self._step is not None or self._terminate
         if reason is not None:

@@ -71,9 +71,9 @@ def nodes(statements: list[ir.Stmt]) -> list[object]:
     return out
 
 
-def frame_name(unit: ir.Function | ir.Kernel, frame: list[Any], work_item: int | None) -> str:
+def frame_name(unit: ir.Function | ir.Kernel, frame: list[Any] | None, work_item: int | None) -> str:
     """`diffuse work-item 20 (y=2, x=4)`, `scale`, `entry`."""
-    if isinstance(unit, ir.Kernel) and work_item is not None:
+    if isinstance(unit, ir.Kernel) and work_item is not None and frame is not None:
         where = ", ".join(f"{name}={frame[slot]}" for name, slot, _ in unit.over)
         return f"{unit.name} work-item {work_item} ({where})"
     return "entry" if unit.name == "<entry>" else unit.name

@@ -520,6 +520,9 @@ void cint_ctx_set_remote(cint_ctx *ctx,
                                        int64_t tile),
                          void *user, int64_t remote_min, int64_t tiles);
 int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
+/* The qualified name of kernel `index` of the program's table, NULL past its end: how
+ * a packed plan names its kernel outside C (cint-debug's replay, capture.py). */
+const char *cint_program_kernel(const cint_program *program, int64_t index);
 int cint_tile_run(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
                   char **result, size_t *result_bytes);
 /* reduce.c: the empty partial state of a chunk, and a chunk's partial state added to

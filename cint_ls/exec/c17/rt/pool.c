@@ -721,6 +721,10 @@ static void put_changes(packer *p, const char *now, const char *was, size_t byte
  * with cint_free): the chunk's state, its bounds, charges, output, partial reduction
  * states and, per output, the runs of staged elements it changed. 0, or 1 when the
  * plan is not one this library packed (nothing is returned). */
+const char *cint_program_kernel(const cint_program *program, int64_t index) {
+    return program != NULL && index >= 0 && index < program->nkernels ? program->kernels[index]->qualified : NULL;
+}
+
 int cint_tile_run(const cint_program *program, const char *plan_bytes, size_t plan_len, int64_t first, int64_t end,
                   char **result, size_t *result_bytes) {
     *result = NULL;
