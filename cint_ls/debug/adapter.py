@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 import dap_types as dap
 from pydantic import BaseModel, ValidationError
 
+from ..exec.executors import EXECUTOR_NAMES
 from ..exec.runtime import RunResult
 from ..ir.build import build
 from ..running.entry import NoSuchEntry, with_entry
@@ -49,7 +50,8 @@ class Adapter:
         self._columns_from_1 = True
         self._debuggee: Debuggee | None = None
         self._path = ""
-        self._no_debug: dict[str, Any] | None = None
+        self._no_debug: dict[str, Any] | None = None  # a noDebug launch's arguments
+        self._cancelled = False  # terminate or disconnect: a plain run stops
         self._configured = False
         self._references: dict[int, tuple[str, Any]] = {}
         self._text = ""
@@ -163,6 +165,9 @@ class Adapter:
         fuel = arguments.get("fuel")
         if fuel is not None and (not isinstance(fuel, int) or isinstance(fuel, bool) or fuel < 0):
             raise RequestFailed("`fuel`: a whole number of units, or null for none")
+        executor = arguments.get("executor")
+        if executor is not None and executor not in ("auto", *EXECUTOR_NAMES):
+            raise RequestFailed(f"`executor`: auto or one of {', '.join(EXECUTOR_NAMES)}, not {executor!r}")
         self._path = str(path.resolve())
         self._text = text
         built = build(text, str(path))
@@ -262,8 +267,35 @@ class Adapter:
         debuggee = self._running()
         if not self._configured:
             self._configured = True
-            debuggee.start()
+            if self._no_debug is not None:
+                threading.Thread(target=self._plain_run, args=(self._no_debug,), name="cint-run", daemon=True).start()
+            else:
+                debuggee.start()
         return None
+
+    def _plain_run(self, arguments: dict[str, Any]) -> None:
+        """`noDebug` (Ctrl+F5): a plain Run, as the Run lens makes it, on `executor`
+        (default `auto`: cpu-c17 where it can), the output and the outcome in the Debug
+        Console; `terminate` and `disconnect` cancel it (the run is in a child process)."""
+        from ..running.run import RunRequest, run
+
+        executor = arguments.get("executor") or "auto"
+        entry = arguments.get("entry")
+        try:
+            outcome = run(RunRequest(self._path, self._text, executor=str(executor), fuel=arguments.get("fuel"),
+                                     function=entry if isinstance(entry, str) and entry else None,
+                                     write=lambda text: self._output(text), cancel=lambda: self._cancelled))
+        except Exception as error:  # a defect of ours: said, never a hang
+            logger.exception("the run failed")
+            self._output(f"the run failed: {error!r}\n", "stderr")
+            self._ended(None, None)
+            return
+        if outcome.diagnostics:
+            self._output("".join(render_diagnostic(outcome.source, d) for d in outcome.diagnostics), "stderr")
+        elif outcome.result is None:
+            self._output(f"cint: error: {outcome.error}\n", "stderr")
+        self._output(f"cint-debug: ran on {outcome.executor} ({outcome.seconds:.2f} s)\n", "console")
+        self._ended(outcome.result, None, code=None if outcome.result is not None else 2)
 
     def threads(self, arguments: dict[str, Any]) -> Model:
         return dap.ThreadsResponseBody(threads=[dap.Thread(id=THREAD, name="main")])
@@ -279,10 +311,10 @@ class Adapter:
             body.text = stop.fault.fault.code
         self._event("stopped", body)
 
-    def _ended(self, result: RunResult | None, error: str | None) -> None:
+    def _ended(self, result: RunResult | None, error: str | None, code: int | None = None) -> None:
         if error is not None:
             self._output(error + "\n", "stderr")
-        code = 0
+        code = code or 0
         if result is not None and result.fault is not None:
             code = 1
             self._output(render(_source_of(self._path), result.fault), "stderr")
@@ -422,12 +454,14 @@ class Adapter:
         return None
 
     def disconnect(self, arguments: dict[str, Any]) -> None:
+        self._cancelled = True
         if self._debuggee is not None:
             self._debuggee.terminate()
         self._done = True
         return None
 
     def terminate(self, arguments: dict[str, Any]) -> None:
+        self._cancelled = True
         self._running().terminate()
         return None
 

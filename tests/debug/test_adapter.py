@@ -206,3 +206,17 @@ def test_arrays_by_rows_and_pages(dap: DapClient) -> None:
     page = dap.request("variables", {"variablesReference": rows[3]["variablesReference"], "start": 2, "count": 4})
     assert [(v["name"], v["value"]) for v in page["body"]["variables"]] == [("[2]", "0"), ("[3]", "0"), ("[4]", "1000"),
                                                                         ("[5]", "0")]
+
+
+def test_heat_e1_through_the_cpu_c17_replay(dap: DapClient) -> None:
+    """`stopOnFault`: cpu-c17 runs heat_e1 to its fault, the reference runs work-item 20
+    alone; the stop is the reference's (debug/replay.py; every conformance case:
+    test_conformance_faults.py, arrays of every layout: test_replay.py)."""
+    stop = dap.start(HEAT_E1, stopOnFault=True)
+    assert stop["event"] == "stopped" and stop["body"]["text"] == "E_OVERFLOW"
+    top = dap.top()
+    assert (top["name"], top["line"], top["column"]) == ("diffuse work-item 20 (y=2, x=4)", 13, 33)
+    seen = dap.locals()
+    assert (seen["lap"], seen["step"], seen["fuel consumed"]) == ("1000", "22", "65")
+    said = "".join(e["body"]["output"] for e in dap.seen if e["event"] == "output")
+    assert "work-items 0 to 19 of dispatch 0 ran on cpu-c17" in said

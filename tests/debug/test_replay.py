@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from dap_support import DapClient, session
 
+pytestmark = pytest.mark.slow  # a debugger or two per test; heat_e1 through the replay: test_adapter.py
+
 MIX = Path(__file__).resolve().parent / "programs" / "replay_mix.ci"
 MIX_FIRST_LINE = 7  # `I64 x = xs[i];`, the kernel's first statement
 
@@ -128,3 +130,21 @@ def test_a_malformed_fast_launch_is_refused_with_a_message(dap: DapClient, value
     key = "stopOnFault" if value == "yes" else "runToWorkItem"
     answer = dap.request("launch", {"program": str(MIX), key: value}, ok=False)
     assert not answer["success"] and f"`{key}`" in answer["message"]
+
+
+def test_no_debug_is_a_plain_run_on_the_configured_executor(dap: DapClient) -> None:
+    """Ctrl+F5: the run a Run lens makes (here cpu-c17, to the fault), breakpoints and
+    the fault filter ignored, its output and report in the Debug Console."""
+    end = dap.start(MIX, breakpoints=[MIX_FIRST_LINE], noDebug=True, executor="cpu-c17")
+    assert end["event"] == "terminated"
+    assert dap.output() == "before\n" and "ran on cpu-c17" in console(dap)
+    errors = "".join(e["body"]["output"] for e in dap.seen if e["event"] == "output"
+                     and e["body"].get("category") == "stderr")
+    assert "address: replay_mix.mix, dispatch 1, phase 1, work-item 922" in errors
+    assert [e["body"]["exitCode"] for e in dap.seen if e["event"] == "exited"] == [1]
+
+
+def test_a_launch_on_an_unknown_executor_is_refused(dap: DapClient) -> None:
+    dap.request("initialize", {"clientID": "vscode", "adapterID": "cint"})
+    answer = dap.request("launch", {"program": str(MIX), "noDebug": True, "executor": "cpu-c99"}, ok=False)
+    assert "`executor`" in answer["message"] and "cpu-c17" in answer["message"]

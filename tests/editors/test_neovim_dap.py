@@ -64,7 +64,9 @@ def test_setup_registers_the_adapter_and_a_configuration(tmp_path: Path) -> None
     assert seen["adapter"]["type"] == "executable"
     assert [seen["adapter"]["command"], *seen["adapter"]["args"]] == ["python3", "-m", "cint_ls.debug"]
     names = [c["name"] for c in seen["configurations"]]
-    assert names == ["Debug the file", "Debug the file, stopping on entry"]
+    assert names == ["Debug the file", "Debug the file, stopping on entry",
+                     "Debug the file to its first fault (through cpu-c17)"]
+    assert seen["configurations"][2]["stopOnFault"] is True
     assert all(c["type"] == "cint" and c["request"] == "launch" and c["program"] == "${file}"
                for c in seen["configurations"])
 

@@ -62,6 +62,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.debug.registerDebugConfigurationProvider("cint", { resolveDebugConfiguration: debugConfiguration }),
     // The Debug lens: [uri] for the entry, [uri, function] above an exported function.
     vscode.commands.registerCommand("cint.debug", debugFromLens),
+    vscode.commands.registerCommand("cint.debugToFault", (uri?: string | vscode.Uri) => debugFromLens(uri, undefined, true)),
+    // The editor title's Run button: the file on `auto`, as `cint run` without --executor.
+    vscode.commands.registerCommand("cint.runFile", (uri?: unknown) => {
+      const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+      return target ? vscode.commands.executeCommand(RUN, target.toString(), "auto") : undefined;
+    }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("cint.server.path")) {
         void vscode.window
@@ -88,7 +94,7 @@ async function debugAdapter(): Promise<vscode.DebugAdapterDescriptor | undefined
 
 /** The Debug lens ([uri] or [uri, function]), the editor title's Debug (its Uri) and the
  * command palette (the active editor's file). */
-async function debugFromLens(uri?: string | vscode.Uri, entry?: unknown): Promise<boolean> {
+async function debugFromLens(uri?: string | vscode.Uri, entry?: unknown, toFault = false): Promise<boolean> {
   const target = uri instanceof vscode.Uri ? uri : uri ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
   entry = typeof entry === "string" ? entry : undefined;
   if (!target || target.scheme !== "file") {
@@ -105,6 +111,10 @@ async function debugFromLens(uri?: string | vscode.Uri, entry?: unknown): Promis
   };
   if (typeof entry === "string") {
     config.entry = entry;
+  }
+  if (toFault) {
+    config.name = "Debug the cint file to its fault";
+    config.stopOnFault = true;
   }
   return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(target), config);
 }

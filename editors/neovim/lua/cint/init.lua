@@ -820,6 +820,9 @@ function M.register_dap()
       { type = 'cint', request = 'launch', name = 'Debug the file', program = '${file}', stopOnEntry = false },
       { type = 'cint', request = 'launch', name = 'Debug the file, stopping on entry', program = '${file}',
         stopOnEntry = true },
+      -- cpu-c17 runs it to its first fault; the reference debugs the faulting work-item.
+      { type = 'cint', request = 'launch', name = 'Debug the file to its first fault (through cpu-c17)',
+        program = '${file}', stopOnFault = true },
     }
   end
   return true
