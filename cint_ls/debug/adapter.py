@@ -18,13 +18,14 @@ import dap_types as dap
 from pydantic import BaseModel, ValidationError
 
 from ..exec.executors import EXECUTOR_NAMES
+from ..vocabulary.faults import FAULT_MESSAGES
 from ..exec.runtime import RunResult
 from ..ir.build import build
 from ..running.entry import NoSuchEntry, with_entry
 from ..running.report import render
 from ..server.framing import StdinReader, framed
 from ..syntax.report import render_diagnostic
-from .debuggee import Condition, Debuggee, Stop
+from .debuggee import Breakpoint, Condition, Debuggee, HitCondition, Stop
 from .evaluate import EvaluationError, Evaluator
 from .variables import frame_name, rows, slots, value_text
 
@@ -147,9 +148,13 @@ class Adapter:
         return dap.Capabilities(
             supportsConfigurationDoneRequest=True, supportsExceptionInfoRequest=True,
             supportsTerminateRequest=True, supportsConditionalBreakpoints=True, supportsEvaluateForHovers=True,
+            supportsHitConditionalBreakpoints=True, supportsLogPoints=True,
+            supportsExceptionFilterOptions=True,
             exceptionBreakpointFilters=[dap.ExceptionBreakpointsFilter(
                 filter=FAULTS_FILTER, label="Faults", default=True,
-                description="Stop where a fault (E_OVERFLOW, E_BOUNDS, E_FUEL, ...) is raised")],
+                description="Stop where a fault (E_OVERFLOW, E_BOUNDS, E_FUEL, ...) is raised",
+                supportsCondition=True,
+                conditionDescription="Only these fault codes, separated by commas: E_OVERFLOW, E_BOUNDS")],
         )
 
     def launch(self, arguments: dict[str, Any]) -> None:
@@ -201,14 +206,14 @@ class Adapter:
     def set_breakpoints(self, arguments: dict[str, Any]) -> Model:
         args = dap.SetBreakpointsArguments.model_validate(arguments)
         debuggee = self._running()
-        wanted = [(b.line, b.condition) for b in args.breakpoints] if args.breakpoints is not None \
-            else [(line, None) for line in args.lines or []]
+        wanted = [(b.line, b.condition, b.hitCondition, b.logMessage) for b in args.breakpoints] \
+            if args.breakpoints is not None else [(line, None, None, None) for line in args.lines or []]
         same_file = args.source.path is None or not self._path or Path(args.source.path).resolve() == Path(self._path)
         lines = debuggee.statement_lines()
-        found: dict[int, tuple[int, Condition | None]] = {}
+        found: dict[int, Breakpoint] = {}
         answers = []
         source = dap.Source(path=self._path, name=Path(self._path).name)
-        for i, (line, condition) in enumerate(wanted, 1):
+        for i, (line, condition, hit_condition, log_message) in enumerate(wanted, 1):
             source_line = line if self._lines_from_1 else line + 1
             at = next((ln for ln in lines if ln >= source_line), None) if same_file else None
             if at is None:
@@ -216,25 +221,36 @@ class Adapter:
                                               message="no statement here or after it"))
                 continue
             shown = at if self._lines_from_1 else at - 1
-            compiled = None
-            if condition and condition.strip():
-                try:
-                    compiled = self._condition(debuggee, at, condition.strip())
-                except EvaluationError as error:
-                    answers.append(dap.Breakpoint(id=i, verified=False, line=shown, source=source,
-                                                  message=f"the condition `{condition.strip()}`: {error}"))
-                    continue
-            found.setdefault(at, (i, compiled))
-            answers.append(dap.Breakpoint(id=found[at][0], verified=True, line=shown, source=source))
+            try:
+                breakpoint = self._breakpoint(debuggee, i, at, condition, hit_condition, log_message)
+            except (EvaluationError, ValueError) as error:
+                answers.append(dap.Breakpoint(id=i, verified=False, line=shown, source=source, message=str(error)))
+                continue
+            found.setdefault(at, breakpoint)
+            answers.append(dap.Breakpoint(id=found[at].id, verified=True, line=shown, source=source))
         if not self._no_debug:
             debuggee.set_breakpoints(found)
         return dap.SetBreakpointsResponseBody(breakpoints=answers)
 
-    def _condition(self, debuggee: Debuggee, line: int, text: str) -> Condition:
-        """A condition compiled for the unit of the statement on `line` (the first, where
-        a line holds statements of two)."""
+    def _breakpoint(self, debuggee: Debuggee, number: int, line: int, condition: str | None,
+                    hit_condition: str | None, log_message: str | None) -> Breakpoint:
+        """The breakpoint at `line`, its condition and log message compiled for the unit of
+        the statement there (the first, where a line holds statements of two)."""
         (unit, *_) = debuggee.units_at(line)
-        return Condition(text, line, Evaluator(self._text, self._path, unit, text))
+        compiled = log = hits = None
+        if condition and condition.strip():
+            try:
+                compiled = Condition(condition.strip(), line, Evaluator(self._text, self._path, unit, condition.strip()))
+            except EvaluationError as error:
+                raise EvaluationError(f"the condition `{condition.strip()}`: {error}") from None
+        if hit_condition and hit_condition.strip():
+            hits = HitCondition.parse(hit_condition)
+        if log_message and log_message.strip():
+            try:
+                log = Condition(log_message, line, Evaluator(self._text, self._path, unit, log_message, message=True))
+            except EvaluationError as error:
+                raise EvaluationError(f"the log message `{log_message}`: {error}") from None
+        return Breakpoint(number, compiled, hits, log)
 
     def evaluate(self, arguments: dict[str, Any]) -> Model:
         args = dap.EvaluateArguments.model_validate(arguments)
@@ -256,12 +272,31 @@ class Adapter:
         return dap.EvaluateResponseBody(result=value, type=getattr(evaluator.type, "name", None),
                                         variablesReference=0)
 
-    def set_exception_breakpoints(self, arguments: dict[str, Any]) -> None:
+    def set_exception_breakpoints(self, arguments: dict[str, Any]) -> Model:
+        """The "Faults" filter: every fault, or (its condition) the codes named."""
         args = dap.SetExceptionBreakpointsArguments.model_validate(arguments)
         debuggee = self._running()
+        codes: set[str] = set()
+        answers = []
+        for filter_id in args.filters:
+            if filter_id == FAULTS_FILTER:
+                codes.add("*")
+            answers.append(dap.Breakpoint(verified=filter_id == FAULTS_FILTER,
+                                          message=None if filter_id == FAULTS_FILTER else f"no filter `{filter_id}`"))
+        for option in args.filterOptions or []:
+            named = [c.strip() for c in (option.condition or "").split(",") if c.strip()]
+            unknown = [c for c in named if c not in FAULT_MESSAGES]
+            if option.filterId != FAULTS_FILTER or unknown:
+                answers.append(dap.Breakpoint(verified=False, message=f"no filter `{option.filterId}`"
+                                              if option.filterId != FAULTS_FILTER else
+                                              f"not a fault code: {', '.join(unknown)} (codes: "
+                                              f"{', '.join(FAULT_MESSAGES)})"))
+                continue
+            codes.update(named or ["*"])
+            answers.append(dap.Breakpoint(verified=True))
         if not self._no_debug:
-            debuggee.faults = frozenset({"*"}) if FAULTS_FILTER in args.filters else None
-        return None
+            debuggee.faults = frozenset(codes) if codes else None
+        return dap.SetExceptionBreakpointsResponseBody(breakpoints=answers)
 
     def configuration_done(self, arguments: dict[str, Any]) -> None:
         debuggee = self._running()

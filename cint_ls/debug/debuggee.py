@@ -6,6 +6,7 @@ and waits for the next command; while it waits its frames are the adapter's to r
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -68,8 +69,8 @@ class Debuggee:
         # Every statement of the source, by the line it starts on (where breakpoints go),
         # with the unit it is in.
         self.statements = _statements(program)
-        # id() of a statement with a breakpoint -> the breakpoint's id and its condition
-        self._at: dict[int, tuple[int, Condition | None]] = {}
+        # id() of a statement with a breakpoint -> the breakpoint
+        self._at: dict[int, Breakpoint] = {}
         self.condition_failed: Callable[[str], None] = lambda message: None
         self.machine = Machine(program, fuel, write, observer=self)
         self.write = write
@@ -98,9 +99,8 @@ class Debuggee:
     def start(self) -> None:
         self._thread.start()
 
-    def set_breakpoints(self, lines: dict[int, tuple[int, Condition | None]]) -> None:
-        """Breakpoints at these lines: a statement's line -> the breakpoint's id and its
-        condition (None: always)."""
+    def set_breakpoints(self, lines: dict[int, Breakpoint]) -> None:
+        """Breakpoints at these lines (a statement's line -> its breakpoint)."""
         self._at = {id(s): lines[line] for line, s, _ in self.statements if line in lines}
 
     def units_at(self, line: int) -> list[ir.Function | ir.Kernel]:
@@ -247,8 +247,8 @@ class Debuggee:
             self._watched(s, frame)
             return
         hit = self._at.get(id(s))
-        if hit is not None and self._holds(hit[1], frame):
-            self._wait(Stop("breakpoint", s.span, breakpoints=[hit[0]]))
+        if hit is not None and self._holds(hit, frame):
+            self._wait(Stop("breakpoint", s.span, breakpoints=[hit.id]))
 
     def fault(self, s: ir.Stmt, frame: Frame, error: CintFault) -> None:
         if self.faults is not None and ("*" in self.faults or error.fault.code in self.faults):
@@ -270,22 +270,36 @@ class Debuggee:
                     (command == "stepOut" and len(self.stack) < depth):
                 reason = "step"
         hit = self._at.get(id(s))
-        if reason is None and hit is not None and self._holds(hit[1], frame):
+        if reason is None and hit is not None and self._holds(hit, frame):
             reason = "breakpoint"
         self._watch = self._pause or self._step is not None or self._terminate
         if reason is not None:
-            self._wait(Stop(reason, s.span, breakpoints=[hit[0]] if reason == "breakpoint" and hit is not None else []))
+            self._wait(Stop(reason, s.span, breakpoints=[hit.id] if reason == "breakpoint" and hit is not None else []))
 
-    def _holds(self, condition: Condition | None, frame: Frame) -> bool:
-        """A breakpoint's condition, where it has one; one that cannot be evaluated here
-        stops the run, and says why."""
-        if condition is None:
-            return True
-        try:
-            return condition.evaluator(frame) == "true"
-        except EvaluationError as error:
-            self.condition_failed(f"the condition `{condition.text}` at line {condition.line}: {error}")
-            return True
+    def _holds(self, breakpoint: Breakpoint, frame: Frame) -> bool:
+        """Whether the run stops at `breakpoint` here: its condition holds (where it has
+        one), then its hit count is reached (each time the condition holds is a hit); a
+        logpoint prints its message instead and never stops. A condition or a message
+        that cannot be evaluated here stops the run, and says why."""
+        condition = breakpoint.condition
+        if condition is not None:
+            try:
+                if condition.evaluator(frame) != "true":
+                    return False
+            except EvaluationError as error:
+                self.condition_failed(f"the condition `{condition.text}` at line {condition.line}: {error}")
+                return True
+        breakpoint.hits += 1
+        if breakpoint.hit_condition is not None and not breakpoint.hit_condition.reached(breakpoint.hits):
+            return False
+        if breakpoint.log is not None:
+            try:
+                self.note(breakpoint.log.evaluator(frame))
+            except EvaluationError as error:
+                self.condition_failed(f"the log message `{breakpoint.log.text}` at line {breakpoint.log.line}: {error}")
+                return True
+            return False
+        return True
 
     def _wait(self, stop: Stop) -> None:
         """Tell the adapter, then wait for its command (or the end)."""
@@ -307,11 +321,48 @@ class Debuggee:
 
 @dataclass
 class Condition:
-    """A breakpoint's condition, compiled for the unit its statement is in."""
+    """A breakpoint's condition (or a logpoint's message), compiled for the unit its
+    statement is in."""
 
     text: str
     line: int
     evaluator: Evaluator
+
+
+HIT_CONDITION = re.compile(r"\s*(==|>=|>|%)?\s*([0-9]{1,18})\s*")
+
+
+@dataclass(frozen=True)
+class HitCondition:
+    """When a breakpoint stops, by the number of times it was hit (its condition held):
+    `N` or `== N` at the Nth hit, `>= N` / `> N` from then on, `% N` at every Nth."""
+
+    op: str
+    n: int
+
+    @classmethod
+    def parse(cls, text: str) -> HitCondition:
+        match = HIT_CONDITION.fullmatch(text)
+        if match is None or (match.group(1) == "%" and int(match.group(2)) == 0):
+            raise ValueError(f"the hit count `{text.strip()}`: N, == N, >= N, > N or % N (N a whole number, "
+                             "% N above 0)")
+        return cls(match.group(1) or "==", int(match.group(2)))
+
+    def reached(self, hits: int) -> bool:
+        if self.op == "%":
+            return hits % self.n == 0
+        return {"==": hits == self.n, ">=": hits >= self.n, ">": hits > self.n}[self.op]
+
+
+@dataclass
+class Breakpoint:
+    """A line breakpoint as the run checks it."""
+
+    id: int
+    condition: Condition | None = None
+    hit_condition: HitCondition | None = None
+    log: Condition | None = None  # a logpoint: its message, printed instead of stopping
+    hits: int = 0  # times reached with its condition holding
 
 
 def _statements(program: ir.Program) -> list[tuple[int, ir.Stmt, ir.Function | ir.Kernel]]:

@@ -31,15 +31,22 @@ class EvaluationError(Exception):
 class Evaluator:
     """`expression` compiled against the scalar variables of `unit`."""
 
-    def __init__(self, text: str, path: str, unit: ir.Function | ir.Kernel, expression: str) -> None:
+    def __init__(self, text: str, path: str, unit: ir.Function | ir.Kernel, expression: str, *,
+                 message: bool = False) -> None:
+        """With `message`, `expression` is a logpoint's text: printed as a cint string is,
+        each `{name}` (any expression in braces) interpolated, a line of its own."""
         if not expression.strip():
-            raise EvaluationError("an empty expression")
+            raise EvaluationError("an empty message" if message else "an empty expression")
         if "\n" in expression or "\r" in expression:
             raise EvaluationError("one line: an expression, not statements")
         named = [(slot, s) for slot, s in sorted(slots(unit).items()) if s.type is not None and _scalar(s.type)]
         params = ", ".join(f"{s.type.name} {s.name}" for _, s in named if s.type is not None)
-        head = f"\n\nexport void {FUNCTION}({params}) {{\n    \"{{"
-        source = f"{text}{head}{expression}}}\";\n}}\n"
+        if message:  # the text inside a string literal: its quotes and backslashes escaped
+            head = f"\n\nexport void {FUNCTION}({params}) {{\n    \""
+            source = f"{text}{head}{expression.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}\\n\";\n}}\n"
+        else:
+            head = f"\n\nexport void {FUNCTION}({params}) {{\n    \"{{"
+            source = f"{text}{head}{expression}}}\";\n}}\n"
         built = build(source, path)
         start = len((text + head).encode("utf-8"))
         errors = [d for d in built.syntax.diagnostics + built.checked.diagnostics
