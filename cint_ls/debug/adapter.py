@@ -18,14 +18,15 @@ import dap_types as dap
 from pydantic import BaseModel, ValidationError
 
 from ..exec.executors import EXECUTOR_NAMES
-from ..vocabulary.faults import FAULT_MESSAGES
 from ..exec.runtime import RunResult
 from ..ir.build import build
 from ..running.entry import NoSuchEntry, with_entry
 from ..running.report import render
 from ..server.framing import StdinReader, framed
 from ..syntax.report import render_diagnostic
+from ..vocabulary.faults import FAULT_MESSAGES
 from .debuggee import Breakpoint, Condition, Debuggee, HitCondition, Stop
+from .disassembly import address, disassemble, first_operation, operation_at
 from .evaluate import EvaluationError, Evaluator
 from .variables import frame_name, rows, slots, value_text
 
@@ -63,7 +64,7 @@ class Adapter:
             "threads": self.threads, "stackTrace": self.stack_trace, "scopes": self.scopes,
             "variables": self.variables, "continue": self.continue_, "next": self.step,
             "stepIn": self.step, "stepOut": self.step, "pause": self.pause, "exceptionInfo": self.exception_info,
-            "evaluate": self.evaluate,
+            "evaluate": self.evaluate, "disassemble": self.disassemble,
             "disconnect": self.disconnect, "terminate": self.terminate,
         }
         self._done = False
@@ -149,6 +150,7 @@ class Adapter:
             supportsConfigurationDoneRequest=True, supportsExceptionInfoRequest=True,
             supportsTerminateRequest=True, supportsConditionalBreakpoints=True, supportsEvaluateForHovers=True,
             supportsHitConditionalBreakpoints=True, supportsLogPoints=True,
+            supportsSteppingGranularity=True, supportsDisassembleRequest=True,
             supportsExceptionFilterOptions=True,
             exceptionBreakpointFilters=[dap.ExceptionBreakpointsFilter(
                 filter=FAULTS_FILTER, label="Faults", default=True,
@@ -383,8 +385,14 @@ class Adapter:
                 span = running.statement.span
             line = span.line if span is not None else 0
             column = span.column if span is not None else 0
+            pointer = None
+            if depth == len(stack) - 1:  # the innermost frame: the operation it is at, or about to reach
+                at = operation_at(running.unit, span) if stop.operation is not None and span is not None else \
+                    first_operation(stop.statement) if stop.statement is not None else None
+                pointer = address(debuggee.program, running.unit, at) if at is not None else None
             frames.append(dap.StackFrame(
                 id=depth + 1, name=frame_name(running.unit, running.frame, running.work_item), source=source,
+                instructionPointerReference=pointer,
                 line=line if self._lines_from_1 else line - 1, column=column if self._columns_from_1 else column - 1,
                 endLine=None if span is None else span.end_line,
                 endColumn=None if span is None else span.end_column))
@@ -433,7 +441,8 @@ class Adapter:
             stop = self._running().stop
             # The step ordinal of the operation that faulted, or the count of those done
             # before the statement about to run (ir/steps.py: ordinals from 0).
-            step = stop.fault.step if stop is not None and stop.fault is not None else machine.step
+            step = stop.fault.step if stop is not None and stop.fault is not None else \
+                stop.operation if stop is not None and stop.operation is not None else machine.step
             out.append(dap.Variable(name="step", value=str(step), variablesReference=0))
             out.append(dap.Variable(name="fuel consumed", value=str(machine.fuel.consumed), variablesReference=0))
         elif kind == "array":
@@ -481,8 +490,39 @@ class Adapter:
         return dap.ContinueResponseBody(allThreadsContinued=True)
 
     def step(self, arguments: dict[str, Any]) -> None:
-        self._stopped_run().resume(self._command)
+        """By statement; `next` and `stepIn` by `instruction` go to the next counted
+        operation (disassembly.py)."""
+        command = self._command
+        if arguments.get("granularity") == "instruction" and command in ("next", "stepIn"):
+            command = "operation"
+        self._stopped_run().resume(command)
         return None
+
+    def disassemble(self, arguments: dict[str, Any]) -> Model:
+        args = dap.DisassembleArguments.model_validate(arguments)
+        program = self._running().program
+        try:
+            found = disassemble(program, args.memoryReference, args.offset or 0, args.instructionOffset or 0,
+                                args.instructionCount)
+        except ValueError as error:
+            raise RequestFailed(str(error)) from None
+        source = dap.Source(path=self._path, name=Path(self._path).name)
+        out = []
+        for i in found:
+            if i.span is None:
+                out.append(dap.DisassembledInstruction(address=i.address, instruction="", presentationHint="invalid"))
+                continue
+            out.append(dap.DisassembledInstruction(
+                address=i.address, instruction=i.text, symbol=i.symbol, location=source,
+                line=self._line(i.span.line), column=self._column(i.span.column),
+                endLine=self._line(i.span.end_line), endColumn=self._column(i.span.end_column)))
+        return dap.DisassembleResponseBody(instructions=out)
+
+    def _line(self, line: int) -> int:
+        return line if self._lines_from_1 else line - 1
+
+    def _column(self, column: int) -> int:
+        return column if self._columns_from_1 else column - 1
 
     def pause(self, arguments: dict[str, Any]) -> None:
         self._running().pause()

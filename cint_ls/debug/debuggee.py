@@ -17,6 +17,7 @@ from ..exec.dispatch import work_item_address
 from ..exec.faults import PHASE_EPILOGUE, FaultRecord, StackFrame
 from ..exec.interp import Machine
 from ..exec.interp.compiler import Frame
+from ..exec.interp.observer import unwatch_operations, watch_operations
 from ..exec.runtime import CintFault, RunResult
 from ..ir import nodes as ir
 from ..syntax.source import Span
@@ -46,12 +47,14 @@ class Stop:
     """Why and where the run waits."""
 
     reason: str  # DAP's: entry, breakpoint, step, pause, exception
-    span: Span | None  # the statement's, or the faulting operator's
+    span: Span | None  # the statement's, the operation's, or the faulting operator's
     fault: CintFault | None = None
     breakpoints: list[int] = field(default_factory=list)  # their ids, for `hitBreakpointIds`
+    statement: ir.Stmt | None = None  # the statement about to run (a stop before one)
+    operation: int | None = None  # a stop before a counted operation: its step ordinal
 
 
-Commands = str  # continue, next, stepIn, stepOut
+Commands = str  # continue, next, stepIn, stepOut, operation (DAP's `instruction` granularity)
 
 
 class Debuggee:
@@ -248,7 +251,7 @@ class Debuggee:
             return
         hit = self._at.get(id(s))
         if hit is not None and self._holds(hit, frame):
-            self._wait(Stop("breakpoint", s.span, breakpoints=[hit.id]))
+            self._wait(Stop("breakpoint", s.span, breakpoints=[hit.id], statement=s))
 
     def fault(self, s: ir.Stmt, frame: Frame, error: CintFault) -> None:
         if self.faults is not None and ("*" in self.faults or error.fault.code in self.faults):
@@ -274,7 +277,8 @@ class Debuggee:
             reason = "breakpoint"
         self._watch = self._pause or self._step is not None or self._terminate
         if reason is not None:
-            self._wait(Stop(reason, s.span, breakpoints=[hit.id] if reason == "breakpoint" and hit is not None else []))
+            self._wait(Stop(reason, s.span, breakpoints=[hit.id] if reason == "breakpoint" and hit is not None else [],
+                            statement=s))
 
     def _holds(self, breakpoint: Breakpoint, frame: Frame) -> bool:
         """Whether the run stops at `breakpoint` here: its condition holds (where it has
@@ -301,8 +305,16 @@ class Debuggee:
             return False
         return True
 
+    def _operation(self, span: Span, step: int) -> None:
+        """A step by operation ends before the next counted operation (observer.py)."""
+        unwatch_operations(self.machine)
+        if self._terminate:
+            raise Terminated
+        self._wait(Stop("step", span, operation=step))
+
     def _wait(self, stop: Stop) -> None:
         """Tell the adapter, then wait for its command (or the end)."""
+        unwatch_operations(self.machine)  # another stop came first
         self.stop = stop
         self._step = None
         with self._wake:
@@ -317,6 +329,8 @@ class Debuggee:
         if command in ("next", "stepIn", "stepOut"):
             self._step = (command, len(self.stack))
             self._watch = True
+        elif command == "operation":
+            watch_operations(self.machine, self._operation)
 
 
 @dataclass
