@@ -19,6 +19,7 @@ class Slot:
     type: Type | None  # a scalar's type, or an array's element type; None where the IR does not say
     kind: str  # parameter, local, size, index (a kernel's over variable)
     mode: str | None = None  # a kernel parameter's: in, out, inout
+    rank: int | None = None  # an array's; None for a scalar
 
 
 def slots(unit: ir.Function | ir.Kernel) -> dict[int, Slot]:
@@ -30,14 +31,16 @@ def slots(unit: ir.Function | ir.Kernel) -> dict[int, Slot]:
         for name, slot, _ in unit.over:
             found[slot] = Slot(name, None, "index")
         for param in unit.params:
-            found[param.slot] = Slot(param.name, param.type, "parameter", param.mode)
+            found[param.slot] = Slot(param.name, param.type, "parameter", param.mode,
+                                     None if param.extents is None else len(param.extents))
     else:
         for slot, name, t in zip(unit.params, unit.param_names, unit.param_types):
             found[slot] = Slot(name, t, "parameter")
     for node in nodes(unit.body):
         number, named = getattr(node, "slot", None), getattr(node, "name", None)
         if isinstance(number, int) and isinstance(named, str) and number not in found:
-            found[number] = Slot(named, _type_of(node), "local")
+            found[number] = Slot(named, _type_of(node), "local",
+                                 rank=len(node.extents) if isinstance(node, ir.DeclareArray) else None)
         elif isinstance(node, ir.Var) and isinstance(found.get(node.slot), Slot) and found[node.slot].type is None:
             found[node.slot] = Slot(found[node.slot].name, node.type, found[node.slot].kind, found[node.slot].mode)
     return found

@@ -191,6 +191,11 @@ def test_evaluate_in_a_frame(dap: DapClient) -> None:
     assert "no value" in evaluate("flux", ok=False)["message"]  # not yet assigned at the fault
     caller = dap.request("stackTrace", {"threadId": 1})["body"]["stackFrames"][1]["id"]
     assert dap.request("evaluate", {"expression": "total", "frameId": caller})["body"]["result"] == "0"
+    # Arrays: the kernel's views (an out parameter's elements as before the dispatch), the
+    # caller's local arrays; an index out of range is a message.
+    assert evaluate("u[y + 1, x] + v[0, 0]")["body"]["result"] == "1000"
+    assert dap.request("evaluate", {"expression": "a[3, 4] * 2", "frameId": caller})["body"]["result"] == "2000"
+    assert "E_BOUNDS" in evaluate("u[y + 9, x]", ok=False)["message"]
 
 
 def test_arrays_by_rows_and_pages(dap: DapClient) -> None:

@@ -69,11 +69,18 @@ def test_a_malformed_hit_count_leaves_the_breakpoint_unverified(dap: DapClient, 
     assert not answer["verified"] and "hit count" in answer["message"]
 
 
-def test_a_logpoint_reading_an_array_is_unverified_for_now(dap: DapClient) -> None:
-    (answer,), _ = start(dap, [{"line": FIRST, "condition": "x == 0", "logMessage": 'row {y}: "u" = {u[y, 0]}'}],
+def test_a_logpoint_reads_arrays(dap: DapClient) -> None:
+    (answer,), _ = start(dap, [{"line": FIRST, "condition": "x == 0", "logMessage": 'row {y}: "u" = {u[3, 4] + (y as I32)}'}],
                          filters=["faults"])
-    assert not answer["verified"] and "u" in answer["message"]  # arrays are not in scope yet
-    dap.close()
+    assert answer["verified"], answer
+    assert dap.next_stop()["body"]["reason"] == "exception"
+    said = "".join(e["body"]["output"] for e in dap.seen if e["event"] == "output")
+    assert 'row 0: "u" = 1000\nrow 1: "u" = 1001\nrow 2: "u" = 1002\n' in said
+
+
+def test_a_condition_on_an_array(dap: DapClient) -> None:
+    start(dap, [{"line": FIRST, "condition": "u[y + 1, x] != 0"}])
+    assert stops(dap) == [("breakpoint", 20)]  # (y=2, x=4): u[3, 4] is the 1000
 
 
 def test_a_logpoint_with_scalars(dap: DapClient) -> None:
