@@ -18,6 +18,7 @@ import dap_types as dap
 from pydantic import BaseModel, ValidationError
 
 from ..exec.executors import EXECUTOR_NAMES
+from ..exec.interp.compiler import ArrayBinding
 from ..exec.runtime import RunResult
 from ..ir.build import build
 from ..running.entry import NoSuchEntry, with_entry
@@ -431,6 +432,11 @@ class Adapter:
                 if value is None or info is None:
                     continue
                 out.append(self._variable(info.name, value, info.type, info.mode))
+                if isinstance(value, ArrayBinding) and value.write is not None and value.write is not value.read:
+                    # An out or inout parameter: what this dispatch's work-items have staged so
+                    # far, beside the elements as published before it [P-4].
+                    staged = ArrayBinding(value.write, None)
+                    out.append(self._variable(f"{info.name} (staged)", staged, info.type, info.mode))
         elif kind == "work-item":
             running = payload
             for name, slot, _ in running.unit.over:
@@ -461,8 +467,6 @@ class Adapter:
         return dap.VariablesResponseBody(variables=out)
 
     def _variable(self, name: str, value: object, t: Any, mode: str | None) -> dap.Variable:
-        from ..exec.interp.compiler import ArrayBinding
-
         shown = f"{mode} {name}" if mode else name
         if isinstance(value, ArrayBinding):
             view = value.read

@@ -73,6 +73,11 @@ def test_a_fold_fault_after_922_work_items_of_the_second_dispatch() -> None:
     assert frames[0][0] == "mix work-item 922 (i=922)" and [f[0] for f in frames[1:]] == ["run", "go", "entry"]
     assert variables["Work-item"]["dispatch"] == "1" and variables["Locals"]["x"] == "10000000000001844"
     assert "in xs[]" in variables["Locals"] and "fold_checked.add.i64" in record
+    # What work-items 0..921 staged (cpu-c17's tile wrote them), beside what is published.
+    staged, published = variables["Locals"]["out seen (staged)[]"], variables["Locals"]["out seen[]"]
+    assert (staged["[0]"], staged["[1]"], staged["[3]"]) == ("10000000000000001", "10000000000000002",
+                                                             "10000000000000007")
+    assert published["[0]"] == "0"
 
 
 def test_run_to_a_work_item_shows_what_a_breakpoint_there_shows() -> None:
