@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cint_ls.exec.interp", "cint_ls.exec.c17", "cint_ls.exec.cuda"),  # the executors
     ("cint_ls.running",),  # running and presenting: the façade, isolated runs, auto, compare, report, trace
     ("cint_ls.ide",),
-    ("cint_ls.server", "cint_ls.cli", "cint_ls.debug"),
+    ("cint_ls.server", "cint_ls.cli", "cint_ls.debug", "cint_ls.workbench"),
 ]
 
 # Imports between units of one layer that the design wants: (importer, imported) -> why.

@@ -21,6 +21,7 @@ from ..exec.executors import EXECUTOR_NAMES
 from ..exec.interp.compiler import ArrayBinding
 from ..exec.runtime import RunResult
 from ..ir.build import build
+from ..ir.slots import slots
 from ..running.entry import NoSuchEntry, with_entry
 from ..running.report import render
 from ..server.framing import StdinReader, framed
@@ -29,7 +30,7 @@ from ..vocabulary.faults import FAULT_MESSAGES
 from .debuggee import Breakpoint, Condition, Debuggee, HitCondition, Stop
 from .disassembly import address, disassemble, first_operation, operation_at
 from .evaluate import EvaluationError, Evaluator
-from .variables import frame_name, rows, slots, value_text
+from .variables import frame_name, rows, value_text
 
 logger = logging.getLogger("cint_ls.debug")
 

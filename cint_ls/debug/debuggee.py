@@ -382,7 +382,7 @@ class Breakpoint:
 def _statements(program: ir.Program) -> list[tuple[int, ir.Stmt, ir.Function | ir.Kernel]]:
     """Every statement of the source in the program's units (not the IR's own Charges),
     with the line it starts on and its unit."""
-    from .variables import nodes
+    from ..ir.slots import nodes
 
     found = []
     units: list[ir.Function | ir.Kernel] = [program.entry, *program.functions.values(), *program.kernels.values()]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from ..ir import nodes as ir
 from ..ir.printer import format_steps
+from ..ir.slots import nodes
 from ..syntax.source import Span
-from .variables import nodes
 
 UNIT_SHIFT = 24
 

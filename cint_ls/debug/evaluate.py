@@ -17,8 +17,8 @@ from ..exec.interp import Machine
 from ..exec.runtime import CintFault, Fuel
 from ..ir import nodes as ir
 from ..ir.build import build
+from ..ir.slots import nodes, slots
 from ..syntax import Severity
-from .variables import nodes, slots
 
 FUNCTION = "__cint_debug_evaluate"
 FUEL = 100_000  # units an evaluation may use (a condition runs at every hit)

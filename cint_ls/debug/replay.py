@@ -112,7 +112,7 @@ def _host_frames(record: FaultRecord, kernel: ir.Kernel) -> list[StackFrame] | N
 def _dispatch_site(program: ir.Program, kernel: ir.Kernel) -> list[StackFrame] | None:
     """Without a fault's record, the dispatch's frame where the program dispatches the
     kernel from one place only (the host's calls above it are then not known)."""
-    from .variables import nodes
+    from ..ir.slots import nodes
 
     sites = [node.span for unit in [program.entry, *program.functions.values()] for node in nodes(unit.body)
              if isinstance(node, ir.Dispatch) and node.kernel == kernel.name]

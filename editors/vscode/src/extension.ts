@@ -126,7 +126,8 @@ function debugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: 
     if (editor?.document.languageId !== "cint") {
       return config;
     }
-    return { type: "cint", request: "launch", name: "Debug the cint file", program: editor.document.uri.fsPath };
+    // Kept: `noDebug` (Ctrl+F5), which makes it a plain Run.
+    return { ...config, type: "cint", request: "launch", name: "Debug the cint file", program: editor.document.uri.fsPath };
   }
   if (!config.program) {
     void vscode.window.showErrorMessage("cint: the launch configuration needs a `program` (a .ci file).");

@@ -1,0 +1,38 @@
+"""SPEC-02P.1's two cint-workbench transcripts (7.1 example 1, 8.4 example 1), replayed
+line by line through `cint-workbench --plain` and compared under the conformance files'
+`...` rule (issue 31)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import matches_expected
+
+HERE = Path(__file__).resolve().parent
+TRANSCRIPTS = sorted((HERE / "transcripts").glob("*.txt"))
+
+
+def replay(transcript: Path) -> tuple[str, str]:
+    """The output of the transcript's command fed its inputs, and the transcript's lines
+    after the command."""
+    command, *expected = transcript.read_text().splitlines()
+    assert command.startswith("$ cint-workbench")
+    args = command.split()[2:]
+    inputs = [line.split("> ", 1)[1] for line in expected if line.startswith("ci[")]
+    done = subprocess.run([sys.executable, "-m", "cint_ls.workbench", "--plain", *args], cwd=HERE,
+                          input="\n".join(inputs) + "\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, "\n".join(expected) + "\n"
+
+
+def test_both_transcripts_are_here() -> None:
+    assert [t.stem for t in TRANSCRIPTS] == ["budget", "total_checked"]
+
+
+@pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda p: p.stem)
+def test_a_transcript_of_the_spec_replays(transcript: Path) -> None:
+    got, expected = replay(transcript)
+    assert matches_expected(expected, got), got
