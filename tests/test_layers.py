@@ -34,6 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
 
 # Imports between units of one layer that the design wants: (importer, imported) -> why.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("cint_ls.cli", "cint_ls.workbench"): "`cint workbench` is cint-workbench",
     ("cint_ls.debug", "cint_ls.server"):
         "the base protocol's framing (server/framing.py) is LSP's and DAP's alike: one reader, robust to the "
         "same mistakes (test_the_debugger_takes_only_the_framing_of_the_server)",

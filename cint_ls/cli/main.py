@@ -117,7 +117,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("emit-ptx", help="print the PTX module gpu-cuda runs (SPEC-02P.1 10.5)")
     p.add_argument("file")
     p.set_defaults(handler=commands.emit_ptx)
+
+    p = sub.add_parser("workbench", help="the interactive session (cint-workbench)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="cint-workbench's arguments")
+    p.set_defaults(handler=_workbench)
     return parser
+
+
+def _workbench(args: argparse.Namespace) -> int:
+    from ..workbench.main import main as workbench
+
+    return workbench(list(args.rest))
 
 
 REPORT_AS = "--report-as"  # `--report=FORMAT`, rewritten (so that `--report FILE` stays a plain flag)
@@ -138,8 +148,11 @@ def _report_forms(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["workbench"]:  # its own options, which argparse's REMAINDER would not pass on
+        return _workbench(argparse.Namespace(rest=given[1:]))
     parser = build_parser()
-    args = parser.parse_args(_report_forms(list(sys.argv[1:] if argv is None else argv)))
+    args = parser.parse_args(_report_forms(given))
     try:
         handler: Callable[[argparse.Namespace], int] = args.handler  # a subcommand's (set_defaults)
         return handler(args)

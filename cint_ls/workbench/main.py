@@ -47,7 +47,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain", action="store_true", help="read lines without the prompt's features "
                         "(the default when stdin is not a terminal), echoing each input")
     parser.add_argument("--fuel", type=int, default=None, help="a fuel budget per entry (:fuel)")
+    parser.add_argument("--install-kernel", action="store_true",
+                        help="write the Jupyter kernelspec `cint` (this Python), then exit")
+    parser.add_argument("--user", action="store_true", help="with --install-kernel: for this user only")
     args = parser.parse_args(argv)
+    if args.install_kernel:
+        try:
+            from .kernel import install
+        except ImportError:
+            print("cint-workbench: the Jupyter kernel needs ipykernel: pip install 'cint-ls[jupyter]'",
+                  file=sys.stderr)
+            return 2
+        print(f"installed the kernelspec cint in {install(args.user)}")
+        return 0
     session = Session(fuel=args.fuel)
     print(f"cint-workbench {__version__}: cint on cpu-sir-interp; :help for help, Ctrl-D to leave")
     if args.file:

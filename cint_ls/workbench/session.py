@@ -109,6 +109,9 @@ class Session:
     # ---- cint inputs
 
     def _cint(self, text: str) -> Answer:
+        named = self.variables.get(text.strip().rstrip(";").strip())
+        if named is not None and isinstance(named.value, View):  # an array named alone: shown whole
+            return Answer(self._shown(named), value=named.value)
         source = Source(f"entry {self.number}", text)
         bare = unqualify(text, set(self.modules))
         parsed = parse_source(bare, "entry.ci")
