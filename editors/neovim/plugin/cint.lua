@@ -51,3 +51,17 @@ end, { desc = 'cint: restart the language server' })
 vim.api.nvim_create_user_command('CintBuildParser', function()
   require('cint').build_parser()
 end, { desc = 'cint: compile the tree-sitter parser from grammar/src of this checkout' })
+
+vim.api.nvim_create_user_command('CintWorkbench', function()
+  require('cint').workbench()
+end, { desc = 'cint: the workbench (cint-workbench) in a terminal below, with the current .ci file loaded' })
+
+vim.api.nvim_create_user_command('CintWorkbenchSend', function(args)
+  require('cint').workbench_send_range(args.line1, args.line2)
+end, { range = true, desc = 'cint: send the lines of the range (default: the current line) to the workbench' })
+
+-- Visual mode: the selection; Normal mode: the current line. cint buffers map it to
+-- `workbench_keymap` (default <LocalLeader>w).
+vim.keymap.set({ 'n', 'x' }, '<Plug>(cint-workbench-send)', function()
+  require('cint').workbench_send_selection()
+end, { desc = 'cint: send the line or the selection to the workbench' })

@@ -10,6 +10,7 @@ import { EXECUTOR_CHOICES, Runs, isCancelled, runTitle, stageMessage } from "./r
 import { SET_TARGETS, TargetsConfiguration, setTargets } from "./targets";
 import { registerTrace, SHOW_TRACE, TraceView } from "./trace";
 import { chooseServer, debugAdapterOf, describeAttempts, describeChoice, ServerChoice } from "./server";
+import { OPEN_WORKBENCH, SEND_TO_WORKBENCH, textToSend, WORKBENCH_TERMINAL, workbenchMissing, workbenchOf } from "./workbench";
 import {
   ExecuteCommandRequest,
   InitializeParams,
@@ -68,6 +69,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
       return target ? vscode.commands.executeCommand(RUN, target.toString(), "auto") : undefined;
     }),
+    // cint-workbench (issue 31): a terminal with the session, and the editor's lines sent to it.
+    vscode.commands.registerCommand(OPEN_WORKBENCH, () => openWorkbench(false)),
+    vscode.commands.registerCommand(SEND_TO_WORKBENCH, sendToWorkbench),
+    vscode.window.onDidCloseTerminal((terminal) => {
+      if (terminal === workbench?.terminal) {
+        workbench = undefined;
+      }
+    }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("cint.server.path")) {
         void vscode.window
@@ -90,6 +99,95 @@ async function debugAdapter(): Promise<vscode.DebugAdapterDescriptor | undefined
   }
   const adapter = debugAdapterOf(lastChoice);
   return new vscode.DebugAdapterExecutable(adapter.command, adapter.args, { env: { ...process.env, ...adapter.env } as Record<string, string> });
+}
+
+// ---- the workbench
+
+/** The workbench terminal this extension started, and when it can take input. */
+let workbench: { terminal: vscode.Terminal; ready: Promise<void> } | undefined;
+/** How long a new workbench gets to show its prompt before text is typed into it (text
+ * typed earlier is not lost, but the terminal echoes it above the banner). */
+const WORKBENCH_STARTUP_MS = 700;
+
+/** The workbench terminal that still runs: this extension's, else one of the same name
+ * (a workbench that outlived a reload of the window). */
+function liveWorkbench(): { terminal: vscode.Terminal; ready: Promise<void> } | undefined {
+  if (workbench && workbench.terminal.exitStatus === undefined && vscode.window.terminals.includes(workbench.terminal)) {
+    return workbench;
+  }
+  const found = vscode.window.terminals.find((t) => t.name === WORKBENCH_TERMINAL && t.exitStatus === undefined);
+  workbench = found ? { terminal: found, ready: Promise.resolve() } : undefined;
+  return workbench;
+}
+
+let opening: Promise<{ terminal: vscode.Terminal; ready: Promise<void> } | undefined> | undefined;
+
+/** `cint: Open workbench`: shows the workbench terminal, or starts one (`<python> -P -m
+ * cint_ls.workbench FILE` with the language server's Python and bundle, in the file's
+ * folder) with the active editor's .ci file loaded when it is on disk (saved first). A
+ * second call while one is starting gets the same terminal. */
+function openWorkbench(preserveFocus: boolean): Promise<{ terminal: vscode.Terminal; ready: Promise<void> } | undefined> {
+  if (!opening) {
+    opening = showOrStartWorkbench(preserveFocus).finally(() => {
+      opening = undefined;
+    });
+  }
+  return opening;
+}
+
+async function showOrStartWorkbench(preserveFocus: boolean): Promise<{ terminal: vscode.Terminal; ready: Promise<void> } | undefined> {
+  const live = liveWorkbench();
+  if (live) {
+    live.terminal.show(preserveFocus);
+    return live;
+  }
+  if (!lastChoice) {
+    await startClient();
+  }
+  if (!lastChoice) {
+    void vscode.window.showErrorMessage("cint: no Python to run the workbench (see the cint-ls output).");
+    return undefined;
+  }
+  const editor = vscode.window.activeTextEditor;
+  const document = editor?.document.languageId === "cint" && editor.document.uri.scheme === "file" ? editor.document : undefined;
+  if (document?.isDirty) {
+    await document.save();
+  }
+  const file = document?.uri.fsPath;
+  const command = workbenchOf(lastChoice, file);
+  const missing = workbenchMissing(command);
+  if (missing) {
+    void vscode.window.showErrorMessage(`cint: cannot start the workbench: ${missing}.`);
+    return undefined;
+  }
+  const cwd = file ? path.dirname(file) : vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const terminal = vscode.window.createTerminal({
+    name: WORKBENCH_TERMINAL, shellPath: command.command, shellArgs: command.args, env: command.env, cwd,
+  });
+  terminal.show(preserveFocus);
+  const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  // The process started (or never will: then not more than a few seconds), and its prompt.
+  const ready = Promise.race([Promise.resolve(terminal.processId).then(() => pause(WORKBENCH_STARTUP_MS)), pause(5000)]);
+  workbench = { terminal, ready };
+  return workbench;
+}
+
+/** `cint: Send selection to workbench` (Ctrl+Enter): the selection, or the cursor's line,
+ * typed into the workbench followed by Enter, the workbench started first when none runs. */
+async function sendToWorkbench(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("cint: open a .ci file to send its lines to the workbench.");
+    return;
+  }
+  const selection = editor.selection;
+  const text = textToSend(editor.document.getText(selection), editor.document.lineAt(selection.active.line).text);
+  const target = await openWorkbench(true);
+  if (!target) {
+    return;
+  }
+  await target.ready;
+  target.terminal.sendText(text, true);
 }
 
 /** The Debug lens ([uri] or [uri, function]), the editor title's Debug (its Uri) and the

@@ -20,6 +20,13 @@ M.defaults = {
   --- The debugger (cint-debug, a Debug Adapter Protocol server), registered with nvim-dap
   --- when it is installed (`:help cint-debug`). `{ 'python3', '-m', 'cint_ls.debug' }` works too.
   debug_cmd = { 'cint-debug' },
+  --- The workbench (cint-workbench, the interactive session) of `:CintWorkbench`, run in a
+  --- terminal with the cint file as its argument (`:help cint-workbench`).
+  --- `{ 'python3', '-m', 'cint_ls.workbench' }` works too.
+  workbench_cmd = { 'cint-workbench' },
+  --- A key of cint buffers that sends the current line (normal mode) or the selection
+  --- (visual mode) to the workbench. false: none (`<Plug>(cint-workbench-send)` is there).
+  workbench_keymap = '<LocalLeader>w',
   --- Sent to the server (workspace/configuration). Keys under `cint`: targets, fuel,
   --- run = { timeLimit }, inlayHints = { stepOrdinals }, c17 = { compiler, threads },
   --- cluster ('' none, 'local:2', 'tcp://HOST:PORT': docs/cluster.md),
@@ -773,6 +780,168 @@ local function on_attach(bufnr)
   end
 end
 
+-- ---------------------------------------------------------------- the workbench
+
+--- The workbench that `:CintWorkbench` started: its terminal buffer, its job, and the
+--- input sent while it was starting (sent once its prompt is up).
+local workbench = { buf = nil, job = nil, pending = nil }
+
+--- How long a new workbench gets to show its prompt before input is sent to it (input
+--- sent earlier is not lost, but the terminal echoes it above the banner).
+local WORKBENCH_STARTUP_MS = 500
+local WORKBENCH_HEIGHT = 12
+
+local function workbench_alive()
+  return workbench.job ~= nil and workbench.buf ~= nil and api.nvim_buf_is_valid(workbench.buf)
+    and vim.fn.jobwait({ workbench.job }, 0)[1] == -1
+end
+
+--- The job id (a channel) and the terminal buffer of the workbench that runs, or nil.
+function M.workbench_job()
+  if workbench_alive() then
+    return workbench.job, workbench.buf
+  end
+  return nil
+end
+
+--- The file of a cint buffer that is on disk (its absolute path), or nil.
+local function workbench_file(bufnr)
+  if vim.bo[bufnr].filetype ~= 'cint' or vim.bo[bufnr].buftype ~= '' then
+    return nil
+  end
+  local name = api.nvim_buf_get_name(bufnr)
+  if name == '' or not readable(name) then
+    return nil
+  end
+  return vim.fn.fnamemodify(name, ':p')
+end
+
+local function show_workbench(enter)
+  local win = vim.fn.bufwinid(workbench.buf)
+  if win == -1 then
+    win = api.nvim_open_win(workbench.buf, enter, { split = 'below', height = WORKBENCH_HEIGHT })
+  elseif enter then
+    api.nvim_set_current_win(win)
+  end
+  return win
+end
+
+--- `:CintWorkbench`: the workbench in a terminal window below: `workbench_cmd` with the
+--- buffer's file as argument when it is a cint file on disk (the session `:load`s it), in
+--- the file's folder. A workbench still running is shown again instead. `enter` (default
+--- true): the cursor goes to the terminal, in Terminal mode. Returns the job id and the
+--- terminal buffer, or nil.
+function M.workbench(bufnr, enter)
+  bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
+  enter = enter ~= false
+  if workbench_alive() then
+    show_workbench(enter)
+    if enter then
+      vim.cmd.startinsert()
+    end
+    return workbench.job, workbench.buf
+  end
+  local cmd = M.config.workbench_cmd
+  cmd = vim.deepcopy(type(cmd) == 'string' and { cmd } or cmd or {})
+  if not cmd[1] or vim.fn.executable(cmd[1]) ~= 1 then
+    vim.notify(('cint: the workbench command %s is not found (option workbench_cmd, :help cint-workbench)')
+      :format(vim.inspect(cmd)), vim.log.levels.ERROR)
+    return nil
+  end
+  local file = workbench_file(bufnr)
+  if file then
+    if vim.bo[bufnr].modified then
+      vim.notify('cint: the workbench loads ' .. file .. ' as saved (the buffer has unsaved changes)',
+        vim.log.levels.WARN)
+    end
+    table.insert(cmd, file)
+  end
+  local previous = api.nvim_get_current_win()
+  local buf = api.nvim_create_buf(true, false)
+  local win = api.nvim_open_win(buf, true, { split = 'below', height = WORKBENCH_HEIGHT })
+  local opts = { cwd = file and vim.fs.dirname(file) or nil }
+  local ok, job
+  if has_011 then
+    ok, job = pcall(vim.fn.jobstart, cmd, vim.tbl_extend('force', opts, { term = true }))
+  else
+    ok, job = pcall(vim.fn.termopen, cmd, opts)
+  end
+  if not ok or type(job) ~= 'number' or job <= 0 then
+    api.nvim_win_close(win, true)
+    pcall(api.nvim_buf_delete, buf, { force = true })
+    vim.notify('cint: could not start the workbench: ' .. tostring(job), vim.log.levels.ERROR)
+    return nil
+  end
+  workbench.buf, workbench.job, workbench.pending = buf, job, {}
+  vim.b[buf].cint_workbench = true
+  vim.defer_fn(function()
+    local pending = workbench.job == job and workbench.pending or nil
+    if pending then
+      workbench.pending = nil
+      for _, text in ipairs(pending) do
+        vim.fn.chansend(job, text)
+      end
+    end
+  end, WORKBENCH_STARTUP_MS)
+  if enter then
+    vim.cmd.startinsert()
+  elseif api.nvim_win_is_valid(previous) then
+    api.nvim_set_current_win(previous)
+  end
+  return job, buf
+end
+
+--- Sends `lines` (a list, or a string) to the workbench, each followed by a line break, as
+--- if typed at its prompt (an input goes on while a brace, bracket or parenthesis is open);
+--- the workbench is started first (for the current buffer) when none runs, and the cursor
+--- stays where it is. Returns true when they were sent.
+function M.workbench_send(lines)
+  if type(lines) == 'string' then
+    lines = vim.split((lines:gsub('\n$', '')), '\n', { plain = true })
+  end
+  if workbench_alive() then
+    show_workbench(false)
+  elseif not M.workbench(0, false) then
+    return false
+  end
+  local text = table.concat(lines, '\n') .. '\n'
+  if workbench.pending then
+    table.insert(workbench.pending, text) -- the workbench is starting: after its prompt
+  else
+    vim.fn.chansend(workbench.job, text)
+  end
+  -- A terminal window follows the output while its cursor is on the last line.
+  for _, win in ipairs(vim.fn.win_findbuf(workbench.buf)) do
+    pcall(api.nvim_win_set_cursor, win, { api.nvim_buf_line_count(workbench.buf), 0 })
+  end
+  return true
+end
+
+--- `:[range]CintWorkbenchSend`: the lines `line1` to `line2` (default: the cursor's) of the
+--- current buffer to the workbench.
+function M.workbench_send_range(line1, line2)
+  local line = api.nvim_win_get_cursor(0)[1]
+  return M.workbench_send(api.nvim_buf_get_lines(0, (line1 or line) - 1, line2 or line1 or line, false))
+end
+
+--- `<Plug>(cint-workbench-send)`: in Visual mode the selection (characterwise, linewise or
+--- blockwise) to the workbench, leaving Visual mode; in Normal mode the cursor's line.
+function M.workbench_send_selection()
+  local mode = vim.fn.mode()
+  if mode ~= 'v' and mode ~= 'V' and mode ~= '\22' then
+    return M.workbench_send({ api.nvim_get_current_line() })
+  end
+  local lines
+  if vim.fn.exists('*getregion') == 1 then
+    lines = vim.fn.getregion(vim.fn.getpos('v'), vim.fn.getpos('.'), { type = mode })
+  else
+    local a, b = vim.fn.line('v'), vim.fn.line('.')
+    lines = api.nvim_buf_get_lines(0, math.min(a, b) - 1, math.max(a, b), false)
+  end
+  api.nvim_feedkeys(api.nvim_replace_termcodes('<Esc>', true, false, true), 'nx', false)
+  return M.workbench_send(lines)
+end
+
 -- ---------------------------------------------------------------- setup
 
 --- The running clients get the new settings: a client keeps the settings it was started
@@ -842,6 +1011,9 @@ function M.setup(opts)
   if opts and opts.debug_cmd then
     M.config.debug_cmd = opts.debug_cmd
   end
+  if opts and opts.workbench_cmd then
+    M.config.workbench_cmd = opts.workbench_cmd
+  end
   M.capabilities.experimental.cint.debug = M.register_dap() or nil
   parser_cache, parser_state = nil, nil
   ensure_helptags()
@@ -857,6 +1029,11 @@ function M.setup(opts)
     pattern = 'cint',
     callback = function(args)
       vim.bo[args.buf].commentstring = '// %s'
+      local key = M.config.workbench_keymap
+      if type(key) == 'string' and key ~= '' then
+        vim.keymap.set({ 'n', 'x' }, key, M.workbench_send_selection,
+          { buffer = args.buf, desc = 'cint: send the line or the selection to the workbench' })
+      end
       if M.config.highlight and M.register_parser() then
         pcall(vim.treesitter.start, args.buf, 'cint')
       end
