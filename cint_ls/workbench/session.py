@@ -14,6 +14,7 @@ and a statement before the fault in the same input keeps its effect.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,7 +127,9 @@ class Session:
                           error=True)
         if module.items:
             return self._declare(source, bare, module)
-        return self._statements(source, bare)
+        # A variable declared again replaces the session's (as at Python's prompt).
+        again = {s.name.text for s in module.statements if isinstance(s, ast.VarDecl)}
+        return self._statements(source, bare, replacing=again)
 
     def _declare(self, source: Source, bare: str, module: ast.Module) -> Answer:
         pieces = {}
@@ -158,8 +161,10 @@ class Session:
                 lines.append(f"{name} : ({params}) -> {f.return_type}   revision {SESSION}@r{self.revision}")
         return Answer("\n".join(lines) + "\n")
 
-    def _statements(self, source: Source, bare: str, expression: bool = False) -> Answer:
-        assembly, built = self._build(self.declared, self.variables, Source(source.label, bare))
+    def _statements(self, source: Source, bare: str, expression: bool = False,
+                    replacing: set[str] = frozenset()) -> Answer:  # type: ignore[assignment]
+        kept = {name: v for name, v in self.variables.items() if name not in replacing}
+        assembly, built = self._build(self.declared, kept, Source(source.label, bare))
         problems = _errors(built)
         if problems:
             return Answer(self._located_diagnostics(assembly, problems), error=True)
@@ -171,7 +176,7 @@ class Session:
         named = _entry_slots(entry)
         frame: list[Any] = [None] * entry.slot_count
         for name, slot in named.items():
-            variable = self.variables.get(name)
+            variable = kept.get(name)
             if variable is not None:
                 frame[slot] = ArrayBinding(variable.value, variable.value) if isinstance(variable.value, View) \
                     else variable.value
@@ -199,17 +204,18 @@ class Session:
             return Answer(text + report, error=True)
         if expression:
             return Answer(text)
-        new = [name for name in self.variables if name not in before]
+        new = [name for name in self.variables if name not in before or name in replacing]
         return Answer(text + "".join(self._shown(self.variables[name]) for name in new))
 
     def _expression(self, source: Source, bare: str) -> Answer:
         """An expression's value: `= 5 : I64`."""
         wrapped = Source(source.label, '"{' + bare.strip().rstrip(";") + '}";')
-        # The expression sits two columns to the right of where it was typed.
+        # The expression sits two columns to the right of where it was typed, less its indent.
+        shift = 2 - (len(bare) - len(bare.lstrip()))
         assembly, built = self._build(self.declared, self.variables, wrapped)
         problems = _errors(built)
         if problems:
-            return Answer(self._located_diagnostics(assembly, problems, shift=2, text=bare), error=True)
+            return Answer(self._located_diagnostics(assembly, problems, shift=shift, text=bare), error=True)
         answer = self._statements(source, wrapped.text, expression=True)
         if answer.error:
             return answer
@@ -256,14 +262,19 @@ class Session:
                 out.append(f"error: {d.message}\n")
                 continue
             source, span = located
-            if shift:
+            if shift and span.line == 1:  # the wrapping is on the first line only
                 from ..syntax.source import Span
 
                 span = Span(max(0, span.start_byte - shift), max(0, span.end_byte - shift), span.line,
-                            max(1, span.column - shift), span.end_line, max(1, span.end_column - shift))
+                            max(1, span.column - shift), span.end_line,
+                            max(1, span.end_column - (shift if span.end_line == 1 else 0)))
             shown = SourceText(text if text is not None else source.text, source.label)
-            out.append(render_diagnostic(shown, type(d)(**{**d.__dict__, "span": span})
-                                         if hasattr(d, "__dict__") else d))
+            related = []
+            for note in d.related:  # a note elsewhere than this input (a session variable) is left out
+                where = assembly.locate(note.span)
+                if where is not None and where[0].label == source.label:
+                    related.append(dataclasses.replace(note, span=where[1]))
+            out.append(render_diagnostic(shown, dataclasses.replace(d, span=span, related=tuple(related))))
         return "".join(out)
 
     def _shown(self, variable: Variable) -> str:

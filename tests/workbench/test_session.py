@@ -108,3 +108,18 @@ def test_completion_and_inspection_are_the_language_servers() -> None:
     assert "scale" in [i.label for i in complete(s, "sc", 2)]
     shown = inspect(s, "scale", 2)
     assert shown is not None and "kernel" in shown and "scale" in shown
+
+
+def test_a_variable_declared_again_replaces_the_sessions() -> None:
+    s = Session()
+    assert answers(s, "I64 total = 3;", "I64 total = 5;", "total") == \
+        ["total = 3 : I64\n", "total = 5 : I64\n", "= 5 : I64\n"]
+    assert answers(s, "I64[2] a = [1, 2];", "Bool a = true;", "a") == \
+        ["a : I64[2]   2 elements   host\n  [0] = 1\n  [1] = 2\n", "a = true : Bool\n", "= true : Bool\n"]
+
+
+def test_a_diagnostic_points_into_the_input_after_a_loaded_file() -> None:
+    s = Session()
+    s.enter(f":load {HEAT_E1}")
+    answer = s.enter("  nope + 1")
+    assert "--> entry 2:1:3" in answer.text and " 1 |   nope + 1" in answer.text, answer.text

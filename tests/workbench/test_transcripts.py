@@ -36,3 +36,22 @@ def test_both_transcripts_are_here() -> None:
 def test_a_transcript_of_the_spec_replays(transcript: Path) -> None:
     got, expected = replay(transcript)
     assert matches_expected(expected, got), got
+
+
+def test_ctrl_c_mid_entry_keeps_the_session() -> None:
+    """SIGINT while an entry spins: the entry stops with a message, the session and its
+    variables stay, the next input runs."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "cint_ls.workbench", "--plain"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
+    proc.stdin.write("I64 kept = 7;\nexport I64 spin() { I64 x = 0; while (true) { x = x + 1; } return x; }\n"
+                     "spin()\n")
+    proc.stdin.flush()
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate("kept\n", timeout=30)
+    assert proc.returncode == 0, err
+    assert "interrupted: the entry stopped" in out and out.endswith("ci[4]> kept\n= 7 : I64\n"), out
