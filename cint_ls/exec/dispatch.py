@@ -68,6 +68,9 @@ class WorkPhase:
 
     fault: CintFault | None
     contributions: list[list[tuple[int, int | bool]]] = field(default_factory=list)
+    # Instead of contributions: each reduction's accumulator with every contribution
+    # already added (a runner that adds them where it runs them, cpu-c17's in C).
+    reducers: list[Any] | None = None
 
 
 class WorkItemRunner:
@@ -313,7 +316,7 @@ def run_dispatch(kernel: ir.Kernel, args: Sequence[Argument], number: int, span:
     phase = runner.run(plan)
     if phase.fault is not None:
         raise phase.fault
-    results = epilogue(kernel, number, phase.contributions)
+    results = epilogue(kernel, number, phase.contributions, phase.reducers)
     for view, staged in zip(reads, writes):  # publish: all outputs at once, by copy
         if staged is not None:
             assert view is not None, "a staged parameter is an array"
@@ -321,12 +324,16 @@ def run_dispatch(kernel: ir.Kernel, args: Sequence[Argument], number: int, span:
     return results
 
 
-def epilogue(kernel: ir.Kernel, number: int, contributions: list[list[tuple[int, int | bool]]]) -> Results:
+def epilogue(kernel: ir.Kernel, number: int, contributions: list[list[tuple[int, int | bool]]],
+             reducers: list[Any] | None = None) -> Results:
     """Complete the reductions in the declaration order of their targets (9.3);
-    the first that faults is the dispatch's fault [R-7]."""
+    the first that faults is the dispatch's fault [R-7]. `reducers`: accumulators that
+    hold their contributions already (WorkPhase.reducers)."""
     results: Results = [None] * len(kernel.params)
-    for reduction, values in zip(kernel.reductions, contributions):
-        reducer = make_reducer(reduction.kind, reduction.contribution, reduction.target, reduction.init)
+    for r, reduction in enumerate(kernel.reductions):
+        values = contributions[r] if reducers is None else []
+        reducer = make_reducer(reduction.kind, reduction.contribution, reduction.target, reduction.init) \
+            if reducers is None else reducers[r]
         try:
             for work_item, value in values:
                 reducer.add(value, index=work_item)

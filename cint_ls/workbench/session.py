@@ -42,6 +42,7 @@ Commands:
   :load FILE            load a module's kernels and functions (call them as `budget.run()`)
   :run CALL [--check E] run a call as an entry; --check compares it with executor E
   :fuel N | :fuel none  a fuel budget per entry
+  :executor E           cpu-sir-interp, or cpu-c17 (dispatches' work-items in C)
   :type EXPR            the type of an expression
   :steps KERNEL         the counted operations of a kernel, with their step ordinals
   :vars                 the session's variables
@@ -80,6 +81,8 @@ class Declared:
 @dataclass
 class Session:
     fuel: int | None = None
+    executor: str = "cpu-sir-interp"  # where dispatches run their work-items (:executor)
+    dispatched: list[int] = field(default_factory=lambda: [0, 0])  # with cpu-c17: in C, on the reference
     number: int = 1  # the next input's number: `ci[N]>`
     revision: int = 0
     declared: dict[str, Declared] = field(default_factory=dict)  # kernels and functions, in order
@@ -182,6 +185,7 @@ class Session:
                     else variable.value
         out: list[str] = []
         machine = Machine(program, self.fuel, out.append)
+        runner = self._runner(program, machine)
         fault = None
         interrupted = False
         try:
@@ -191,6 +195,9 @@ class Session:
         except KeyboardInterrupt:  # Ctrl-C: the entry stops; what it did so far stays, as after a fault
             interrupted = True
         self.inputs.append(source)
+        if runner is not None:
+            self.dispatched[0] += runner.ran
+            self.dispatched[1] += runner.fell_back
         before = set(self.variables)
         self._take_back(entry, named, frame)
         text = "".join(out)
@@ -223,6 +230,18 @@ class Session:
         printed = [s for s in built.program.entry.body if isinstance(s, ir.Print)][-1]
         t = next(p.type for p in printed.parts if isinstance(p, ir.Expr))
         return Answer(f"= {answer.text} : {t}\n")
+
+    def _runner(self, program: ir.Program, machine: Machine) -> Any:
+        """With `:executor cpu-c17`, the machine's dispatches run their work-items in C
+        (exec/c17/runner.py); the entry's own statements stay on the machine, which keeps
+        the session's variables."""
+        if self.executor != "cpu-c17":
+            return None
+        from ..exec.c17.runner import C17Runner
+
+        runner = C17Runner(program, machine.runner, lambda: machine.depth)
+        machine.runner = runner
+        return runner
 
     # ---- the program
 
@@ -306,6 +325,8 @@ class Session:
             return Answer(HELP, counted=False)
         if name == ":fuel":
             return self._fuel(args)
+        if name == ":executor":
+            return self._executor(args)
         if name == ":reset":
             fuel = self.fuel
             self.__init__()  # type: ignore[misc]
@@ -325,6 +346,26 @@ class Session:
         if name == ":run":
             return self._run(line[len(":run"):].strip())
         return Answer(f"error: unknown command {name} (:help lists them)\n", error=True, counted=False)
+
+    def _executor(self, args: list[str]) -> Answer:
+        if not args:
+            c17, reference = self.dispatched
+            counted = f" ({c17} dispatches in C, {reference} on the reference: a fault, fuel or a fold's overflow " \
+                "is found there)" if self.executor == "cpu-c17" else ""
+            return Answer(f"executor: {self.executor}{counted}\n", counted=False)
+        if len(args) != 1 or args[0] not in ("cpu-sir-interp", "cpu-c17"):
+            return Answer("error: :executor cpu-sir-interp | cpu-c17 (gpu-cuda: not yet in a session)\n", error=True,
+                          counted=False)
+        if args[0] == "cpu-c17":
+            from ..exec.c17.build import NoCompiler, find_compiler
+
+            try:
+                find_compiler()
+            except NoCompiler as error:
+                return Answer(f"error: cpu-c17 cannot run here: {error}\n", error=True, counted=False)
+        self.executor = args[0]
+        return Answer(f"executor: {self.executor} (each dispatch's work-items; the session stays in the host)\n"
+                      if self.executor == "cpu-c17" else f"executor: {self.executor}\n", counted=False)
 
     def _fuel(self, args: list[str]) -> Answer:
         if len(args) != 1 or not (args[0] == "none" or args[0].isdigit()):
