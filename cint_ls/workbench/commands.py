@@ -1,0 +1,230 @@
+"""The workbench's commands (`:load`, `:run`, `:fuel`, ...), a part of the session
+(session.py) kept apart so that each can be read in one sitting."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..ir import nodes as ir
+from ..running.report import render
+from ..syntax import Severity, ast, parse_source
+from ..syntax.report import render_diagnostic
+from .program import SESSION, Assembly, Piece, Source, report_parts, unqualify
+from .values import Answer, Declared, Variable, _declaration, _errors, _with_stack
+
+
+class Session(Protocol):
+    """What the commands use of the session (session.py's Session)."""
+
+    fuel: int | None
+    executor: str
+    dispatched: list[int]
+    number: int
+    revision: int
+    declared: dict[str, Declared]
+    variables: dict[str, Variable]
+    modules: dict[str, str]
+    owner: dict[str, str]
+    inputs: list[Source]
+
+    def reset(self) -> None: ...
+    def _cint(self, text: str) -> Answer: ...
+    def _build(self, declared: dict[str, Declared], variables: dict[str, Variable],
+               statements: Source | None) -> tuple[Assembly, Any]: ...
+    def _located_diagnostics(self, assembly: Assembly, problems: list[Any], shift: int = 0,
+                             text: str | None = None) -> str: ...
+    def _shown(self, variable: Variable) -> str: ...
+
+HELP = """\
+Inputs: a kernel or function declaration; a variable declaration (`I64 total = 3;`);
+statements, run as one entry (`scale(a, 2, b);`); an expression, evaluated (`total * 2`).
+Commands:
+  :load FILE            load a module's kernels and functions (call them as `budget.run()`)
+  :run CALL [--check E] run a call as an entry; --check compares it with executor E
+  :fuel N | :fuel none  a fuel budget per entry
+  :executor E           cpu-sir-interp, or cpu-c17 (dispatches' work-items in C)
+  :type EXPR            the type of an expression
+  :steps KERNEL         the counted operations of a kernel, with their step ordinals
+  :vars                 the session's variables
+  :reset                forget everything
+  :help                 this text
+  :quit                 leave (Ctrl-D)
+"""
+
+
+def command(session: Session, line: str) -> Answer:
+    """One `:command` line: its answer (settings and queries take no input number)."""
+    try:
+        words = shlex.split(line)
+    except ValueError as error:
+        return Answer(f"error: {error}\n", error=True, counted=False)
+    name, args = words[0], words[1:]
+    if name in (":quit", ":q", ":exit"):
+        return Answer(counted=False, quit=True)
+    if name == ":help":
+        return Answer(HELP, counted=False)
+    if name == ":fuel":
+        return _fuel(session, args)
+    if name == ":executor":
+        return _executor(session, args)
+    if name == ":reset":
+        session.reset()
+        return Answer("the session is empty\n", counted=False)
+    if name == ":vars":
+        return Answer("".join(session._shown(v) for v in session.variables.values()) or "no variables\n",
+                      counted=False)
+    if name == ":load":
+        if len(args) != 1:
+            return Answer("error: :load FILE\n", error=True, counted=False)
+        return _load(session, Path(args[0]))
+    if name == ":type":
+        return _type(session, line[len(":type"):].strip())
+    if name == ":steps":
+        return _steps(session, args)
+    if name == ":run":
+        return _run(session, line[len(":run"):].strip())
+    return Answer(f"error: unknown command {name} (:help lists them)\n", error=True, counted=False)
+
+def _executor(session: Session, args: list[str]) -> Answer:
+    if not args:
+        c17, reference = session.dispatched
+        counted = f" ({c17} dispatches in C, {reference} on the reference: a fault, fuel or a fold's overflow " \
+            "is found there)" if session.executor == "cpu-c17" else ""
+        return Answer(f"executor: {session.executor}{counted}\n", counted=False)
+    if len(args) != 1 or args[0] not in ("cpu-sir-interp", "cpu-c17"):
+        return Answer("error: :executor cpu-sir-interp | cpu-c17 (gpu-cuda: not yet in a session)\n", error=True,
+                      counted=False)
+    if args[0] == "cpu-c17":
+        from ..exec.c17.build import NoCompiler, find_compiler
+
+        try:
+            find_compiler()
+        except NoCompiler as error:
+            return Answer(f"error: cpu-c17 cannot run here: {error}\n", error=True, counted=False)
+    session.executor = args[0]
+    return Answer(f"executor: {session.executor} (each dispatch's work-items; the session stays in the host)\n"
+                  if session.executor == "cpu-c17" else f"executor: {session.executor}\n", counted=False)
+
+def _fuel(session: Session, args: list[str]) -> Answer:
+    if len(args) != 1 or not (args[0] == "none" or args[0].isdigit()):
+        return Answer("error: :fuel N (a whole number of units) or :fuel none\n", error=True, counted=False)
+    session.fuel = None if args[0] == "none" else int(args[0])
+    return Answer("fuel: no budget\n" if session.fuel is None else f"fuel: {session.fuel} units per entry\n",
+                  counted=False)
+
+def _load(session: Session, path: Path) -> Answer:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return Answer(f"error: cannot read {path}: {error.strerror or error}\n", error=True, counted=False)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Answer(f"error: {path} is not UTF-8 text (a .ci file is)\n", error=True, counted=False)
+    module_name = path.stem
+    if not module_name.isidentifier():
+        return Answer(f"error: {path.name}: a module's name is its file's stem, which must be an identifier\n",
+                      error=True, counted=False)
+    parsed = parse_source(text, str(path))
+    errors = [d for d in parsed.diagnostics if d.severity == Severity.ERROR]
+    if errors:
+        return Answer("".join(render_diagnostic(parsed.source, d) for d in errors[:5]), error=True,
+                      counted=False)
+    source = Source(path.name, text, module_name)
+    trial = dict(session.declared)
+    owner = dict(session.owner)
+    for item in parsed.module.items:
+        if isinstance(item, (ast.KernelDef, ast.FunctionDef)):
+            trial.pop(item.name.text, None)
+            trial[item.name.text] = Declared(item.name.text, Piece(source, item.span.start_byte,
+                                                                    item.span.end_byte))
+            owner[item.name.text] = module_name
+    assembly, built = session._build(trial, session.variables, None)
+    problems = _errors(built)
+    if problems:
+        return Answer(session._located_diagnostics(assembly, problems), error=True, counted=False)
+    session.declared, session.owner = trial, owner
+    session.modules[module_name] = str(path)
+    skipped = len(parsed.module.statements)
+    note = f"; its {skipped} top-level statement{'s' if skipped != 1 else ''} not run" if skipped else ""
+    return Answer(f"loaded {module_name} ({path}){note}\n")
+
+def _type(session: Session, text: str) -> Answer:
+    if not text:
+        return Answer("error: :type EXPR\n", error=True, counted=False)
+    bare = unqualify(text, set(session.modules))
+    wrapped = Source(f"entry {session.number}", '"{' + bare.rstrip(";") + '}";')
+    assembly, built = session._build(session.declared, session.variables, wrapped)
+    problems = _errors(built)
+    if problems:
+        return Answer(session._located_diagnostics(assembly, problems, shift=2, text=bare), error=True,
+                      counted=False)
+    printed = [s for s in built.program.entry.body if isinstance(s, ir.Print)][-1]
+    t = next(p.type for p in printed.parts if isinstance(p, ir.Expr))
+    return Answer(f"{text} : {t}\n", counted=False)
+
+def _steps(session: Session, args: list[str]) -> Answer:
+    if len(args) != 1:
+        return Answer("error: :steps KERNEL\n", error=True, counted=False)
+    name = args[0].split(".")[-1]
+    assembly, built = session._build(session.declared, session.variables, None)
+    kernel = built.program.kernels.get(name) if built.program is not None else None
+    if kernel is None:
+        return Answer(f"error: no kernel {args[0]} in the session\n", error=True, counted=False)
+    from ..ir.printer import format_steps
+
+    lines = [f"steps of {args[0]}: {len(kernel.counted)} counted operations, in evaluation order"]
+    for c in sorted(kernel.counted, key=lambda c: c.index):
+        located = assembly.locate(c.span)
+        where = f"{located[0].label}:{located[1].line}:{located[1].column}" if located else str(c.span)
+        lines.append(f"  {format_steps(c.steps):<12} {where:<16} {c.op_id}")
+    return Answer("\n".join(lines) + "\n", counted=False)
+
+def _run(session: Session, text: str) -> Answer:
+    """`:run CALL [--check EXECUTOR]`: the call as an entry (its value shown, if it
+    has one); with --check, also on EXECUTOR, compared as `cint run --check` does."""
+    check = None
+    if "--check" in text.split():
+        words = text.split()
+        at = words.index("--check")
+        if at + 1 >= len(words):
+            return Answer("error: :run CALL --check EXECUTOR\n", error=True, counted=False)
+        check = words[at + 1]
+        text = " ".join(words[:at] + words[at + 2:])
+    if not text:
+        return Answer("error: :run CALL [--check EXECUTOR]\n", error=True, counted=False)
+    if check is None:
+        return session._cint(text if text.rstrip().endswith(";") else text + ";")
+    return _checked_run(session, text.rstrip(";"), check)
+
+def _checked_run(session: Session, call: str, check: str) -> Answer:
+    from ..exec.executors import EXECUTOR_NAMES
+    from ..running.run import RunRequest, run
+
+    if check not in EXECUTOR_NAMES:
+        return Answer(f"error: --check takes one of {', '.join(EXECUTOR_NAMES)}\n", error=True, counted=False)
+    source = Source(f"entry {session.number}", call + ";")
+    assembly = Assembly()
+    for item in session.declared.values():
+        assembly.add(item.piece)
+    for variable in session.variables.values():
+        assembly.add_text(_declaration(variable, with_value=True))
+    assembly.add(Piece(Source(source.label, unqualify(source.text, set(session.modules))), 0,
+                       len(source.text.encode("utf-8"))))
+    outcome = run(RunRequest(f"{SESSION}.ci", assembly.text, fuel=session.fuel, check=check, learn=False))
+    session.inputs.append(source)
+    if outcome.diagnostics:
+        return Answer(session._located_diagnostics(assembly, outcome.diagnostics), error=True)
+    if outcome.result is None:
+        return Answer(f"error: {outcome.error}\n", error=True)
+    text = outcome.result.output
+    if outcome.result.fault is not None:
+        the_source, record, stack = report_parts(assembly, outcome.result.fault, session.owner)
+        text += _with_stack(render(the_source, record, revision=f"{SESSION}@r{session.revision}"), stack)
+    if outcome.checked is not None and outcome.checked.result is None:
+        text += f"check: {check} gave no result: {outcome.checked.error}\n"
+    elif outcome.comparison is not None:
+        text += outcome.comparison.line + "\n"
+    return Answer(text, error=outcome.result.fault is not None)
