@@ -1,7 +1,8 @@
 """cint-workbench's speed (issue 31), as a person meets it:
 
 - **Start**: `cint-workbench --plain` spawned with one input (`1 + 2`) on stdin, to its
-  answer and exit: the wait before the first prompt answers. Target: 0.5 s.
+  answer and exit; and `cint-workbench` on a terminal (a pty), to its prompt_toolkit
+  prompt `ci[1]>`: the wait before a person can type. Target: 0.5 s.
 - **An expression** in a session of a few kernels and variables (heat_e1 loaded, two
   8 x 8 arrays): `Session.enter("a[3, 4] + 1")` to its answer. Target: 20 ms.
 - **A statement with a dispatch** of the heat kernel on the reference (64 work-items).
@@ -31,6 +32,27 @@ def start() -> float:
                           capture_output=True, text=True, check=True)
     assert "= 3 : I64" in done.stdout, done.stdout
     return time.perf_counter() - began
+
+
+def interactive_start() -> float:
+    import pty
+    import select
+
+    began = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the workbench on the pty
+        os.execv(sys.executable, [sys.executable, "-m", "cint_ls.workbench"])
+    seen = b""
+    while b"ci[1]>" not in seen:
+        ready, _, _ = select.select([fd], [], [], 10)
+        if not ready:
+            raise RuntimeError(f"no prompt: {seen!r}")
+        seen += os.read(fd, 4096)
+    took = time.perf_counter() - began
+    os.write(fd, b"\x04")  # Ctrl-D
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return took
 
 
 def session_times(runs: int) -> tuple[list[float], list[float]]:
@@ -78,6 +100,9 @@ def main() -> None:
     starts = [start() for _ in range(max(3, args.runs // 4))]
     print(f"start to the first answer: median {statistics.median(starts):.2f} s, max {max(starts):.2f} s "
           f"(target 0.5 s)")
+    prompts = [interactive_start() for _ in range(max(3, args.runs // 4))]
+    print(f"start to the interactive prompt (a pty): median {statistics.median(prompts):.2f} s, "
+          f"max {max(prompts):.2f} s (target 0.5 s)")
     expression, dispatch = session_times(args.runs)
     print(f"an expression: median {1e3 * statistics.median(expression):.1f} ms, max {1e3 * max(expression):.1f} ms "
           f"(target 20 ms)")
