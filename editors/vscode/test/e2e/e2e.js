@@ -897,6 +897,37 @@ async function main() {
       return `${info.swatches.length} legend boxes in their colours, the ring at ${Math.round(r.x)},${Math.round(r.y)}; ` +
         `the page ${info.scrollWidth} px wide in a ${info.innerWidth} px pane`;
     });
+
+    await check(page, "cint-workbench: Open workbench, a line sent with Ctrl+Enter", {}, async () => {
+      // issue 31: the workbench in an integrated terminal with heat_e1.ci loaded; the
+      // cursor on `step();` and Ctrl+Enter types it at the prompt: its fault report.
+      await openFile(page, "heat_e1.ci");
+      await focusEditor(page);
+      await palette(page, "cint: Open workbench");
+      const rows = page.locator(".terminal .xterm-rows").first();
+      const terminalText = async () => squash(await rows.innerText().catch(() => ""));
+      let shown = "";
+      for (let tries = 0; tries < 120 && !/ci\[1\]>/.test(shown); tries++) {
+        await page.waitForTimeout(250);
+        shown = await terminalText();
+      }
+      expect(/loaded heat_e1 \(/.test(shown) && /ci\[1\]>/.test(shown), `the terminal: ${shown.slice(0, 300)}`);
+      await openFile(page, "heat_e1.ci");
+      await focusEditor(page);
+      await page.keyboard.press("Control+End");  // the empty last line; `step();` is above it
+      await page.keyboard.press("ArrowUp");
+      await waitCursor(page, /Ln 29,/);
+      await page.keyboard.press("Control+Enter");
+      // The terminal's DOM holds its visible rows only: the report's last lines, then the prompt.
+      const done = /address: heat_e1\.diffuse, dispatch 0, phase 1, work-item 20, step 22[\s\S]*ci\[2\]>/;
+      for (let tries = 0; tries < 120 && !done.test(shown); tries++) {
+        await page.waitForTimeout(250);
+        shown = await terminalText();
+      }
+      expect(done.test(shown), `the terminal after Ctrl+Enter: ${shown.slice(-400)}`);
+      await shot(page, "17-workbench");
+      return `loaded heat_e1; step() sent: ${shown.match(/address: [^=]*/)[0].trim()}`;
+    });
   } finally {
     fs.writeFileSync(path.join(ARTIFACTS, "browser-console.log"), consoleLines.join("\n"));
     await browser.close();

@@ -141,7 +141,8 @@ cp "$repo/tests/conformance/same_c5010.ci" "$repo/tests/conformance/heat_e1.ci" 
 printf 'void spin() {\n    I64 i = 0;\n    while (true) {\n        i = i +%% 1;\n    }\n}\nspin();\n' >"$work/folder/spin.ci"
 printf 'void go() {\n    I64 count = 1;\n    I64 x = cout + 1;\n}\ngo();\n' >"$work/folder/typo.ci"
 # No cint.server.path: the bundled server. The editor types what the test inserts as it is
-# (no auto-closing, no auto-indent, no suggestions); a new untitled file is cint.
+# (no auto-closing, no auto-indent, no suggestions); a new untitled file is cint. The
+# terminal draws its text in the DOM (no GPU renderer), so a check can read it.
 cat >"$work/user/User/settings.json" <<EOF
 {
   "cint.trace.server": "messages",
@@ -169,7 +170,8 @@ cat >"$work/user/User/settings.json" <<EOF
   "files.defaultLanguage": "cint",
   "files.autoSave": "off",
   "chat.disableAIFeatures": true,
-  "window.commandCenter": false
+  "window.commandCenter": false,
+  "terminal.integrated.gpuAcceleration": "off"
 }
 EOF
 
