@@ -66,7 +66,7 @@ class Adapter:
             "threads": self.threads, "stackTrace": self.stack_trace, "scopes": self.scopes,
             "variables": self.variables, "continue": self.continue_, "next": self.step,
             "stepIn": self.step, "stepOut": self.step, "pause": self.pause, "exceptionInfo": self.exception_info,
-            "evaluate": self.evaluate, "disassemble": self.disassemble,
+            "evaluate": self.evaluate, "disassemble": self.disassemble, "setVariable": self.set_variable,
             "disconnect": self.disconnect, "terminate": self.terminate,
         }
         self._done = False
@@ -152,7 +152,7 @@ class Adapter:
             supportsConfigurationDoneRequest=True, supportsExceptionInfoRequest=True,
             supportsTerminateRequest=True, supportsConditionalBreakpoints=True, supportsEvaluateForHovers=True,
             supportsHitConditionalBreakpoints=True, supportsLogPoints=True,
-            supportsSteppingGranularity=True, supportsDisassembleRequest=True,
+            supportsSteppingGranularity=True, supportsDisassembleRequest=True, supportsSetVariable=True,
             supportsExceptionFilterOptions=True,
             exceptionBreakpointFilters=[dap.ExceptionBreakpointsFilter(
                 filter=FAULTS_FILTER, label="Faults", default=True,
@@ -466,6 +466,46 @@ class Adapter:
         else:
             raise RequestFailed(f"no variables {args.variablesReference} (they last until the run goes on)")
         return dap.VariablesResponseBody(variables=out)
+
+    def set_variable(self, arguments: dict[str, Any]) -> Model:
+        """A local, a parameter or an array's element given a new value: any cint
+        expression of its type in the frame's scope (`x + 1`, `5 as I32`)."""
+        args = dap.SetVariableArguments.model_validate(arguments)
+        debuggee = self._stopped_run()
+        kind, payload = self._references.get(args.variablesReference, ("", None))
+        if kind == "locals":
+            running = payload
+            if running.frame is None:
+                raise RequestFailed("this frame ran on cpu-c17, which keeps no variables")
+            named = slots(running.unit)
+            found = [(slot, info) for slot, info in named.items()
+                     if args.name in (info.name, f"{info.mode} {info.name}") and info.rank is None]
+            if not found or running.frame[found[0][0]] is None:
+                raise RequestFailed(f"no scalar variable `{args.name}` with a value here (an array's elements are "
+                                    "set one by one)")
+            slot, info = found[0]
+            value = self._new_value(running, args.value, info.type)
+            running.frame[slot] = value
+            return dap.SetVariableResponseBody(value=value_text(value, info.type), type=getattr(info.type, "name", None))
+        if kind == "array":
+            view, element, _ = payload
+            if view.rank != 1 or not (args.name.startswith("[") and args.name.endswith("]")):
+                raise RequestFailed("set an array's elements one by one (expand its rows)")
+            index = int(args.name[1:-1])
+            frame = debuggee.stack[-1]
+            value = self._new_value(frame, args.value, element)
+            view.storage.values[view.offset([index])] = value
+            return dap.SetVariableResponseBody(value=value_text(value, element), type=getattr(element, "name", None))
+        raise RequestFailed("only a frame's locals and parameters, and arrays' elements, can be set")
+
+    def _new_value(self, running: Any, text: str, t: Any) -> Any:
+        try:
+            evaluator = Evaluator(self._text, self._path, running.unit, text)
+            if str(evaluator.type) != str(t):
+                raise EvaluationError(f"the value is {evaluator.type}, the variable {t} (convert it with `as`)")
+            return evaluator.value(running.frame)
+        except EvaluationError as error:
+            raise RequestFailed(str(error)) from None
 
     def _variable(self, name: str, value: object, t: Any, mode: str | None) -> dap.Variable:
         shown = f"{mode} {name}" if mode else name

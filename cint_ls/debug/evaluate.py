@@ -81,9 +81,39 @@ class Evaluator:
         self._machine = Machine(self.program, FUEL, self._out.append)
         self._print = self._machine.compiler.statement(printed)
         parts = [p for p in printed.parts if isinstance(p, ir.Expr)]
+        self._value = self._machine.compiler.expr(parts[0]) if parts and not message else None
+        parts = [p for p in printed.parts if isinstance(p, ir.Expr)]
         self.type = parts[0].type if parts and not message else None
 
     def __call__(self, frame: list[object]) -> str:
+        """The expression's value as `cint run` prints it (a message: its text)."""
+        mine = self._frame(frame)
+        self._fresh()
+        try:
+            self._print(mine)
+        except CintFault as error:
+            raise EvaluationError(f"{error.fault.code}: the expression faulted ({error.fault.operation})") from None
+        return "".join(self._out)
+
+    def value(self, frame: list[object]) -> object:
+        """The expression's value itself (`setVariable`'s new value)."""
+        assert self._value is not None, "a message has no value"
+        mine = self._frame(frame)
+        self._fresh()
+        try:
+            return self._value(mine)
+        except CintFault as error:
+            raise EvaluationError(f"{error.fault.code}: the expression faulted ({error.fault.operation})") from None
+
+    def _fresh(self) -> None:
+        """One machine for every evaluation (the print compiled once), with fresh fuel and
+        output each time: a condition is evaluated at every hit."""
+        machine = self._machine
+        machine.fuel = Fuel(FUEL)
+        machine.output.clear()
+        del self._out[:]
+
+    def _frame(self, frame: list[object]) -> list[object]:
         from ..exec.interp.compiler import ArrayBinding
 
         mine: list[object] = [None] * self.slot_count
@@ -97,17 +127,7 @@ class Evaluator:
                 continue
             # An array: the view it reads (an out parameter's: its elements before the dispatch).
             mine[to] = ArrayBinding(value.read, None) if isinstance(value, ArrayBinding) else value
-        # One machine for every evaluation (the print compiled once), with fresh fuel and
-        # output each time: a condition is evaluated at every hit.
-        machine = self._machine
-        machine.fuel = Fuel(FUEL)
-        machine.output.clear()
-        del self._out[:]
-        try:
-            self._print(mine)
-        except CintFault as error:
-            raise EvaluationError(f"{error.fault.code}: the expression faulted ({error.fault.operation})") from None
-        return "".join(self._out)
+        return mine
 
 
 def _scalar(t: object) -> bool:

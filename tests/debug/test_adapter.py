@@ -225,3 +225,31 @@ def test_heat_e1_through_the_cpu_c17_replay(dap: DapClient) -> None:
     assert (seen["lap"], seen["step"], seen["fuel consumed"]) == ("1000", "22", "65")
     said = "".join(e["body"]["output"] for e in dap.seen if e["event"] == "output")
     assert "work-items 0 to 19 of dispatch 0 ran on cpu-c17" in said
+
+
+def test_set_variable_changes_the_run(dap: DapClient) -> None:
+    """setVariable: `lap` of work-item 20 set to 0 and the 1000 of `u` to 0: the
+    multiplication that faulted does not, and the run ends without a fault."""
+    dap.request("initialize", {"clientID": "vscode", "adapterID": "cint"})
+    dap.request("launch", {"program": str(HEAT_E1)})
+    dap.event("initialized")
+    dap.request("setBreakpoints", {"source": {"path": str(HEAT_E1)},
+                                   "breakpoints": [{"line": 13, "condition": "y == 2 && x == 4"}]})
+    dap.request("setExceptionBreakpoints", {"filters": ["faults"]})
+    dap.request("configurationDone")
+    assert dap.next_stop()["body"]["reason"] == "breakpoint"
+    scopes = dap.request("scopes", {"frameId": dap.top()["id"]})["body"]["scopes"]
+    local = scopes[0]["variablesReference"]
+    wrong = dap.request("setVariable", {"variablesReference": local, "name": "lap", "value": "5 as I32"}, ok=False)
+    assert "the value is I32, the variable I64" in wrong["message"]
+    answer = dap.request("setVariable", {"variablesReference": local, "name": "lap", "value": "c * 0"})["body"]
+    assert (answer["value"], answer["type"]) == ("0", "I64")
+    (u,) = [v for v in dap.request("variables", {"variablesReference": local})["body"]["variables"]
+            if v["name"] == "in u"]
+    row = dap.request("variables", {"variablesReference": u["variablesReference"]})["body"]["variables"][3]
+    assert dap.request("setVariable", {"variablesReference": row["variablesReference"], "name": "[4]",
+                                       "value": "0 as I32"})["body"]["value"] == "0"
+    assert dap.request("evaluate", {"expression": "u[3, 4] + lap as I32", "frameId": dap.top()["id"]}
+                       )["body"]["result"] == "0"
+    dap.request("continue", {"threadId": 1})
+    assert dap.event("exited")["body"]["exitCode"] == 0  # no fault any more
