@@ -137,6 +137,11 @@ def _load(session: Session, path: Path) -> Answer:
     owner = dict(session.owner)
     for item in parsed.module.items:
         if isinstance(item, (ast.KernelDef, ast.FunctionDef)):
+            clash = owner.get(item.name.text, SESSION) if item.name.text in trial else None
+            if clash is not None and clash != module_name:  # reloading a module replaces its own names
+                where = "the session" if clash == SESSION else f"module {clash}"
+                return Answer(f"error: {path.name}: `{item.name.text}` is declared by {where} already (modules "
+                              "share one namespace in a session)\n", error=True, counted=False)
             trial.pop(item.name.text, None)
             trial[item.name.text] = Declared(item.name.text, Piece(source, item.span.start_byte,
                                                                     item.span.end_byte))

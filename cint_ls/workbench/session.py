@@ -115,6 +115,11 @@ class Session:
             if not isinstance(item, (ast.KernelDef, ast.FunctionDef)):
                 return Answer(f"error: {source.label}: only kernels and functions are declared here\n", error=True)
             pieces[item.name.text] = Piece(Source(source.label, bare), item.span.start_byte, item.span.end_byte)
+        taken = [name for name in pieces if name in self.owner]
+        if taken:  # one program holds the modules' names bare: a session name may not hide one
+            name = taken[0]
+            return Answer(f"error: {source.label}: `{name}` is {self.owner[name]}.{name}; give the session's "
+                          f"another name (modules share one namespace in a session)\n", error=True)
         trial = dict(self.declared)
         for name, piece in pieces.items():
             trial.pop(name, None)  # a redefinition replaces the old declaration

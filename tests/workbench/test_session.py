@@ -123,3 +123,21 @@ def test_a_diagnostic_points_into_the_input_after_a_loaded_file() -> None:
     s.enter(f":load {HEAT_E1}")
     answer = s.enter("  nope + 1")
     assert "--> entry 2:1:3" in answer.text and " 1 |   nope + 1" in answer.text, answer.text
+
+
+def test_a_loaded_modules_names_are_not_hidden(tmp_path: Path) -> None:
+    """One program holds every module's names bare: a session declaration of a loaded
+    function's name, or a second module declaring one already there, is refused; loading
+    a module again replaces its own."""
+    s = Session()
+    assert not s.enter(f":load {HEAT_E1}").error
+    clash = s.enter("export I64 step() { return 1; }")
+    assert clash.error and "`step` is heat_e1.step" in clash.text
+    other = tmp_path / "other.ci"
+    other.write_text("void step() { }\n")
+    assert "declared by module heat_e1" in s.enter(f":load {other}").text
+    assert not s.enter(f":load {HEAT_E1}").error
+    s.enter("export I64 mine() { return 1; }")
+    mine = tmp_path / "mine_too.ci"
+    mine.write_text("export I64 mine() { return 2; }\n")
+    assert "declared by the session" in s.enter(f":load {mine}").text
