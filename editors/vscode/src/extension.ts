@@ -70,7 +70,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return target ? vscode.commands.executeCommand(RUN, target.toString(), "auto") : undefined;
     }),
     // cint-workbench (issue 31): a terminal with the session, and the editor's lines sent to it.
-    vscode.commands.registerCommand(OPEN_WORKBENCH, () => openWorkbench(false)),
+    vscode.commands.registerCommand(OPEN_WORKBENCH, openWorkbenchWithFile),
     vscode.commands.registerCommand(SEND_TO_WORKBENCH, sendToWorkbench),
     vscode.window.onDidCloseTerminal((terminal) => {
       if (terminal === workbench?.terminal) {
@@ -104,14 +104,14 @@ async function debugAdapter(): Promise<vscode.DebugAdapterDescriptor | undefined
 // ---- the workbench
 
 /** The workbench terminal this extension started, and when it can take input. */
-let workbench: { terminal: vscode.Terminal; ready: Promise<void> } | undefined;
+let workbench: { terminal: vscode.Terminal; ready: Promise<void>; file?: string } | undefined;
 /** How long a new workbench gets to show its prompt before text is typed into it (text
  * typed earlier is not lost, but the terminal echoes it above the banner). */
 const WORKBENCH_STARTUP_MS = 700;
 
 /** The workbench terminal that still runs: this extension's, else one of the same name
  * (a workbench that outlived a reload of the window). */
-function liveWorkbench(): { terminal: vscode.Terminal; ready: Promise<void> } | undefined {
+function liveWorkbench(): { terminal: vscode.Terminal; ready: Promise<void>; file?: string } | undefined {
   if (workbench && workbench.terminal.exitStatus === undefined && vscode.window.terminals.includes(workbench.terminal)) {
     return workbench;
   }
@@ -120,13 +120,13 @@ function liveWorkbench(): { terminal: vscode.Terminal; ready: Promise<void> } | 
   return workbench;
 }
 
-let opening: Promise<{ terminal: vscode.Terminal; ready: Promise<void> } | undefined> | undefined;
+let opening: Promise<{ terminal: vscode.Terminal; ready: Promise<void>; file?: string } | undefined> | undefined;
 
 /** `cint: Open workbench`: shows the workbench terminal, or starts one (`<python> -P -m
  * cint_ls.workbench FILE` with the language server's Python and bundle, in the file's
  * folder) with the active editor's .ci file loaded when it is on disk (saved first). A
  * second call while one is starting gets the same terminal. */
-function openWorkbench(preserveFocus: boolean): Promise<{ terminal: vscode.Terminal; ready: Promise<void> } | undefined> {
+function openWorkbench(preserveFocus: boolean): Promise<{ terminal: vscode.Terminal; ready: Promise<void>; file?: string } | undefined> {
   if (!opening) {
     opening = showOrStartWorkbench(preserveFocus).finally(() => {
       opening = undefined;
@@ -135,7 +135,7 @@ function openWorkbench(preserveFocus: boolean): Promise<{ terminal: vscode.Termi
   return opening;
 }
 
-async function showOrStartWorkbench(preserveFocus: boolean): Promise<{ terminal: vscode.Terminal; ready: Promise<void> } | undefined> {
+async function showOrStartWorkbench(preserveFocus: boolean): Promise<{ terminal: vscode.Terminal; ready: Promise<void>; file?: string } | undefined> {
   const live = liveWorkbench();
   if (live) {
     live.terminal.show(preserveFocus);
@@ -168,8 +168,22 @@ async function showOrStartWorkbench(preserveFocus: boolean): Promise<{ terminal:
   const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   // The process started (or never will: then not more than a few seconds), and its prompt.
   const ready = Promise.race([Promise.resolve(terminal.processId).then(() => pause(WORKBENCH_STARTUP_MS)), pause(5000)]);
-  workbench = { terminal, ready };
+  workbench = { terminal, ready, file };
   return workbench;
+}
+
+/** `cint: Open workbench`: the workbench shown, and the active .ci file loaded into it when
+ * it was started with another (`:load FILE` at its prompt). */
+async function openWorkbenchWithFile(): Promise<void> {
+  const running = liveWorkbench();
+  const target = await openWorkbench(false);
+  const editor = vscode.window.activeTextEditor;
+  const file = editor?.document.languageId === "cint" && editor.document.uri.scheme === "file" ? editor.document.uri.fsPath : undefined;
+  if (running && target && file && target.file !== file) {
+    await target.ready;
+    target.terminal.sendText(`:load '${file.replace(/'/g, `'"'"'`)}'`, true);
+    target.file = file;
+  }
 }
 
 /** `cint: Send selection to workbench` (Ctrl+Enter): the selection, or the cursor's line,

@@ -926,7 +926,16 @@ async function main() {
       }
       expect(done.test(shown), `the terminal after Ctrl+Enter: ${shown.slice(-400)}`);
       await shot(page, "17-workbench");
-      return `loaded heat_e1; step() sent: ${shown.match(/address: [^=]*/)[0].trim()}`;
+      // Open workbench again from another file: the running workbench loads it.
+      await openFile(page, "spin.ci");
+      await focusEditor(page);
+      await palette(page, "cint: Open workbench");
+      for (let tries = 0; tries < 120 && !/loaded spin \(/.test(shown); tries++) {
+        await page.waitForTimeout(250);
+        shown = await terminalText();
+      }
+      expect(/loaded spin \(/.test(shown), `the terminal after Open workbench on spin.ci: ${shown.slice(-300)}`);
+      return `loaded heat_e1; step() sent: ${shown.match(/address: [^=]*/)?.[0].trim() ?? "its report"}; then spin.ci loaded`;
     });
   } finally {
     fs.writeFileSync(path.join(ARTIFACTS, "browser-console.log"), consoleLines.join("\n"));
