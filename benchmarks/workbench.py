@@ -28,7 +28,7 @@ HEAT_E1 = REPO / "tests" / "conformance" / "heat_e1.ci"
 
 def start() -> float:
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "cint_ls.workbench", "--plain"], input="1 + 2\n",
+    done = subprocess.run([sys.executable, "-P", "-m", "cint_ls.workbench", "--plain"], input="1 + 2\n",
                           capture_output=True, text=True, check=True)
     assert "= 3 : I64" in done.stdout, done.stdout
     return time.perf_counter() - began
@@ -41,7 +41,7 @@ def interactive_start() -> float:
     began = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:  # the child: the workbench on the pty
-        os.execv(sys.executable, [sys.executable, "-m", "cint_ls.workbench"])
+        os.execv(sys.executable, [sys.executable, "-P", "-m", "cint_ls.workbench"])
     seen = b""
     while b"ci[1]>" not in seen:
         ready, _, _ = select.select([fd], [], [], 10)

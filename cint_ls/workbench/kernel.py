@@ -89,7 +89,7 @@ def install(user: bool) -> str:
     from jupyter_client.kernelspec import KernelSpecManager
 
     with tempfile.TemporaryDirectory() as folder:
-        spec = {"argv": [sys.executable, "-m", "cint_ls.workbench.kernel", "-f", "{connection_file}"],
+        spec = {"argv": [sys.executable, "-P", "-m", "cint_ls.workbench.kernel", "-f", "{connection_file}"],
                 "display_name": "cint (workbench)", "language": "cint", "interrupt_mode": "signal"}
         (Path(folder) / "kernel.json").write_text(json.dumps(spec, indent=1))
         prefix = None if user else sys.prefix

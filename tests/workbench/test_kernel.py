@@ -28,7 +28,7 @@ def kernelspec(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     root = tmp_path_factory.mktemp("jupyter")
     (root / "kernels" / "cint").mkdir(parents=True)
     (root / "kernels" / "cint" / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "cint_ls.workbench.kernel", "-f", "{connection_file}"],
+        "argv": [sys.executable, "-P", "-m", "cint_ls.workbench.kernel", "-f", "{connection_file}"],
         "display_name": "cint (workbench)", "language": "cint", "interrupt_mode": "signal"}))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JUPYTER_PATH", str(root))
@@ -121,3 +121,18 @@ def test_a_notebook_executes(kernelspec: None, tmp_path: Path) -> None:
     assert outputs[2][0]["output_type"] == "error" and outputs[2][0]["ename"] == "E_OVERFLOW"
     assert outputs[3][0]["text"] == "= 1000 : I64\n"
     assert "text/html" in outputs[4][0]["data"] and 'data-shape="8,8"' in outputs[4][0]["data"]["text/html"]
+
+
+def test_install_kernel_writes_a_kernelspec(tmp_path: Path) -> None:
+    """`cint-workbench --install-kernel --user`: the kernelspec `cint`, this Python, with
+    -P (the working folder never shadows the installed package)."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, JUPYTER_DATA_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-P", "-m", "cint_ls.workbench", "--install-kernel", "--user"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    spec = json.loads((tmp_path / "kernels" / "cint" / "kernel.json").read_text())
+    assert spec["argv"][:4] == [sys.executable, "-P", "-m", "cint_ls.workbench.kernel"]
+    assert spec["language"] == "cint" and "installed the kernelspec cint" in done.stdout

@@ -22,7 +22,7 @@ def replay(transcript: Path, executor: str) -> tuple[str, str]:
     assert command.startswith("$ cint-workbench")
     args = command.split()[2:]
     inputs = [f":executor {executor}"] + [line.split("> ", 1)[1] for line in expected if line.startswith("ci[")]
-    done = subprocess.run([sys.executable, "-m", "cint_ls.workbench", "--plain", *args], cwd=HERE,
+    done = subprocess.run([sys.executable, "-P", "-m", "cint_ls.workbench", "--plain", *args], cwd=HERE,
                           input="\n".join(inputs) + "\n", capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout, "\n".join(expected) + "\n"
@@ -47,7 +47,7 @@ def test_ctrl_c_mid_entry_keeps_the_session() -> None:
     import signal
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "cint_ls.workbench", "--plain"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "cint_ls.workbench", "--plain"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None
     proc.stdin.write("I64 kept = 7;\nexport I64 spin() { I64 x = 0; while (true) { x = x + 1; } return x; }\n"
