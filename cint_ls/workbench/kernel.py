@@ -38,7 +38,13 @@ class CintKernel(Kernel):
         self.cint = Session()
 
     async def do_execute(self, code: str, silent: bool, store_history: bool = True,
-                   user_expressions: Any = None, allow_stdin: bool = False, **kwargs: Any) -> dict[str, Any]:
+                         user_expressions: Any = None, allow_stdin: bool = False, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return self._execute(code, silent)
+        except KeyboardInterrupt:  # an interrupt outside an entry (the session stops its own)
+            return self._error("interrupted")
+
+    def _execute(self, code: str, silent: bool) -> dict[str, Any]:
         lines = iter(code.splitlines())
         for text in inputs(lambda prompt: next(lines, None), self.cint):
             answer = self.cint.enter(text)

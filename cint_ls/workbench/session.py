@@ -15,6 +15,7 @@ and a statement before the fault in the same input keeps its effect.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,10 +78,10 @@ class Session:
         stripped = text.strip()
         if not stripped:
             return Answer(counted=False)
-        if stripped.startswith(":"):
-            answer = command(self, stripped)
-        else:
-            answer = self._cint(text)
+        try:
+            answer = command(self, stripped) if stripped.startswith(":") else self._cint(text)
+        except KeyboardInterrupt:  # Ctrl-C before the entry ran (while it is checked): nothing changed
+            return Answer("interrupted\n", error=True, counted=False)
         if answer.counted:
             self.number += 1
         return answer
@@ -124,7 +125,7 @@ class Session:
         for name, piece in pieces.items():
             trial.pop(name, None)  # a redefinition replaces the old declaration
             trial[name] = Declared(name, piece)
-        assembly, built = self._build(trial, self.variables, None)
+        assembly, built = self._build(trial, self.variables, None, focus=bare)
         problems = _errors(built)
         if problems:
             return Answer(self._located_diagnostics(assembly, problems), error=True)
@@ -226,10 +227,17 @@ class Session:
     # ---- the program
 
     def _build(self, declared: dict[str, Declared], variables: dict[str, Variable],
-               statements: Source | None) -> tuple[Assembly, Any]:
+               statements: Source | None, focus: str | None = None) -> tuple[Assembly, Any]:
+        """The session's program with `statements` last. With `focus` (the input's text,
+        the default where there are statements), only the declarations it can reach by
+        name, transitively: an input's cost does not grow with a loaded file's size."""
+        if focus is None and statements is not None:
+            focus = statements.text
         assembly = Assembly()
-        for item in declared.values():
-            assembly.add(item.piece)
+        reached = _reached(declared, focus) if focus is not None else set(declared)
+        for name, item in declared.items():
+            if name in reached:
+                assembly.add(item.piece)
         for variable in variables.values():
             assembly.add_text(_declaration(variable))
         if statements is not None:
@@ -290,6 +298,25 @@ class Session:
                 break
             lines.append(f"  [{', '.join(map(str, index))}] = {_value(variable.type, value)}")
         return "\n".join(lines) + "\n"
+
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _reached(declared: dict[str, Declared], text: str) -> set[str]:
+    """The declarations `text` names, and those they name, transitively (by the words
+    of their text: a name in a comment or a string is taken too, which only adds)."""
+    found: set[str] = set()
+    todo = [w for w in WORD.findall(text) if w in declared]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        piece = declared[name].piece
+        body = piece.source.text.encode("utf-8")[piece.start:piece.end].decode("utf-8", "replace")
+        todo.extend(w for w in WORD.findall(body) if w in declared and w not in found)
+    return found
 
 
 def _at(session: Session, text: str, cursor: int) -> tuple[Any, int]:

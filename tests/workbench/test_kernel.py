@@ -97,6 +97,10 @@ def test_interrupt_stops_the_entry_and_keeps_the_session(kernel: tuple[Any, Any]
     run(client, "I64 kept = 7;\nexport I64 spin() { I64 x = 0; while (true) { x = x + 1; } return x; }")
     started = time.monotonic()
     msg_id = client.execute("spin()")
+    while True:  # the kernel has taken the cell: then give it time to be in the loop
+        message = client.get_iopub_msg(timeout=30)
+        if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "execute_input":
+            break
     time.sleep(1.5)
     manager.interrupt_kernel()
     reply = client.get_shell_msg(timeout=30)
@@ -104,7 +108,7 @@ def test_interrupt_stops_the_entry_and_keeps_the_session(kernel: tuple[Any, Any]
         reply = client.get_shell_msg(timeout=30)
     assert reply["content"]["status"] == "error" and time.monotonic() - started < 20
     reply, out = run(client, "kept")
-    assert text(out) == "= 7 : I64\n"
+    assert text(out) == "= 7 : I64\n", (reply, out)
 
 
 def test_a_notebook_executes(kernelspec: None, tmp_path: Path) -> None:

@@ -141,3 +141,19 @@ def test_a_loaded_modules_names_are_not_hidden(tmp_path: Path) -> None:
     mine = tmp_path / "mine_too.ci"
     mine.write_text("export I64 mine() { return 2; }\n")
     assert "declared by the session" in s.enter(f":load {mine}").text
+
+
+def test_an_input_takes_only_the_declarations_it_names(tmp_path: Path) -> None:
+    """A session that loaded a file of a thousand functions checks only what an input can
+    reach by name: the answers are those of the whole program (a call across two of
+    them, a kernel), and the cost does not grow with the file (benchmarks/workbench.py)."""
+    many = tmp_path / "many.ci"
+    many.write_text("".join(f"export I64 f{i}(I64 v) {{ return v + {i}; }}\n" for i in range(1000))
+                    + "export I64 both(I64 v) { return f3(v) + f999(v); }\n"
+                    + "kernel twice[n](in I64[n] a, out I64[n] b) over [i: n] { b[i] = f1(a[i]) * 2; }\n")
+    s = Session()
+    assert not s.enter(f":load {many}").error
+    assert answers(s, "both(1)", "I64[2] a = [1, 2];", "I64[2] b;", "twice(a, b);", "b[1]") == \
+        ["= 1004 : I64\n", "a : I64[2]   2 elements   host\n  [0] = 1\n  [1] = 2\n",
+         "b : I64[2]   2 elements   host\n  [0] = 0\n  [1] = 0\n", "", "= 6 : I64\n"]
+    assert "unknown name `f1000`" in s.enter("f1000(1)").text
