@@ -23,23 +23,19 @@ Errors: those of `library.run` (NoCompiler, Untranslatable, C17RunError, MemoryE
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
 from typing import Any
 
-from ...analysis.types import BoolType, Type
+from ...analysis.types import Type
 from ...ir import nodes as ir
 from ..arith import FoldChecked, make_reducer
 from ..dispatch import DispatchPlan
 from ..runtime import Fuel
 from ..views import Storage, Value, View
 from .build import build_library
-from .describe import _bits, _signed
+from .describe import _bits
 from .library import CINT_RESOURCE, MAX_BUDGET, STACK_SIZE, C17RunError, _load, _run_in_thread, emit
-
-TILE_MAGIC = 0x31454C4954544E49  # "INTTILE1" (rt/pool.c)
-CHUNK_DONE = 1  # rt/pool.c's chunk states
-SIZES, RANK = 16, 8  # cint_plan.sizes, CINT_MAX_RANK
+from .tile import CHUNK_DONE, RANK, SIZES, TILE_MAGIC, Reader, apply_staged, decode, kernel_names, reducer_of, run_tile
 
 
 @dataclass
@@ -53,53 +49,14 @@ class Captured:
     depth: int  # the host's call depth at the dispatch
 
 
-def decode(t: Type, data: bytes) -> list[Value]:
-    """Elements of type `t` from the C layout (describe.encode's inverse)."""
-    bits = _bits(t)
-    if bits <= 64:
-        code = {8: "b", 16: "h", 32: "i", 64: "q"}[bits]
-        values = array(code if _signed(t) else code.upper())
-        values.frombytes(data)
-        if isinstance(t, BoolType):
-            return [v != 0 for v in values]
-        return list(values)
-    return [from_limbs(data[i:i + bits // 8], _signed(t)) for i in range(0, len(data), bits // 8)]
-
-
-def from_limbs(data: bytes, signed: bool) -> int:
-    """A little-endian integer of 64-bit limbs, two's complement when `signed`."""
-    value = int.from_bytes(data, "little")
-    if signed and data and data[-1] & 0x80:
-        value -= 1 << (8 * len(data))
-    return value
-
-
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data, self.at = data, 0
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.at + n > len(self.data):
-            raise C17RunError("the cpu-c17 dispatch plan is shorter than its kernel needs")
-        chunk = self.data[self.at:self.at + n]
-        self.at += n
-        return chunk
-
-    def i64(self) -> int:
-        return int.from_bytes(self.take(8), "little", signed=True)
-
-    def i64s(self, n: int) -> list[int]:
-        return [self.i64() for _ in range(n)]
-
-
-def _struct(ffi: Any, reader: _Reader, name: str) -> Any:
+def _struct(ffi: Any, reader: Reader, name: str) -> Any:
     """A C struct of the plan, copied out of its bytes."""
     cdata = ffi.new(f"{name} *")
     ffi.memmove(cdata, reader.take(ffi.sizeof(name)), ffi.sizeof(name))
     return cdata
 
 
-def _storage(reader: _Reader, cstorage: Any, element: Type) -> Storage:
+def _storage(reader: Reader, cstorage: Any, element: Type) -> Storage:
     count = int(cstorage.count)
     storage = Storage(element, decode(element, reader.take(max(count, 0) * int(cstorage.element_size))))
     storage.generation = int(cstorage.generation)
@@ -116,7 +73,7 @@ def read_plan(ffi: Any, kernel: ir.Kernel, data: bytes, fuel: int | None) -> tup
     """The packed plan as the interpreter's DispatchPlan (its span None: the caller
     knows where the dispatch is), with the fuel consumed after the dispatch's charge
     unknown here (0) and the host's call depth; and the number of dispatches so far."""
-    r = _Reader(data)
+    r = Reader(data)
     if r.i64() != TILE_MAGIC:
         raise C17RunError("not a cpu-c17 dispatch plan")
     r.i64()  # the kernel's index in the program's table: the caller names the kernel
@@ -157,36 +114,20 @@ def _prefix(ffi: Any, lib: Any, data: bytes, captured: Captured) -> None:
     """Work-items [0, item) as one tile: their charges, fold partials and staged
     elements into `captured`."""
     plan, kernel, item = captured.plan, captured.plan.kernel, captured.item
-    result, length = ffi.new("char **"), ffi.new("size_t *")
-    if lib.cint_tile_run(lib.cint_program_info(), data, len(data), 0, item, result, length) != 0:
+    tile = run_tile(ffi, lib, data, 0, item, kernel)
+    if tile is None:
         raise C17RunError(f"cpu-c17 could not run work-items 0 to {item - 1} of dispatch {plan.number}")
-    try:
-        r = _Reader(ffi.buffer(result[0], length[0])[:])
-    finally:
-        lib.cint_free(result[0])
-    state, _, _, charges, out_length = r.i64s(5)
-    if state != CHUNK_DONE:
+    if tile.state != CHUNK_DONE:
         raise C17RunError(f"work-items 0 to {item - 1} of dispatch {plan.number} did not complete on cpu-c17")
-    r.take(out_length)
-    size = ffi.sizeof("cint_reduction")
-    acc = ffi.offsetof("cint_reduction", "acc")
-    for reduction in kernel.reductions:
-        state_bytes = r.take(size)
+    for reduction, state in zip(kernel.reductions, tile.states):
         if reduction.kind != "fold_checked":
             continue
-        limbs = 2 if _bits(reduction.target) <= 64 else 18  # the sum's layout (rt/reduce.c)
-        fold = captured.folds[reduction.param]
-        fold.acc = reduction.init + from_limbs(state_bytes[acc:acc + 8 * limbs], True)
-        fold.position = item
-    for param, staging in zip(kernel.params, plan.writes):
-        if staging is None:
-            continue
-        element = max(_bits(param.type) // 8, 1)
-        for _ in range(r.i64()):
-            at, n = r.i64(), r.i64()
-            first = at // element
-            staging.storage.values[first:first + n // element] = decode(param.type, r.take(n))
-    captured.consumed += charges
+        fold = reducer_of(ffi, reduction, state)
+        if fold is None:  # cannot be: the fault at `item` is the canonical one [F-3]
+            raise C17RunError(f"a fold of dispatch {plan.number} overflows before work-item {item} on cpu-c17")
+        captured.folds[reduction.param] = fold
+    apply_staged(tile, kernel, plan.writes)
+    captured.consumed += tile.charges
 
 
 def capture_dispatch(program: ir.Program, fuel: int | None, number: int, item: int) -> Captured | None:
@@ -244,12 +185,12 @@ def capture_dispatch(program: ir.Program, fuel: int | None, number: int, item: i
 
 def _kernel(ffi: Any, lib: Any, program: ir.Program, data: bytes) -> ir.Kernel:
     """The plan's kernel, named by the program's table in C (the emitted kernels only)."""
-    name = lib.cint_program_kernel(lib.cint_program_info(), int.from_bytes(data[8:16], "little", signed=True))
-    qualified = "" if name == ffi.NULL else ffi.string(name).decode("utf-8")
+    index, names = int.from_bytes(data[8:16], "little", signed=True), kernel_names(ffi, lib)
+    qualified = names[index] if 0 <= index < len(names) else ""
     for kernel in program.kernels.values():
         if kernel.qualified == qualified:
             return kernel
     raise C17RunError(f"the cpu-c17 plan names a kernel the program does not have ({qualified or 'none'})")
 
 
-__all__ = ["Captured", "capture_dispatch", "decode", "read_plan"]
+__all__ = ["Captured", "capture_dispatch", "read_plan"]

@@ -3,7 +3,7 @@ workbench's `:executor cpu-c17` (issue 31), whose session keeps its variables in
 host between entries.
 
 Each dispatch's plan is packed as the run-time packs one for a cluster's tile (rt/pool.c
-`pack_plan`; capture.py reads the same bytes back) and its work-items run in C as one
+`pack_plan`; tile.py reads and runs the format) and its work-items run in C as one
 tile (`cint_tile_run`, on one thread, in ascending order). What comes back is applied to
 the plan: the elements the work-items staged, the fuel they charged, and each reduction's
 state as the accumulator the protocol's epilogue completes (WorkPhase.reducers). A
@@ -24,15 +24,12 @@ from typing import Any
 
 from ...analysis.types import BoolType
 from ...ir import nodes as ir
-from ..arith import FoldChecked, make_reducer
-from ..arith.fault import bounds
-from ..arith.reduce import Count, Extremum, Sum, SumSat, SumWrap
 from ..dispatch import DispatchPlan, WorkItemRunner, WorkPhase
 from ..views import View
 from .build import build_library
-from .capture import CHUNK_DONE, RANK, SIZES, TILE_MAGIC, _Reader, decode, from_limbs
 from .describe import _bits, encode, type_code
 from .library import MAX_BUDGET, _load, emit
+from .tile import CHUNK_DONE, RANK, SIZES, TILE_MAGIC, Tile, apply_staged, kernel_names, reducer_of, run_tile
 
 
 class C17Runner(WorkItemRunner):
@@ -55,68 +52,32 @@ class C17Runner(WorkItemRunner):
 
     def run(self, plan: DispatchPlan) -> WorkPhase:
         ffi, lib = self._library()
-        index = _kernel_index(ffi, lib, plan.kernel)
-        data = pack(ffi, plan, index, self.depth())
-        result, length = ffi.new("char **"), ffi.new("size_t *")
-        if lib.cint_tile_run(lib.cint_program_info(), data, len(data), 0, plan.count, result, length) != 0:
-            return self._again(plan)
-        try:
-            taken = ffi.buffer(result[0], length[0])[:]
-        finally:
-            lib.cint_free(result[0])
-        phase = self._apply(ffi, plan, taken)
+        kernel = plan.kernel
+        data = pack(ffi, plan, kernel_names(ffi, lib).index(kernel.qualified), self.depth())
+        tile = run_tile(ffi, lib, data, 0, plan.count, kernel)
+        phase = None if tile is None else self._apply(ffi, plan, tile)
         if phase is None:
-            return self._again(plan)
+            self.fell_back += 1
+            return self.fallback.run(plan)
         self.ran += 1
         return phase
 
-    def _again(self, plan: DispatchPlan) -> WorkPhase:
-        self.fell_back += 1
-        return self.fallback.run(plan)
-
-    def _apply(self, ffi: Any, plan: DispatchPlan, taken: bytes) -> WorkPhase | None:
+    def _apply(self, ffi: Any, plan: DispatchPlan, tile: Tile) -> WorkPhase | None:
         """The tile's result into the plan (None: the reference must run it)."""
-        r = _Reader(taken)
-        state, _, _, charges, out_length = r.i64s(5)
-        if state != CHUNK_DONE:
+        if tile.state != CHUNK_DONE:
             return None
-        r.take(out_length)
-        kernel = plan.kernel
-        size = ffi.sizeof("cint_reduction")
-        reducers = []
-        for reduction in kernel.reductions:
-            reducer = _reducer(ffi, reduction, r.take(size))
-            if reducer is None:
-                return None
-            reducers.append(reducer)
+        reducers = [reducer_of(ffi, reduction, state) for reduction, state in zip(plan.kernel.reductions, tile.states)]
+        if any(reducer is None for reducer in reducers):
+            return None
         fuel = plan.fuel
-        if fuel.budget is not None and fuel.consumed + charges > fuel.budget:
+        if fuel.budget is not None and fuel.consumed + tile.charges > fuel.budget:
             return None
-        for param, staging in zip(kernel.params, plan.writes):
-            if staging is None:
-                continue
-            element = max(_bits(param.type) // 8, 1)
-            for _ in range(r.i64()):
-                at, n = r.i64(), r.i64()
-                first = at // element
-                staging.storage.values[first:first + n // element] = decode(param.type, r.take(n))
-        fuel.consumed += charges
+        apply_staged(tile, plan.kernel, plan.writes)
+        fuel.consumed += tile.charges
         return WorkPhase(None, [], reducers)
 
     def contribute(self, target: int, value: Any, span: Any, step: int) -> None:
         self.fallback.contribute(target, value, span, step)
-
-
-def _kernel_index(ffi: Any, lib: Any, kernel: ir.Kernel) -> int:
-    info = lib.cint_program_info()
-    index = 0
-    while True:
-        name = lib.cint_program_kernel(info, index)
-        if name == ffi.NULL:
-            raise LookupError(f"cpu-c17's library has no kernel {kernel.qualified}")
-        if ffi.string(name).decode("utf-8") == kernel.qualified:
-            return index
-        index += 1
 
 
 def _struct_bytes(ffi: Any, name: str, **fields: Any) -> bytes:
@@ -165,48 +126,6 @@ def pack(ffi: Any, plan: DispatchPlan, index: int, depth: int) -> bytes:
             assert write is not None, "an out or inout array has its staging"
             parts.append(_view(ffi, write, offset=False))
     return b"".join(parts)
-
-
-def _reducer(ffi: Any, reduction: ir.Reduction, state: bytes) -> Any:
-    """The accumulator holding the tile's contributions (rt/reduce.c's state), or None
-    where the reference must add them itself (a fold_checked that would overflow)."""
-    field = {name: ffi.offsetof("cint_reduction", name) for name in ("count", "trues", "has", "acc", "lo", "hi")}
-
-    def word(name: str) -> int:
-        return int.from_bytes(state[field[name]:field[name] + 8], "little", signed=True)
-
-    def limbs(name: str, t: Any) -> int:
-        n = 2 if _bits(t) <= 64 else 18
-        return from_limbs(state[field[name]:field[name] + 8 * n], True)
-
-    def value(name: str, t: Any) -> Any:
-        return decode(t, state[field[name]:field[name] + max(_bits(t) // 8, 1)])[0]
-
-    has = state[field["has"]] != 0
-    made = make_reducer(reduction.kind, reduction.contribution, reduction.target, reduction.init)
-    if isinstance(made, Sum):
-        made.total, made.count = limbs("acc", reduction.contribution), word("count")
-    elif isinstance(made, SumWrap):
-        made.total = limbs("acc", reduction.contribution)
-    elif isinstance(made, Count):
-        made.trues, made.count = word("trues"), word("count")
-    elif isinstance(made, Extremum):
-        made.best = value("acc", reduction.target) if has else None
-    elif isinstance(made, SumSat):
-        if has:  # the composition of clamps from 0 (rt/reduce.c add_partial, merge)
-            low, high = value("lo", reduction.target), value("hi", reduction.target)
-            made.acc = min(max(limbs("acc", reduction.target), low), high)
-    elif isinstance(made, FoldChecked):
-        if has:
-            least, most = bounds(reduction.target)
-            if not (least <= made.acc + limbs("lo", reduction.target) and made.acc + limbs("hi", reduction.target)
-                    <= most):
-                return None  # an overflow inside: the reference finds its work-item
-            made.position = word("count")
-            made.acc += limbs("acc", reduction.target)
-    else:
-        return None
-    return made
 
 
 __all__ = ["C17Runner", "pack"]
