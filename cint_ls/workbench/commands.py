@@ -12,7 +12,7 @@ from ..running.report import render
 from ..syntax import Severity, ast, parse_source
 from ..syntax.report import render_diagnostic
 from .program import SESSION, Assembly, Piece, Source, report_parts, unqualify
-from .values import Answer, Declared, Variable, _declaration, _errors, _with_stack
+from .values import Answer, Declared, Variable, _errors, _with_stack, assemble
 
 
 class Session(Protocol):
@@ -211,13 +211,8 @@ def _checked_run(session: Session, call: str, check: str) -> Answer:
     if check not in EXECUTOR_NAMES:
         return Answer(f"error: --check takes one of {', '.join(EXECUTOR_NAMES)}\n", error=True, counted=False)
     source = Source(f"entry {session.number}", call + ";")
-    assembly = Assembly()
-    for item in session.declared.values():
-        assembly.add(item.piece)
-    for variable in session.variables.values():
-        assembly.add_text(_declaration(variable, with_value=True))
-    assembly.add(Piece(Source(source.label, unqualify(source.text, set(session.modules))), 0,
-                       len(source.text.encode("utf-8"))))
+    assembly = assemble(session.declared, session.variables,
+                        Source(source.label, unqualify(source.text, set(session.modules))), with_values=True)
     outcome = run(RunRequest(f"{SESSION}.ci", assembly.text, fuel=session.fuel, check=check, learn=False))
     session.inputs.append(source)
     if outcome.diagnostics:

@@ -35,7 +35,6 @@ from .values import (
     Answer,
     Declared,
     Variable,
-    _declaration,
     _diagnostics,
     _elements,
     _entry_slots,
@@ -43,6 +42,7 @@ from .values import (
     _expression_like,
     _value,
     _with_stack,
+    assemble,
 )
 
 SHOWN_ELEMENTS = 10  # an array's elements listed after its declaration; the rest counted
@@ -146,9 +146,11 @@ class Session:
         return Answer("\n".join(lines) + "\n")
 
     def _statements(self, source: Source, bare: str, expression: bool = False,
-                    replacing: set[str] = frozenset()) -> Answer:  # type: ignore[assignment]
+                    replacing: set[str] = frozenset(),  # type: ignore[assignment]
+                    checked: tuple[Assembly, Any] | None = None) -> Answer:
+        """The input's statements as one entry (`checked`: the program already built)."""
         kept = {name: v for name, v in self.variables.items() if name not in replacing}
-        assembly, built = self._build(self.declared, kept, Source(source.label, bare))
+        assembly, built = checked or self._build(self.declared, kept, Source(source.label, bare))
         problems = _errors(built)
         if problems:
             return Answer(self._located_diagnostics(assembly, problems), error=True)
@@ -204,7 +206,7 @@ class Session:
         problems = _errors(built)
         if problems:
             return Answer(self._located_diagnostics(assembly, problems, shift=shift, text=bare), error=True)
-        answer = self._statements(source, wrapped.text, expression=True)
+        answer = self._statements(source, wrapped.text, expression=True, checked=(assembly, built))
         if answer.error:
             return answer
         assert built.program is not None
@@ -233,15 +235,7 @@ class Session:
         name, transitively: an input's cost does not grow with a loaded file's size."""
         if focus is None and statements is not None:
             focus = statements.text
-        assembly = Assembly()
-        reached = _reached(declared, focus) if focus is not None else set(declared)
-        for name, item in declared.items():
-            if name in reached:
-                assembly.add(item.piece)
-        for variable in variables.values():
-            assembly.add_text(_declaration(variable))
-        if statements is not None:
-            assembly.add(Piece(statements, 0, len(statements.text.encode("utf-8"))))
+        assembly = assemble(declared, variables, statements, _reached(declared, focus) if focus is not None else None)
         return assembly, build(assembly.text, f"{SESSION}.ci")
 
     def _take_back(self, entry: ir.Function, named: dict[str, int], frame: list[Any]) -> None:
@@ -325,14 +319,8 @@ def _at(session: Session, text: str, cursor: int) -> tuple[Any, int]:
     from ..ide.document import Document
 
     bare = unqualify(text, set(session.modules))
-    assembly = Assembly()
-    for item in session.declared.values():
-        assembly.add(item.piece)
-    for variable in session.variables.values():
-        assembly.add_text(_declaration(variable))
-    start = assembly.end
-    assembly.add(Piece(Source("input", bare), 0, len(bare.encode("utf-8"))))
-    offset = start + len(bare[:cursor].encode("utf-8"))
+    assembly = assemble(session.declared, session.variables, Source("input", bare))
+    offset = assembly.placed[-1].byte + len(bare[:cursor].encode("utf-8"))
     return Document("session:input", assembly.text, path=f"{SESSION}.ci"), offset
 
 

@@ -14,7 +14,7 @@ from ..syntax import Severity
 from ..syntax.report import render_diagnostic
 from ..syntax.source import SourceText
 from ..vocabulary.values import format_value
-from .program import Piece, Source
+from .program import Assembly, Piece, Source
 
 
 @dataclass
@@ -122,3 +122,17 @@ def _with_stack(report: str, stack: list[str]) -> str:
     return "\n".join(lines[:at] + [f"{indent}= {s}" for s in stack] + lines[at:]) + "\n"
 
 
+def assemble(declared: dict[str, Declared], variables: dict[str, Variable], statements: Source | None,
+             names: set[str] | None = None, with_values: bool = False) -> Assembly:
+    """The session's program text: the declarations (`names` of them, else every one), the
+    variables' declarations (`with_values`: initialized with their values, for a program
+    run elsewhere than in the session), then `statements`."""
+    assembly = Assembly()
+    for name, item in declared.items():
+        if names is None or name in names:
+            assembly.add(item.piece)
+    for variable in variables.values():
+        assembly.add_text(_declaration(variable, with_value=with_values))
+    if statements is not None:
+        assembly.add(Piece(statements, 0, len(statements.text.encode("utf-8"))))
+    return assembly
