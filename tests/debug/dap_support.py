@@ -94,17 +94,18 @@ class DapClient:
 
     # ---- an editor's opening
 
-    def start(self, program: Path, breakpoints: list[int] | None = None, faults: bool = True,
+    def start(self, program: Path, breakpoints: list[int | dict[str, Any]] | None = None, faults: bool = True,
               **launch: Any) -> dict[str, Any]:
-        """initialize, launch, then (at `initialized`) setBreakpoints,
-        setExceptionBreakpoints and configurationDone, as VS Code does; the first
-        `stopped` or `terminated`."""
+        """initialize, launch, then (at `initialized`) setBreakpoints (lines, or
+        SourceBreakpoints with a condition, ...), setExceptionBreakpoints and
+        configurationDone, as VS Code does; the first `stopped` or `terminated`."""
         self.request("initialize", {"clientID": "vscode", "adapterID": "cint", "linesStartAt1": True,
                                     "columnsStartAt1": True, "pathFormat": "path"})
         self.request("launch", {"program": str(program), **launch})
         self.event("initialized")
         self.request("setBreakpoints", {"source": {"path": str(program)},
-                                        "breakpoints": [{"line": n} for n in breakpoints or []]})
+                                        "breakpoints": [b if isinstance(b, dict) else {"line": b}
+                                                        for b in breakpoints or []]})
         self.request("setExceptionBreakpoints", {"filters": ["faults"] if faults else []})
         self.request("configurationDone")
         return self.next_stop()

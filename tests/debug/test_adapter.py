@@ -230,14 +230,7 @@ def test_heat_e1_through_the_cpu_c17_replay(dap: DapClient) -> None:
 def test_set_variable_changes_the_run(dap: DapClient) -> None:
     """setVariable: `lap` of work-item 20 set to 0 and the 1000 of `u` to 0: the
     multiplication that faulted does not, and the run ends without a fault."""
-    dap.request("initialize", {"clientID": "vscode", "adapterID": "cint"})
-    dap.request("launch", {"program": str(HEAT_E1)})
-    dap.event("initialized")
-    dap.request("setBreakpoints", {"source": {"path": str(HEAT_E1)},
-                                   "breakpoints": [{"line": 13, "condition": "y == 2 && x == 4"}]})
-    dap.request("setExceptionBreakpoints", {"filters": ["faults"]})
-    dap.request("configurationDone")
-    assert dap.next_stop()["body"]["reason"] == "breakpoint"
+    assert dap.start(HEAT_E1, [{"line": 13, "condition": "y == 2 && x == 4"}])["body"]["reason"] == "breakpoint"
     scopes = dap.request("scopes", {"frameId": dap.top()["id"]})["body"]["scopes"]
     local = scopes[0]["variablesReference"]
     wrong = dap.request("setVariable", {"variablesReference": local, "name": "lap", "value": "5 as I32"}, ok=False)

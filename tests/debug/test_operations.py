@@ -48,14 +48,8 @@ def test_operations_are_stepped_in_evaluation_order_with_their_step_ordinals(dap
 
 
 def test_stepping_by_operation_reaches_the_fault(dap: DapClient) -> None:
-    dap.request("initialize", {"clientID": "vscode", "adapterID": "cint"})
-    dap.request("launch", {"program": str(HEAT_E1)})
-    dap.event("initialized")
-    dap.request("setBreakpoints", {"source": {"path": str(HEAT_E1)},
-                                   "breakpoints": [{"line": 13, "condition": "y == 2 && x == 4"}]})
-    dap.request("setExceptionBreakpoints", {"filters": ["faults"]})
-    dap.request("configurationDone")
-    assert dap.next_stop()["body"]["reason"] == "breakpoint" and dap.locals()["work-item"] == "20"
+    stop = dap.start(HEAT_E1, [{"line": 13, "condition": "y == 2 && x == 4"}])
+    assert stop["body"]["reason"] == "breakpoint" and dap.locals()["work-item"] == "20"
     stop = step_operation(dap)  # #22, mul.checked.i64: about to apply
     assert stop["body"]["reason"] == "step" and dap.locals()["step"] == "22"
     assert (dap.top()["line"], dap.top()["column"]) == (13, 33)

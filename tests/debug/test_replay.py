@@ -85,14 +85,8 @@ def test_run_to_a_work_item_shows_what_a_breakpoint_there_shows() -> None:
     the arrays and the indices a reference run has there (a conditional breakpoint)."""
     client = DapClient()
     try:
-        client.request("initialize", {"clientID": "vscode", "adapterID": "cint"})
-        client.request("launch", {"program": str(MIX)})
-        client.event("initialized")
-        client.request("setBreakpoints", {"source": {"path": str(MIX)},
-                                          "breakpoints": [{"line": MIX_FIRST_LINE, "condition": "i == 500"}]})
-        client.request("setExceptionBreakpoints", {"filters": []})
-        client.request("configurationDone")
-        assert client.next_stop()["body"]["reason"] == "breakpoint"
+        stop = client.start(MIX, [{"line": MIX_FIRST_LINE, "condition": "i == 500"}], faults=False)
+        assert stop["body"]["reason"] == "breakpoint"
         expected = state(client)
     finally:
         client.close()
