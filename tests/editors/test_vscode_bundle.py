@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from vscode_support import built_node
 
 import cint_ls
 from fuzz.lsp_raw import read_messages
@@ -32,12 +33,7 @@ COMPILED = VSCODE / "out" / "server.js"
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    found = shutil.which("node")
-    if found is None or not COMPILED.exists():
-        if os.environ.get("CI"):
-            pytest.fail("CI builds the VS Code extension before pytest: node and out/server.js are needed")
-        pytest.skip("needs node and the built extension (`npm ci && npm run build` in editors/vscode)")
-    return found
+    return built_node([COMPILED], "node and out/server.js")
 
 
 @pytest.fixture(scope="module")

@@ -6,15 +6,14 @@ fault and a host status."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import CONFORMANCE
 from test_neovim import server_run_results
+from vscode_support import built_node
 
 from cint_ls.server.runs import run_program, run_result_json
 from cint_ls.server.settings import Settings
@@ -24,12 +23,7 @@ COMPILED = Path(__file__).resolve().parents[2] / "editors" / "vscode" / "out" / 
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    found = shutil.which("node")
-    if found is None or not COMPILED.exists():
-        if os.environ.get("CI"):
-            pytest.fail("CI builds the VS Code extension before pytest: node and out/runResult.js are needed")
-        pytest.skip("needs node and the built extension (`npm ci && npm run build` in editors/vscode)")
-    return found
+    return built_node([COMPILED], "node and out/runResult.js")
 
 
 def lines_in_vscode(node: str, result: dict) -> list[str]:

