@@ -69,24 +69,29 @@ def work_item_replay(program: ir.Program, fuel: int | None, dispatch: int, work_
     return _replay(program, fuel, result, dispatch, work_item, record if same else None)
 
 
-def _run(program: ir.Program, fuel: int | None) -> RunResult:
+def _cannot_run() -> tuple[type[BaseException], ...]:
+    """What cpu-c17 raises where it cannot run a program here (no compiler, beyond its
+    limits, a run without an outcome, memory): the reference runs it instead."""
     from ..exec.c17 import library
     from ..exec.c17.build import NoCompiler
 
+    return NoCompiler, library.Untranslatable, library.C17RunError, MemoryError
+
+
+def _run(program: ir.Program, fuel: int | None) -> RunResult:
+    from ..exec.c17 import library
+
     try:
         return library.run(program, fuel)
-    except (NoCompiler, library.Untranslatable, library.C17RunError, MemoryError) as error:
+    except _cannot_run() as error:
         raise NoReplay(f"cpu-c17 cannot run it ({error})") from None
 
 
 def _replay(program: ir.Program, fuel: int | None, result: RunResult, dispatch: int, work_item: int,
             record: FaultRecord | None) -> Replay:
-    from ..exec.c17 import library
-    from ..exec.c17.build import NoCompiler
-
     try:
         captured = capture_dispatch(program, fuel, dispatch, work_item)
-    except (NoCompiler, library.Untranslatable, library.C17RunError, MemoryError) as error:
+    except _cannot_run() as error:
         raise NoReplay(f"cpu-c17 cannot hand over dispatch {dispatch} ({error})") from None
     if captured is None:
         raise NoReplay(f"dispatch {dispatch} never reached its work-items on cpu-c17 "

@@ -42,9 +42,18 @@ Formats this project chose where the spec shows none (tested in tests/exec/test_
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from ..exec.faults import PHASE_ENTRY, PHASE_EPILOGUE, Address, FaultRecord, JsonObject, TypedValue, ViewDescriptor
+from ..exec.faults import (
+    PHASE_ENTRY,
+    PHASE_EPILOGUE,
+    Address,
+    FaultRecord,
+    JsonObject,
+    StackFrame,
+    TypedValue,
+    ViewDescriptor,
+)
 from ..exec.runtime import DispatchRow, RunResult
 from ..exec.words import counted
 from ..syntax.report import display_path, frame, gutter_width
@@ -92,10 +101,12 @@ def record_frame(source: SourceText, record: FaultRecord) -> tuple[list[str], in
     return [*frame(source, record.span, record.operation), f"{' ' * width} |"], width
 
 
-def render(source: SourceText, record: FaultRecord, *, fuel: bool = True, revision: str | None = None) -> str:
+def render(source: SourceText, record: FaultRecord, *, fuel: bool = True, revision: str | None = None,
+           place: Callable[[StackFrame], str] | None = None) -> str:
     """The report of `record` (a fault or a host status), ending in a newline. `fuel`
     adds the fuel-consumed line (`cint run` always does); `revision` adds a
-    `= revision:` line."""
+    `= revision:` line; `place` writes a stack frame (default: `FUNCTION at PATH:L:C`,
+    every frame in `source`'s file; the workbench's frames lie in several inputs)."""
     if record.is_host_status:
         return _render_host_status(source, record, fuel=fuel)
     path = display_path(source.path)
@@ -108,7 +119,8 @@ def render(source: SourceText, record: FaultRecord, *, fuel: bool = True, revisi
         f"exact:   {format_exact(record.exact)}",
         f"limit:   {_typed(record.limit)}",
         *(f"view: {format_view(v)}" for v in record.views),
-        *(f"stack: {f.function} at {path}:{f.span.line}:{f.span.column}" for f in record.stack),
+        *(f"stack: {place(f) if place is not None else f'{f.function} at {path}:{f.span.line}:{f.span.column}'}"
+          for f in record.stack),
     ]
     return _report(lines, width, fields + _closing_fields(record, fuel, revision))
 

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..ir import nodes as ir
-from ..running.report import render
 from ..syntax import Severity, ast, parse_source
 from ..syntax.report import render_diagnostic
-from .program import SESSION, Assembly, Piece, Source, report_parts, unqualify
-from .values import Answer, Declared, Variable, _errors, _with_stack, assemble
+from .program import SESSION, Assembly, Piece, Source, expression_piece, report, unqualify
+from .values import Answer, Declared, Variable, _errors, assemble
 
 
 class Session(Protocol):
@@ -32,9 +31,8 @@ class Session(Protocol):
     def reset(self) -> None: ...
     def _cint(self, text: str) -> Answer: ...
     def _build(self, declared: dict[str, Declared], variables: dict[str, Variable],
-               statements: Source | None, focus: str | None = None) -> tuple[Assembly, Any]: ...
-    def _located_diagnostics(self, assembly: Assembly, problems: list[Any], shift: int = 0,
-                             text: str | None = None) -> str: ...
+               statements: Source | Piece | None, focus: str | None = None) -> tuple[Assembly, Any]: ...
+    def _located_diagnostics(self, assembly: Assembly, problems: list[Any]) -> str: ...
     def _shown(self, variable: Variable) -> str: ...
 
 HELP = """\
@@ -159,13 +157,11 @@ def _load(session: Session, path: Path) -> Answer:
 def _type(session: Session, text: str) -> Answer:
     if not text:
         return Answer("error: :type EXPR\n", error=True, counted=False)
-    bare = unqualify(text, set(session.modules))
-    wrapped = Source(f"entry {session.number}", '"{' + bare.rstrip(";") + '}";')
-    assembly, built = session._build(session.declared, session.variables, wrapped)
+    piece = expression_piece(f"entry {session.number}", unqualify(text, set(session.modules)))
+    assembly, built = session._build(session.declared, session.variables, piece)
     problems = _errors(built)
     if problems:
-        return Answer(session._located_diagnostics(assembly, problems, shift=2, text=bare), error=True,
-                      counted=False)
+        return Answer(session._located_diagnostics(assembly, problems), error=True, counted=False)
     printed = [s for s in built.program.entry.body if isinstance(s, ir.Print)][-1]
     t = next(p.type for p in printed.parts if isinstance(p, ir.Expr))
     return Answer(f"{text} : {t}\n", counted=False)
@@ -221,8 +217,7 @@ def _checked_run(session: Session, call: str, check: str) -> Answer:
         return Answer(f"error: {outcome.error}\n", error=True)
     text = outcome.result.output
     if outcome.result.fault is not None:
-        the_source, record, stack = report_parts(assembly, outcome.result.fault, session.owner)
-        text += _with_stack(render(the_source, record, revision=f"{SESSION}@r{session.revision}"), stack)
+        text += report(assembly, outcome.result.fault, session.owner, f"{SESSION}@r{session.revision}")
     if outcome.checked is not None and outcome.checked.result is None:
         text += f"check: {check} gave no result: {outcome.checked.error}\n"
     elif outcome.comparison is not None:

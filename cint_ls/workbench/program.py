@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..exec.faults import Address, FaultRecord, StackFrame
+from ..running.report import render
 from ..syntax.source import SourceText, Span
 
 SESSION = "session"  # the session's module: `session.total_checked`
@@ -26,11 +27,13 @@ class Source:
 
 @dataclass(frozen=True)
 class Piece:
-    """A part of a source placed in the program: its bytes [start, end) of `source`."""
+    """A part of a source placed in the program: its bytes [start, end) of `source`,
+    between the text `wrap` puts around it (an expression inside a print: `"{`, `}";`)."""
 
     source: Source
     start: int
     end: int
+    wrap: tuple[str, str] = ("", "")
 
 
 @dataclass
@@ -38,9 +41,9 @@ class Placed:
     """Where a piece lies in the program text."""
 
     piece: Piece
+    first: int  # the program's byte where the piece's text, its wrapping included, begins
     byte: int  # the program's byte where the piece's first byte is
-    line: int  # the program's line (1-based) of that byte
-    source_line: int  # that byte's line in its source
+    last: int  # the program's byte just past the piece's text, its wrapping included
 
 
 class Assembly:
@@ -49,25 +52,26 @@ class Assembly:
     def __init__(self) -> None:
         self._parts: list[str] = []
         self._bytes = 0
-        self._line = 1
         self.placed: list[Placed] = []
+        self._sources: dict[int, SourceText] = {}  # id() of a Source -> its lines, for `locate`
 
     def add(self, piece: Piece) -> None:
-        text = piece.source.text
-        before = text.encode("utf-8")[:piece.start].decode("utf-8", "replace")
+        data = piece.source.text.encode("utf-8")
+        before = data[:piece.start].decode("utf-8", "replace")
         column = len(before) - (before.rfind("\n") + 1)  # code points before it on its line
-        chunk = " " * column + text.encode("utf-8")[piece.start:piece.end].decode("utf-8", "replace") + "\n"
-        self.placed.append(Placed(piece, self._bytes + column, self._line, before.count("\n") + 1))
+        prefix, suffix = (part.encode("utf-8") for part in piece.wrap)
+        body = data[piece.start:piece.end]
+        first = self._bytes + column
+        self.placed.append(Placed(piece, first, first + len(prefix), first + len(prefix) + len(body) + len(suffix)))
+        chunk = " " * column + (prefix + body + suffix).decode("utf-8", "replace") + "\n"
         self._parts.append(chunk)
         self._bytes += len(chunk.encode("utf-8"))
-        self._line += chunk.count("\n")
 
     def add_text(self, text: str) -> None:
         """Text of the session's own (its variables' declarations): no source maps to it."""
         chunk = text if text.endswith("\n") else text + "\n"
         self._parts.append(chunk)
         self._bytes += len(chunk.encode("utf-8"))
-        self._line += chunk.count("\n")
 
     @property
     def text(self) -> str:
@@ -78,16 +82,29 @@ class Assembly:
         return self._bytes
 
     def locate(self, span: Span) -> tuple[Source, Span] | None:
-        """The source a program span lies in, and the span in that source's terms."""
+        """The source a program span lies in, and the span in that source's terms (what
+        lies in a piece's wrapping, at the piece's nearer end)."""
         for placed in reversed(self.placed):
             piece = placed.piece
-            if placed.byte <= span.start_byte < placed.byte + piece.end - piece.start + 1:
-                shift_bytes = piece.start - placed.byte
-                shift_lines = placed.source_line - placed.line
-                return piece.source, Span(span.start_byte + shift_bytes, span.end_byte + shift_bytes,
-                                          span.line + shift_lines, span.column, span.end_line + shift_lines,
-                                          span.end_column)
+            if placed.first <= span.start_byte <= placed.last:
+                shift = piece.start - placed.byte
+                start = min(max(span.start_byte + shift, piece.start), piece.end)
+                end = min(max(span.end_byte + shift, start), piece.end)
+                lines = self._sources.get(id(piece.source))
+                if lines is None:
+                    lines = self._sources[id(piece.source)] = SourceText(piece.source.text, piece.source.label)
+                return piece.source, lines.span(start, end)
         return None
+
+
+def expression_piece(label: str, text: str) -> Piece:
+    """An input that is an expression, inside the print that shows its value (`"{...}";`):
+    its positions are the input's own."""
+    source = Source(label, text)
+    lead = len(text) - len(text.lstrip())
+    core = text.strip().rstrip(";")
+    start = len(text[:lead].encode("utf-8"))
+    return Piece(source, start, start + len(core.encode("utf-8")), ('"{', '}";'))
 
 
 def qualify(name: str, modules: dict[str, str]) -> str:
@@ -99,27 +116,24 @@ def qualify(name: str, modules: dict[str, str]) -> str:
     return name
 
 
-def report_parts(assembly: Assembly, record: FaultRecord, modules: dict[str, str]
-                 ) -> tuple[SourceText, FaultRecord, list[str]]:
-    """The source to frame a report in, the record in that source's terms (names
-    qualified by their modules), and its stack lines (`heat_e1.step at entry 4:1:1`)."""
+def report(assembly: Assembly, record: FaultRecord, modules: dict[str, str], revision: str) -> str:
+    """The fault's report as `cint run` writes it, in the terms of the inputs and files
+    its positions lie in (`--> entry 1:1:74`, `stack: heat_e1.step at entry 4:1:1`), with
+    the names a loaded module declares qualified by it (`modules`: name -> module)."""
     located = assembly.locate(record.span) if record.span is not None else None
     source = SourceText(located[0].text, located[0].label) if located else SourceText("", SESSION)
-    stack = []
-    for frame in record.stack:
+
+    def place(frame: StackFrame) -> str:
         where = assembly.locate(frame.span) if frame.span is not None else None
         name = qualify(frame.function, modules)
-        if where is None:
-            stack.append(f"stack: {name}")
-        else:
-            stack.append(f"stack: {name} at {where[0].label}:{where[1].line}:{where[1].column}")
+        return name if where is None else f"{name} at {where[0].label}:{where[1].line}:{where[1].column}"
+
     address = record.address
     if address is not None:
         address = Address(qualify(address.kernel, modules), address.dispatch, address.phase, address.work_item,
                           address.step)
-    shown = replace(record, span=located[1] if located else None, stack=(), address=address,
-                    )
-    return source, shown, stack
+    shown = replace(record, span=located[1] if located else None, address=address)
+    return render(source, shown, revision=revision, place=place)
 
 
 def unqualify(text: str, modules: set[str]) -> str:
@@ -131,4 +145,4 @@ def unqualify(text: str, modules: set[str]) -> str:
     return pattern.sub(lambda m: " " * (len(m.group(1)) + 1), text)
 
 
-__all__ = ["Assembly", "Piece", "SESSION", "Source", "StackFrame", "qualify", "report_parts", "unqualify"]
+__all__ = ["Assembly", "Piece", "SESSION", "Source", "expression_piece", "qualify", "report", "unqualify"]

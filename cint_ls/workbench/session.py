@@ -25,12 +25,11 @@ from ..exec.runtime import CintFault
 from ..exec.views import View
 from ..ir import nodes as ir
 from ..ir.build import build
-from ..running.report import render
 from ..syntax import Severity, ast, parse_source
 from ..syntax.report import render_diagnostic
 from ..syntax.source import SourceText
 from .commands import command
-from .program import SESSION, Assembly, Piece, Source, report_parts, unqualify
+from .program import SESSION, Assembly, Piece, Source, expression_piece, report, unqualify
 from .values import (
     Answer,
     Declared,
@@ -41,7 +40,6 @@ from .values import (
     _errors,
     _expression_like,
     _value,
-    _with_stack,
     assemble,
 )
 
@@ -157,7 +155,7 @@ class Session:
         program = built.program
         assert program is not None
         entry = program.entry
-        start = assembly.placed[-1].byte
+        start = assembly.placed[-1].first
         running = [s for s in entry.body if s.span.start_byte >= start]
         named = _entry_slots(entry)
         frame: list[Any] = [None] * entry.slot_count
@@ -188,10 +186,7 @@ class Session:
             return Answer(text + "interrupted: the entry stopped; a dispatch in progress published nothing\n",
                           error=True)
         if fault is not None:
-            the_source, record, stack = report_parts(assembly, fault, self.owner)
-            report = render(the_source, record, revision=f"{SESSION}@r{self.revision}")
-            report = _with_stack(report, stack)
-            return Answer(text + report, error=True)
+            return Answer(text + report(assembly, fault, self.owner, f"{SESSION}@r{self.revision}"), error=True)
         if expression:
             return Answer(text)
         new = [name for name in self.variables if name not in before or name in replacing]
@@ -199,14 +194,11 @@ class Session:
 
     def _expression(self, source: Source, bare: str) -> Answer:
         """An expression's value: `= 5 : I64`."""
-        wrapped = Source(source.label, '"{' + bare.strip().rstrip(";") + '}";')
-        # The expression sits two columns to the right of where it was typed, less its indent.
-        shift = 2 - (len(bare) - len(bare.lstrip()))
-        assembly, built = self._build(self.declared, self.variables, wrapped)
+        assembly, built = self._build(self.declared, self.variables, expression_piece(source.label, bare))
         problems = _errors(built)
         if problems:
-            return Answer(self._located_diagnostics(assembly, problems, shift=shift, text=bare), error=True)
-        answer = self._statements(source, wrapped.text, expression=True, checked=(assembly, built))
+            return Answer(self._located_diagnostics(assembly, problems), error=True)
+        answer = self._statements(source, bare, expression=True, checked=(assembly, built))
         if answer.error:
             return answer
         assert built.program is not None
@@ -229,12 +221,12 @@ class Session:
     # ---- the program
 
     def _build(self, declared: dict[str, Declared], variables: dict[str, Variable],
-               statements: Source | None, focus: str | None = None) -> tuple[Assembly, Any]:
+               statements: Source | Piece | None, focus: str | None = None) -> tuple[Assembly, Any]:
         """The session's program with `statements` last. With `focus` (the input's text,
         the default where there are statements), only the declarations it can reach by
         name, transitively: an input's cost does not grow with a loaded file's size."""
         if focus is None and statements is not None:
-            focus = statements.text
+            focus = statements.text if isinstance(statements, Source) else statements.source.text
         assembly = assemble(declared, variables, statements, _reached(declared, focus) if focus is not None else None)
         return assembly, build(assembly.text, f"{SESSION}.ci")
 
@@ -254,8 +246,7 @@ class Session:
             elif s.type is not None:
                 self.variables[name] = Variable(name, s.type, value)
 
-    def _located_diagnostics(self, assembly: Assembly, problems: list[Any], shift: int = 0,
-                             text: str | None = None) -> str:
+    def _located_diagnostics(self, assembly: Assembly, problems: list[Any]) -> str:
         out = []
         for d in problems[:5]:
             located = assembly.locate(d.span)
@@ -263,13 +254,7 @@ class Session:
                 out.append(f"error: {d.message}\n")
                 continue
             source, span = located
-            if shift and span.line == 1:  # the wrapping is on the first line only
-                from ..syntax.source import Span
-
-                span = Span(max(0, span.start_byte - shift), max(0, span.end_byte - shift), span.line,
-                            max(1, span.column - shift), span.end_line,
-                            max(1, span.end_column - (shift if span.end_line == 1 else 0)))
-            shown = SourceText(text if text is not None else source.text, source.label)
+            shown = SourceText(source.text, source.label)
             related = []
             for note in d.related:  # a note elsewhere than this input (a session variable) is left out
                 where = assembly.locate(note.span)

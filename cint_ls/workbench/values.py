@@ -111,18 +111,7 @@ def _elements(view: View) -> Any:
         yield index, view.read(list(index))
 
 
-def _with_stack(report: str, stack: list[str]) -> str:
-    """The report with its stack lines where `render` puts them: before the address."""
-    if not stack:
-        return report
-    lines = report.splitlines()
-    indent = next((ln[:ln.index("= ")] for ln in lines if ln.lstrip().startswith("= ")), "   ")
-    at = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(("= address:", "= revision:",
-                                                                           "= fuel-consumed:"))), len(lines))
-    return "\n".join(lines[:at] + [f"{indent}= {s}" for s in stack] + lines[at:]) + "\n"
-
-
-def assemble(declared: dict[str, Declared], variables: dict[str, Variable], statements: Source | None,
+def assemble(declared: dict[str, Declared], variables: dict[str, Variable], statements: Source | Piece | None,
              names: set[str] | None = None, with_values: bool = False) -> Assembly:
     """The session's program text: the declarations (`names` of them, else every one), the
     variables' declarations (`with_values`: initialized with their values, for a program
@@ -133,6 +122,8 @@ def assemble(declared: dict[str, Declared], variables: dict[str, Variable], stat
             assembly.add(item.piece)
     for variable in variables.values():
         assembly.add_text(_declaration(variable, with_value=with_values))
+    if isinstance(statements, Source):
+        statements = Piece(statements, 0, len(statements.text.encode("utf-8")))
     if statements is not None:
-        assembly.add(Piece(statements, 0, len(statements.text.encode("utf-8"))))
+        assembly.add(statements)
     return assembly

@@ -157,3 +157,14 @@ def test_an_input_takes_only_the_declarations_it_names(tmp_path: Path) -> None:
         ["= 1004 : I64\n", "a : I64[2]   2 elements   host\n  [0] = 1\n  [1] = 2\n",
          "b : I64[2]   2 elements   host\n  [0] = 0\n  [1] = 0\n", "", "= 6 : I64\n"]
     assert "unknown name `f1000`" in s.enter("f1000(1)").text
+
+
+def test_a_fault_in_an_expression_points_into_the_expression() -> None:
+    """An expression runs inside the print that shows it; its fault's position and frame
+    are the input's own, not the print's."""
+    s = Session()
+    answer = s.enter("  1 / 0")
+    assert "--> entry 1:1:5" in answer.text and " 1 |   1 / 0\n" in answer.text, answer.text
+    s.enter("export I64 f(I64 x) { return 10 / x; }")
+    answer = s.enter("f(0)")
+    assert "stack: session.f at entry 3:1:1" in answer.text, answer.text
