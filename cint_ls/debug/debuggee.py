@@ -230,9 +230,9 @@ class Debuggee:
         phase = runner.run(captured.plan)
         del self.stack[:]
         expected = replay.result.fault
-        address = None if expected is None else expected.address
-        if expected is not None and address is not None and address.dispatch == captured.plan.number and address.work_item == captured.item \
-                and phase.fault is None:
+        here = (captured.plan.number, captured.item)
+        if expected is not None and expected.address is not None and phase.fault is None \
+                and (expected.address.dispatch, expected.address.work_item) == here:
             self.write(f"cint-debug: work-item {captured.item} completed on the reference, where cpu-c17 "
                        f"faulted with {expected.code}: please report this (host.divergence, 10.6 para 11)\n")
         return replay.result

@@ -81,7 +81,8 @@ class CintKernel(Kernel):
         return {"status": "ok", "matches": [i.label for i in items], "cursor_start": start, "cursor_end": cursor_pos,
                 "metadata": {}}
 
-    async def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0, omit_sections: Any = ()) -> dict[str, Any]:
+    async def do_inspect(self, code: str, cursor_pos: int, detail_level: int = 0,
+                         omit_sections: Any = ()) -> dict[str, Any]:
         shown = inspect(self.cint, code, cursor_pos)
         data = {} if shown is None else {"text/markdown": shown, "text/plain": shown}
         return {"status": "ok", "found": shown is not None, "data": data, "metadata": {}}

@@ -70,8 +70,8 @@ def test_a_malformed_hit_count_leaves_the_breakpoint_unverified(dap: DapClient, 
 
 
 def test_a_logpoint_reads_arrays(dap: DapClient) -> None:
-    (answer,), _ = start(dap, [{"line": FIRST, "condition": "x == 0", "logMessage": 'row {y}: "u" = {u[3, 4] + (y as I32)}'}],
-                         filters=["faults"])
+    message = 'row {y}: "u" = {u[3, 4] + (y as I32)}'
+    (answer,), _ = start(dap, [{"line": FIRST, "condition": "x == 0", "logMessage": message}], filters=["faults"])
     assert answer["verified"], answer
     assert dap.next_stop()["body"]["reason"] == "exception"
     said = "".join(e["body"]["output"] for e in dap.seen if e["event"] == "output")
