@@ -7,6 +7,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..exec.words import counted as counted_words
 from ..ir import nodes as ir
 from ..syntax import Severity, ast, parse_source
 from ..syntax.report import render_diagnostic
@@ -20,6 +21,7 @@ class Session(Protocol):
     fuel: int | None
     executor: str
     dispatched: list[int]
+    gpu: Any
     number: int
     revision: int
     declared: dict[str, Declared]
@@ -42,7 +44,8 @@ Commands:
   :load FILE            load a module's kernels and functions (call them as `budget.run()`)
   :run CALL [--check E] run a call as an entry; --check compares it with executor E
   :fuel N | :fuel none  a fuel budget per entry
-  :executor E           cpu-sir-interp, or cpu-c17 (dispatches' work-items in C)
+  :executor E           cpu-sir-interp, cpu-c17 (dispatches' work-items in C) or gpu-cuda
+                        (on the GPU, or the simulated device; --device auto|cuda|sim)
   :type EXPR            the type of an expression
   :steps KERNEL         the counted operations of a kernel, with their step ordinals
   :vars                 the session's variables
@@ -87,23 +90,46 @@ def command(session: Session, line: str) -> Answer:
 
 def _executor(session: Session, args: list[str]) -> Answer:
     if not args:
-        c17, reference = session.dispatched
-        counted = f" ({c17} dispatches in C, {reference} on the reference: a fault, fuel or a fold's overflow " \
-            "is found there)" if session.executor == "cpu-c17" else ""
-        return Answer(f"executor: {session.executor}{counted}\n", counted=False)
-    if len(args) != 1 or args[0] not in ("cpu-sir-interp", "cpu-c17"):
-        return Answer("error: :executor cpu-sir-interp | cpu-c17 (gpu-cuda: not yet in a session)\n", error=True,
-                      counted=False)
-    if args[0] == "cpu-c17":
+        on, reference = session.dispatched
+        where = {"cpu-c17": "in C", "gpu-cuda": "on the device"}.get(session.executor)
+        counted = f" ({counted_words(on, 'dispatch')} {where}, {reference} on the reference: a fault, fuel or a " \
+            "fold's overflow is found there)" if where else ""
+        device = f"; on {session.gpu.description or session.gpu.forecast()}" \
+            if session.executor == "gpu-cuda" and session.gpu is not None else ""
+        return Answer(f"executor: {session.executor}{device}{counted}\n", counted=False)
+    device = "auto"
+    if len(args) == 3 and args[0] == "gpu-cuda" and args[1] == "--device" and args[2] in ("auto", "cuda", "sim"):
+        device = args[2]
+    elif len(args) != 1 or args[0] not in ("cpu-sir-interp", "cpu-c17", "gpu-cuda"):
+        return Answer("error: :executor cpu-sir-interp | cpu-c17 | gpu-cuda [--device auto|cuda|sim]\n",
+                      error=True, counted=False)
+    if args[0] != "cpu-sir-interp":
         from ..exec.c17.build import NoCompiler, find_compiler
 
         try:
             find_compiler()
         except NoCompiler as error:
-            return Answer(f"error: cpu-c17 cannot run here: {error}\n", error=True, counted=False)
+            whose = "gpu-cuda's host" if args[0] == "gpu-cuda" else "cpu-c17"
+            return Answer(f"error: {args[0]} cannot run here: {whose} needs a C compiler: {error}\n", error=True,
+                          counted=False)
+    said = ""
+    if args[0] == "gpu-cuda":
+        from ..exec.cuda.runner import GpuDevice
+        from ..exec.executors import ExecutorUnavailable
+
+        gpu = GpuDevice(device)
+        try:
+            said = f"; on {gpu.forecast()}"
+        except ExecutorUnavailable as error:
+            return Answer(f"error: {error}\n", error=True, counted=False)
+        if session.gpu is not None:
+            session.gpu.close()
+        session.gpu = gpu
     session.executor = args[0]
-    return Answer(f"executor: {session.executor} (each dispatch's work-items; the session stays in the host)\n"
-                  if session.executor == "cpu-c17" else f"executor: {session.executor}\n", counted=False)
+    if session.executor == "cpu-sir-interp":
+        return Answer(f"executor: {session.executor}\n", counted=False)
+    return Answer(f"executor: {session.executor} (each dispatch's work-items; the session stays in the host){said}\n",
+                  counted=False)
 
 def _fuel(session: Session, args: list[str]) -> Answer:
     if len(args) != 1 or not (args[0] == "none" or args[0].isdigit()):

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..exec.executors import ExecutorUnavailable
 from ..exec.interp import Machine
 from ..exec.interp.compiler import ArrayBinding
 from ..exec.runtime import CintFault
@@ -50,7 +51,8 @@ SHOWN_ELEMENTS = 10  # an array's elements listed after its declaration; the res
 class Session:
     fuel: int | None = None
     executor: str = "cpu-sir-interp"  # where dispatches run their work-items (:executor)
-    dispatched: list[int] = field(default_factory=lambda: [0, 0])  # with cpu-c17: in C, on the reference
+    dispatched: list[int] = field(default_factory=lambda: [0, 0])  # on the executor, on the reference
+    gpu: Any = None  # with gpu-cuda: its device (exec/cuda/runner.py GpuDevice), open for the session
     number: int = 1  # the next input's number: `ci[N]>`
     revision: int = 0
     declared: dict[str, Declared] = field(default_factory=dict)  # kernels and functions, in order
@@ -61,9 +63,9 @@ class Session:
 
     def reset(self) -> None:
         """Forget everything but the fuel budget and the executor (`:reset`)."""
-        fuel, executor = self.fuel, self.executor
+        fuel, executor, gpu = self.fuel, self.executor, self.gpu
         self.__init__()  # type: ignore[misc]
-        self.fuel, self.executor = fuel, executor
+        self.fuel, self.executor, self.gpu = fuel, executor, gpu
 
     # ---- the prompt's side
 
@@ -80,6 +82,9 @@ class Session:
             answer = command(self, stripped) if stripped.startswith(":") else self._cint(text)
         except KeyboardInterrupt:  # Ctrl-C before the entry ran (while it is checked): nothing changed
             return Answer("interrupted\n", error=True, counted=False)
+        except Exception as error:  # noqa: BLE001 - a defect of ours must not end the session
+            return Answer(f"internal error: {type(error).__name__}: {error} (the session and its variables are "
+                          "kept; please report this)\n", error=True, counted=False)
         if answer.counted:
             self.number += 1
         return answer
@@ -154,6 +159,16 @@ class Session:
             return Answer(self._located_diagnostics(assembly, problems), error=True)
         program = built.program
         assert program is not None
+        if self.executor == "gpu-cuda":
+            from ..exec.cuda import admit_build
+
+            refusal = admit_build(built)
+            if refusal is not None:  # its PTX cannot be built: nothing of the input runs
+                # The message's own `at session.ci:L:C` is the session's program's: the
+                # report's arrow gives the place in the input.
+                refusal = dataclasses.replace(refusal, message=re.sub(rf" at {SESSION}\.ci:\d+:\d+$", "",
+                                                                      refusal.message))
+                return Answer(self._located_diagnostics(assembly, [refusal]), error=True)
         entry = program.entry
         start = assembly.placed[-1].first
         running = [s for s in entry.body if s.span.start_byte >= start]
@@ -169,12 +184,15 @@ class Session:
         runner = self._runner(program, machine)
         fault = None
         interrupted = False
+        failed: str | None = None
         try:
             machine.compiler.block(running)(frame)
         except CintFault as error:
             fault = error.record(machine.fuel.consumed)
         except KeyboardInterrupt:  # Ctrl-C: the entry stops; what it did so far stays, as after a fault
             interrupted = True
+        except ExecutorUnavailable as error:  # the executor could not run a dispatch (no compiler, a device error)
+            failed = str(error)
         self.inputs.append(source)
         if runner is not None:
             self.dispatched[0] += runner.ran
@@ -182,9 +200,13 @@ class Session:
         before = set(self.variables)
         self._take_back(entry, named, frame)
         text = "".join(out)
+        news = self.gpu.news() if runner is not None and self.gpu is not None else None
+        text = text if news is None else news + text
         if interrupted:
             return Answer(text + "interrupted: the entry stopped; a dispatch in progress published nothing\n",
                           error=True)
+        if failed is not None:
+            return Answer(text + f"error: {failed}; the entry stopped there\n", error=True)
         if fault is not None:
             return Answer(text + report(assembly, fault, self.owner, f"{SESSION}@r{self.revision}"), error=True)
         if expression:
@@ -207,14 +229,20 @@ class Session:
         return Answer(f"= {answer.text} : {t}\n")
 
     def _runner(self, program: ir.Program, machine: Machine) -> Any:
-        """With `:executor cpu-c17`, the machine's dispatches run their work-items in C
-        (exec/c17/runner.py); the entry's own statements stay on the machine, which keeps
-        the session's variables."""
-        if self.executor != "cpu-c17":
-            return None
-        from ..exec.c17.runner import C17Runner
+        """With `:executor cpu-c17` or `gpu-cuda`, the machine's dispatches run their
+        work-items in C or on the device (exec/c17/runner.py, exec/cuda/runner.py); the
+        entry's own statements stay on the machine, which keeps the session's variables."""
+        runner: Any
+        if self.executor == "cpu-c17":
+            from ..exec.c17.runner import C17Runner
 
-        runner = C17Runner(program, machine.runner, lambda: machine.depth)
+            runner = C17Runner(program, machine.runner, lambda: machine.depth)
+        elif self.executor == "gpu-cuda" and self.gpu is not None:
+            from ..exec.cuda.runner import GpuRunner
+
+            runner = GpuRunner(program, machine.runner, lambda: machine.depth, self.gpu)
+        else:
+            return None
         machine.runner = runner
         return runner
 

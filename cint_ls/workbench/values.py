@@ -51,7 +51,9 @@ def _expression_like(text: str) -> bool:
 
 
 def _errors(built: Any) -> list[Any]:
-    return [d for d in built.syntax.diagnostics + built.checked.diagnostics if d.severity == Severity.ERROR]
+    """The build's errors: the checker's diagnostics, which hold the syntax ones too
+    (each of a broken expression input was shown twice when both lists were read)."""
+    return [d for d in built.checked.diagnostics if d.severity == Severity.ERROR]
 
 
 def _diagnostics(source: Source, errors: list[Any]) -> str:

@@ -93,6 +93,14 @@ def test_bad_input_is_a_message_and_the_session_stays(text: str, said: str) -> N
     assert answers(s, "keep + 1") == ["= 42 : I64\n"]
 
 
+@pytest.mark.parametrize("text", ["I64[2] b; b[0]", "1 +", "(2 * 3"])
+def test_a_broken_expression_is_one_diagnostic(text: str) -> None:
+    """The checker's diagnostics hold the syntax ones: each error once (both lists were
+    read, so each was shown twice)."""
+    answer = Session().enter(text)
+    assert answer.error and answer.text.count("error[") == 1, answer.text
+
+
 def test_load_of_a_binary_file(tmp_path: Path) -> None:
     binary = tmp_path / "blob.ci"
     binary.write_bytes(b"\x00\xff\xfe kernel")
@@ -168,3 +176,19 @@ def test_a_fault_in_an_expression_points_into_the_expression() -> None:
     s.enter("export I64 f(I64 x) { return 10 / x; }")
     answer = s.enter("f(0)")
     assert "stack: session.f at entry 3:1:1" in answer.text, answer.text
+
+
+def test_a_defect_of_ours_is_a_message_and_the_session_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception inside the engine (a defect) answers `internal error` and keeps the
+    session's variables: it does not end the workbench with a traceback."""
+    s = Session()
+    answers(s, "I64 keep = 41;")
+
+    def broken(_self: Session, _text: str) -> None:
+        raise ValueError("a defect")
+
+    with monkeypatch.context() as m:
+        m.setattr(Session, "_cint", broken)
+        answer = s.enter("keep + 1")
+    assert answer.error and answer.text.startswith("internal error: ValueError: a defect"), answer.text
+    assert answers(s, "keep + 1") == ["= 42 : I64\n"]

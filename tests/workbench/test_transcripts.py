@@ -32,11 +32,12 @@ def test_both_transcripts_are_here() -> None:
     assert [t.stem for t in TRANSCRIPTS] == ["budget", "total_checked"]
 
 
-@pytest.mark.parametrize("executor", ["cpu-sir-interp", "cpu-c17"])
+@pytest.mark.parametrize("executor", ["cpu-sir-interp", "cpu-c17", "gpu-cuda"])
 @pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=lambda p: p.stem)
 def test_a_transcript_of_the_spec_replays(transcript: Path, executor: str) -> None:
-    """On the reference, and with the dispatches' work-items on cpu-c17 (the session's
-    variables kept in the host, as the spec's host keeps them)."""
+    """On the reference, and with the dispatches' work-items on cpu-c17 or gpu-cuda (the
+    GPU where there is one, else the simulated device; the session's variables kept in
+    the host, as the spec's host keeps them)."""
     got, expected = replay(transcript, executor)
     assert matches_expected(expected, got), got
 

@@ -54,7 +54,7 @@ const cint_program *cint_program_info(void);
 @TYPES cint_rt.h: cint_storage cint_view cint_arg cint_dispatch_record cint_reduction@
 @FUNCTIONS cint_rt.h: cint_ctx_describe cint_ctx_set_threads cint_ctx_threads_used
     cint_ctx_parallel_dispatches cint_ctx_set_report cint_ctx_records cint_ctx_set_observer cint_ctx_set_remote
-    cint_tile_accept cint_ctx_remote_dispatches cint_tile_run cint_program_kernel@
+    cint_tile_accept cint_ctx_remote_dispatches cint_tile_run cint_tile_run_phase cint_program_kernel@
 """
 
 

@@ -36,6 +36,8 @@ class C17Runner(WorkItemRunner):
     """Runs each dispatch's work-items in C; `fallback` (the reference's runner) where C
     does not give the whole answer. `ran` and `fell_back` count the dispatches."""
 
+    complete = False  # the tile's reduction states: a chunk's partial ones (tile.reducer_of)
+
     def __init__(self, program: ir.Program, fallback: WorkItemRunner, depth: Callable[[], int]) -> None:
         self.program = program
         self.fallback = fallback
@@ -54,7 +56,7 @@ class C17Runner(WorkItemRunner):
         ffi, lib = self._library()
         kernel = plan.kernel
         data = pack(ffi, plan, kernel_names(ffi, lib).index(kernel.qualified), self.depth())
-        tile = run_tile(ffi, lib, data, 0, plan.count, kernel)
+        tile = self._tile(ffi, lib, data, plan)
         phase = None if tile is None else self._apply(ffi, plan, tile)
         if phase is None:
             self.fell_back += 1
@@ -62,11 +64,16 @@ class C17Runner(WorkItemRunner):
         self.ran += 1
         return phase
 
+    def _tile(self, ffi: Any, lib: Any, data: bytes, plan: DispatchPlan) -> Tile | None:
+        """Every work-item of the packed plan, as one tile in C (None: not taken)."""
+        return run_tile(ffi, lib, data, 0, plan.count, plan.kernel)
+
     def _apply(self, ffi: Any, plan: DispatchPlan, tile: Tile) -> WorkPhase | None:
         """The tile's result into the plan (None: the reference must run it)."""
         if tile.state != CHUNK_DONE:
             return None
-        reducers = [reducer_of(ffi, reduction, state) for reduction, state in zip(plan.kernel.reductions, tile.states)]
+        reducers = [reducer_of(ffi, reduction, state, self.complete)
+                    for reduction, state in zip(plan.kernel.reductions, tile.states)]
         if any(reducer is None for reducer in reducers):
             return None
         fuel = plan.fuel

@@ -94,6 +94,12 @@ def run_tile(ffi: Any, lib: Any, plan: bytes, first: int, end: int, kernel: ir.K
     result, length = ffi.new("char **"), ffi.new("size_t *")
     if lib.cint_tile_run(lib.cint_program_info(), plan, len(plan), first, end, result, length) != 0:
         return None
+    return read_tile(ffi, lib, result, length, kernel)
+
+
+def read_tile(ffi: Any, lib: Any, result: Any, length: Any, kernel: ir.Kernel) -> Tile:
+    """The tile a run-time function gave back in `result[0]` (`length[0]` bytes), which
+    is freed here (cint_tile_run's format; cint_tile_run_phase's too)."""
     try:
         r = Reader(ffi.buffer(result[0], length[0])[:])
     finally:
@@ -117,9 +123,12 @@ def apply_staged(tile: Tile, kernel: ir.Kernel, writes: list[View | None]) -> No
             staging.storage.values[first:first + n // element] = decode(param.type, r.take(n))
 
 
-def reducer_of(ffi: Any, reduction: ir.Reduction, state: bytes) -> Any:
+def reducer_of(ffi: Any, reduction: ir.Reduction, state: bytes, complete: bool = False) -> Any:
     """The accumulator holding the tile's contributions (rt/reduce.c's state), or None
-    where the reference must add them itself (a fold_checked that would overflow)."""
+    where the reference must add them itself (a fold_checked that would overflow).
+    `complete`: the state is a whole dispatch's from its start (cint_red_start, as
+    gpu-cuda's work-item phase keeps it), not a chunk's partial one: sum_sat and
+    fold_checked then hold their value of the target type in `acc`."""
     field = {name: ffi.offsetof("cint_reduction", name) for name in ("count", "trues", "has", "acc", "lo", "hi")}
 
     def word(name: str) -> int:
@@ -142,6 +151,10 @@ def reducer_of(ffi: Any, reduction: ir.Reduction, state: bytes) -> Any:
         made.trues, made.count = word("trues"), word("count")
     elif isinstance(made, Extremum):
         made.best = value("acc", reduction.target) if has else None
+    elif isinstance(made, SumSat) and complete:
+        made.acc = value("acc", reduction.target)
+    elif isinstance(made, FoldChecked) and complete:
+        made.acc, made.position = value("acc", reduction.target), word("count")
     elif isinstance(made, SumSat):
         if has:  # the composition of clamps from 0 (rt/reduce.c add_partial, merge)
             low, high = value("lo", reduction.target), value("hi", reduction.target)

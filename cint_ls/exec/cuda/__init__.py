@@ -112,16 +112,17 @@ class HostUntranslatable(ExecutorUnavailable):
     refusal = UNTRANSLATABLE
 
 
-def compile_host(program: ir.Program) -> Path:
+def compile_host(program: ir.Program, also: tuple[str, ...] = ()) -> Path:
     """The host: the program's C emitted once and compiled (cached) into its library.
     Raises a one-line ExecutorUnavailable where there is no C compiler (cpu-c17's own
-    words after `gpu-cuda needs a C compiler for its host: `) or beyond cpu-c17's limits."""
+    words after `gpu-cuda needs a C compiler for its host: `) or beyond cpu-c17's limits.
+    `also`: kernels the entry does not reach, emitted too (the workbench's runner)."""
     from ..c17.build import NoCompiler
     from ..c17.library import Untranslatable
     from .c_host import library_for
 
     try:
-        return library_for(program)
+        return library_for(program, also)
     except NoCompiler as error:
         raise ExecutorUnavailable(f"gpu-cuda needs a C compiler for its host: {error}") from None
     except Untranslatable as error:

@@ -57,7 +57,7 @@ GPU_CDEF = header_types("""
 typedef struct cint_gpu cint_gpu;
 @TYPES gpu_host.h: cint_gpu_device cint_gpu_row_t cint_gpu_stats@
 @FUNCTIONS gpu_host.h: cint_gpu_new cint_gpu_load cint_gpu_kernel_set cint_gpu_kernel_block cint_gpu_kernel_limit
-    cint_gpu_message cint_gpu_attach cint_gpu_free cint_gpu_stats_of cint_gpu_null_device cint_gpu_cuda_device
+    cint_gpu_message cint_gpu_attach cint_gpu_free cint_gpu_forget cint_gpu_stats_of cint_gpu_null_device cint_gpu_cuda_device
     cint_gpu_program_kernels cint_gpu_program_kernel cint_gpu_program_span@
 """)
 
@@ -85,13 +85,14 @@ def _load(path: Path) -> tuple[Any, Any]:
     return _ffi, _libraries[key]
 
 
-def gpu_c_text(program: ir.Program) -> str:
-    """The program's C as cpu-c17 emits it, compiled with CINT_GPU_CUDA (10.5 para 1)."""
-    return "#define CINT_GPU_CUDA 1\n" + emit(program)
+def gpu_c_text(program: ir.Program, also: tuple[str, ...] = ()) -> str:
+    """The program's C as cpu-c17 emits it, compiled with CINT_GPU_CUDA (10.5 para 1);
+    `also`: kernels emitted though the entry does not reach them (the workbench's)."""
+    return "#define CINT_GPU_CUDA 1\n" + emit(program, also)
 
 
-def library_for(program: ir.Program) -> Path:
-    return build_library(gpu_c_text(program), gpu=True)
+def library_for(program: ir.Program, also: tuple[str, ...] = ()) -> Path:
+    return build_library(gpu_c_text(program, also), gpu=True)
 
 
 class DeviceUnavailableHere(ExecutorUnavailable):

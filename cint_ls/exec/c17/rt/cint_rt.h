@@ -525,6 +525,10 @@ int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
 const char *cint_program_kernel(const cint_program *program, int64_t index);
 int cint_tile_run(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
                   char **result, size_t *result_bytes);
+/* Every work-item of a packed plan through ctx's work-item phase (gpu-cuda's once
+ * attached): the workbench's `:executor gpu-cuda` (pool.c). */
+int cint_tile_run_phase(cint_ctx *ctx, const cint_program *program, const char *plan, size_t plan_bytes,
+                        char **result, size_t *result_bytes);
 /* reduce.c: the empty partial state of a chunk, and a chunk's partial state added to
  * the dispatch's (`into`), in ascending order: cint_red_fits first says whether a
  * fold_checked would overflow in the chunk (then it must run again on the dispatch's

@@ -716,140 +716,220 @@ static void put_changes(packer *p, const char *now, const char *was, size_t byte
     if (!p->failed) memcpy(p->data + count_at, &nruns, sizeof nruns);
 }
 
-/* The worker's side: work-items [first, end) of the packed plan, as a chunk of the
- * pool runs them (run_chunk), in this process. The result (malloc'd, *result; free it
- * with cint_free): the chunk's state, its bounds, charges, output, partial reduction
- * states and, per output, the runs of staged elements it changed. 0, or 1 when the
- * plan is not one this library packed (nothing is returned). */
-const char *cint_program_kernel(const cint_program *program, int64_t index) {
-    return program != NULL && index >= 0 && index < program->nkernels ? program->kernels[index]->qualified : NULL;
-}
-
-int cint_tile_run(const cint_program *program, const char *plan_bytes, size_t plan_len, int64_t first, int64_t end,
-                  char **result, size_t *result_bytes) {
-    *result = NULL;
-    *result_bytes = 0;
-    reader r = {plan_bytes, plan_len, 0, false};
-    if ((uint64_t)take_i64(&r) != TILE_MAGIC) return 1;
-    int64_t index = take_i64(&r);
-    if (r.failed || program == NULL || index < 0 || index >= program->nkernels) return 1;
-    const cint_kernel *k = program->kernels[index];
-    if (k->nparams > 64) return 1;
+/* A packed plan unpacked (tile_unpack): the plan over the plan's own bytes (inputs,
+ * read only) and copies of the stagings (`original`: the staging as it came, to find
+ * what the work-items changed). Large: on the heap. */
+typedef struct {
     cint_plan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.kernel = k;
-    plan.number = take_i64(&r);
-    const void *sizes = take(&r, sizeof plan.sizes), *over = take(&r, sizeof plan.over);
-    if (r.failed) return 1;
-    memcpy(plan.sizes, sizes, sizeof plan.sizes);
-    memcpy(plan.over, over, sizeof plan.over);
-    plan.count = take_i64(&r);
-    cint_ctx m;
-    memset(&m, 0, sizeof m);
-    m.program = program;
-    m.budget = take_i64(&r);
-    uint64_t allowance = (uint64_t)take_i64(&r);
-    m.depth = take_i64(&r);
-    m.dispatches = take_i64(&r);
-    if (end > plan.count) end = plan.count; /* the last tile: the host asks for whole tiles */
-    if (r.failed || first < 0 || first >= end) return 1;
+    cint_ctx m; /* the sender's budget, allowance, depth and dispatch count */
+    uint64_t allowance;
     cint_arg args[64];
     cint_view writes[64];
     cint_storage storages[64], staged[64];
     const char *original[64];
     uint64_t scratch[64][16];
-    memset(args, 0, sizeof args);
-    memset(writes, 0, sizeof writes);
-    memset(original, 0, sizeof original);
-    int rc = 1;
+} tile_in;
+
+static void tile_free(tile_in *t) {
+    if (t == NULL) return;
+    for (int32_t i = 0; i < 64; i++)
+        if (t->writes[i].storage != NULL) free(t->writes[i].storage->data);
+    free(t);
+}
+
+/* The plan of `plan_bytes` (cint_tile_run's format); NULL when it is not one this
+ * library packed or memory runs out. */
+static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes, size_t plan_len) {
+    reader r = {plan_bytes, plan_len, 0, false};
+    if ((uint64_t)take_i64(&r) != TILE_MAGIC) return NULL;
+    int64_t index = take_i64(&r);
+    if (r.failed || program == NULL || index < 0 || index >= program->nkernels) return NULL;
+    const cint_kernel *k = program->kernels[index];
+    if (k->nparams > 64) return NULL;
+    tile_in *t = calloc(1, sizeof *t);
+    if (t == NULL) return NULL;
+    cint_plan *plan = &t->plan;
+    plan->kernel = k;
+    plan->number = take_i64(&r);
+    const void *sizes = take(&r, sizeof plan->sizes), *over = take(&r, sizeof plan->over);
+    if (r.failed) goto failed;
+    memcpy(plan->sizes, sizes, sizeof plan->sizes);
+    memcpy(plan->over, over, sizeof plan->over);
+    plan->count = take_i64(&r);
+    t->m.program = program;
+    t->m.budget = take_i64(&r);
+    t->allowance = (uint64_t)take_i64(&r);
+    t->m.depth = take_i64(&r);
+    t->m.dispatches = take_i64(&r);
+    if (r.failed) goto failed;
     for (int32_t i = 0; i < k->nparams; i++) {
         const cint_param *param = &k->params[i];
         if (param->rank < 0) {
-            if (param->mode == CINT_MODE_IN) args[i].in = take(&r, CINT_TC_SIZE(param->type));
-            else args[i].out = scratch[i];
+            if (param->mode == CINT_MODE_IN) t->args[i].in = take(&r, CINT_TC_SIZE(param->type));
+            else t->args[i].out = t->scratch[i];
             continue;
         }
         const void *view = take(&r, sizeof(cint_view)), *storage = take(&r, sizeof(cint_storage));
         int64_t offset = take_i64(&r);
-        if (r.failed) goto done;
-        memcpy(&args[i].view, view, sizeof(cint_view));
-        memcpy(&storages[i], storage, sizeof(cint_storage));
-        size_t n = storage_bytes(&storages[i]);
+        if (r.failed) goto failed;
+        memcpy(&t->args[i].view, view, sizeof(cint_view));
+        memcpy(&t->storages[i], storage, sizeof(cint_storage));
+        size_t n = storage_bytes(&t->storages[i]);
         const char *data = take(&r, n);
-        if (r.failed || offset < 0 || (uint64_t)offset > n) goto done;
-        storages[i].data = (void *)(uintptr_t)data; /* read only: in views are never written */
-        args[i].view.storage = &storages[i];
-        args[i].view.data = (char *)(uintptr_t)data + offset;
+        if (r.failed || offset < 0 || (uint64_t)offset > n) goto failed;
+        t->storages[i].data = (void *)(uintptr_t)data; /* read only: in views are never written */
+        t->args[i].view.storage = &t->storages[i];
+        t->args[i].view.data = (char *)(uintptr_t)data + offset;
         if (param->mode == CINT_MODE_IN) continue;
         const void *wview = take(&r, sizeof(cint_view)), *wstorage = take(&r, sizeof(cint_storage));
-        if (r.failed) goto done;
-        memcpy(&writes[i], wview, sizeof(cint_view));
-        memcpy(&staged[i], wstorage, sizeof(cint_storage));
-        size_t w = storage_bytes(&staged[i]);
-        original[i] = take(&r, w);
+        if (r.failed) goto failed;
+        memcpy(&t->writes[i], wview, sizeof(cint_view));
+        memcpy(&t->staged[i], wstorage, sizeof(cint_storage));
+        t->writes[i].storage = NULL; /* not yet ours to free */
+        size_t w = storage_bytes(&t->staged[i]);
+        t->original[i] = take(&r, w);
         void *copy = malloc(w > 0 ? w : 1u);
         if (r.failed || copy == NULL) {
             free(copy);
-            goto done;
+            goto failed;
         }
-        memcpy(copy, original[i], w);
-        staged[i].data = copy;
-        writes[i].storage = &staged[i];
-        writes[i].data = copy;
+        memcpy(copy, t->original[i], w);
+        t->staged[i].data = copy;
+        t->writes[i].storage = &t->staged[i];
+        t->writes[i].data = copy;
     }
-    plan.args = args;
-    plan.writes = writes;
+    plan->args = t->args;
+    plan->writes = t->writes;
+    return t;
+failed:
+    tile_free(t);
+    return NULL;
+}
+
+/* A tile's result: its state, bounds, charges, output, reduction states and, per
+ * output, the runs of staged elements its work-items changed (put_changes). */
+static int tile_result(const tile_in *t, int state, int64_t first, int64_t end, uint64_t charges, const char *out,
+                       size_t out_len, const cint_reduction *states, char **result, size_t *result_bytes) {
+    const cint_kernel *k = t->plan.kernel;
+    packer p;
+    memset(&p, 0, sizeof p);
+    put_i64(&p, state);
+    put_i64(&p, first);
+    put_i64(&p, end);
+    put_i64(&p, state == CHUNK_DONE ? (int64_t)charges : 0);
+    put_i64(&p, state == CHUNK_DONE ? (int64_t)out_len : 0);
+    if (state == CHUNK_DONE) put(&p, out, out_len);
+    if (k->nreductions > 0) put(&p, states, (size_t)k->nreductions * sizeof *states);
+    for (int32_t i = 0; i < k->nparams; i++) {
+        if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
+        if (state == CHUNK_DONE)
+            put_changes(&p, t->staged[i].data, t->original[i], storage_bytes(&t->staged[i]), t->staged[i].element_size);
+        else
+            put_i64(&p, 0);
+    }
+    if (p.failed) {
+        free(p.data);
+        return 1;
+    }
+    *result = p.data;
+    *result_bytes = p.len;
+    return 0;
+}
+
+const char *cint_program_kernel(const cint_program *program, int64_t index) {
+    return program != NULL && index >= 0 && index < program->nkernels ? program->kernels[index]->qualified : NULL;
+}
+
+/* The worker's side: work-items [first, end) of the packed plan, as a chunk of the
+ * pool runs them (run_chunk), in this process. The result (malloc'd, *result; free it
+ * with cint_free): the chunk's state, its bounds, charges, output, partial reduction
+ * states and, per output, the runs of staged elements it changed. 0, or 1 when the
+ * plan is not one this library packed (nothing is returned). */
+int cint_tile_run(const cint_program *program, const char *plan_bytes, size_t plan_len, int64_t first, int64_t end,
+                  char **result, size_t *result_bytes) {
+    *result = NULL;
+    *result_bytes = 0;
+    tile_in *t = tile_unpack(program, plan_bytes, plan_len);
+    if (t == NULL) return 1;
+    const cint_kernel *k = t->plan.kernel;
+    if (end > t->plan.count) end = t->plan.count; /* the last tile: the host asks for whole tiles */
+    if (first < 0 || first >= end) {
+        tile_free(t);
+        return 1;
+    }
     cint_reduction *states = k->nreductions > 0 ? calloc((size_t)k->nreductions, sizeof *states) : NULL;
-    if (k->nreductions > 0 && states == NULL) goto done;
+    if (k->nreductions > 0 && states == NULL) {
+        tile_free(t);
+        return 1;
+    }
     cint_job job;
     cint_chunk c;
     memset(&job, 0, sizeof job);
     memset(&c, 0, sizeof c);
-    job.ctx = &m;
+    job.ctx = &t->m;
     job.k = k;
-    job.plan = &plan;
+    job.plan = &t->plan;
     job.nchunks = 1;
     job.chunks = &c;
     atomic_init(&job.next, 0);
     atomic_init(&job.fault, INT64_MAX);
     atomic_init(&job.last_done, -1);
     atomic_init(&job.charged, 0);
-    job.budget = m.budget >= 0;
-    job.allowance = allowance;
+    job.budget = t->m.budget >= 0;
+    job.allowance = t->allowance;
     c.job = &job;
     c.first = first;
     c.end = end;
-    c.remaining = m.budget < 0 ? UNLIMITED : allowance;
+    c.remaining = t->m.budget < 0 ? UNLIMITED : t->allowance;
     c.reductions = states;
     run_chunk(&job, &c);
-    packer p;
-    memset(&p, 0, sizeof p);
-    put_i64(&p, c.state);
-    put_i64(&p, first);
-    put_i64(&p, end);
-    put_i64(&p, c.state == CHUNK_DONE ? (int64_t)c.charges : 0);
-    put_i64(&p, c.state == CHUNK_DONE ? (int64_t)c.out_len : 0);
-    if (c.state == CHUNK_DONE) put(&p, c.out, c.out_len);
-    if (k->nreductions > 0) put(&p, states, (size_t)k->nreductions * sizeof *states);
-    for (int32_t i = 0; i < k->nparams; i++) {
-        if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
-        if (c.state == CHUNK_DONE)
-            put_changes(&p, staged[i].data, original[i], storage_bytes(&staged[i]), staged[i].element_size);
-        else
-            put_i64(&p, 0);
-    }
+    int rc = tile_result(t, c.state, first, end, c.charges, c.out, c.out_len, states, result, result_bytes);
     free(c.out);
     free(states);
-    if (!p.failed) {
-        *result = p.data;
-        *result_bytes = p.len;
-        rc = 0;
-    } else {
-        free(p.data);
+    tile_free(t);
+    return rc;
+}
+
+/* Every work-item of the packed plan through `ctx`'s work-item phase (gpu-cuda's,
+ * gpu_host.c, once cint_gpu_attach set it; cpu-c17's own otherwise), with the sender's
+ * budget, allowance, depth and dispatch count: the workbench's `:executor gpu-cuda`,
+ * whose host is the interpreter's machine (cint_ls/exec/cuda/runner.py). The result is
+ * cint_tile_run's for work-items [0, count), but with each reduction's *complete* state
+ * (cint_red_start, as dispatch.c hands the phase) and state CHUNK_FAULT for a work-item
+ * that faulted, ran out of fuel or overflowed a fold (the sender runs the dispatch
+ * again for its canonical fault). 0; 1 when the plan is not one this library packed;
+ * 2 when the phase could not run (ctx's status is CINT_RESOURCE, its message says why). */
+int cint_tile_run_phase(cint_ctx *ctx, const cint_program *program, const char *plan_bytes, size_t plan_len,
+                        char **result, size_t *result_bytes) {
+    *result = NULL;
+    *result_bytes = 0;
+    ctx->program = program;
+    tile_in *t = tile_unpack(program, plan_bytes, plan_len);
+    if (t == NULL) return 1;
+    const cint_kernel *k = t->plan.kernel;
+    cint_reduction *states = k->nreductions > 0 ? calloc((size_t)k->nreductions, sizeof *states) : NULL;
+    if (k->nreductions > 0 && states == NULL) {
+        tile_free(t);
+        return 1;
     }
-done:
-    for (int32_t i = 0; i < k->nparams; i++)
-        if (writes[i].storage != NULL) free(writes[i].storage->data);
+    for (int32_t r = 0; r < k->nreductions; r++) cint_red_start(&states[r], &k->reductions[r]);
+    t->plan.reductions = states;
+    ctx->status = CINT_OK;
+    ctx->budget = t->m.budget;
+    ctx->fuel_start = ctx->fuel_left = t->m.budget >= 0 ? t->allowance : UINT64_MAX;
+    ctx->depth = t->m.depth;
+    ctx->dispatches = t->m.dispatches;
+    int64_t item = -1;
+    int failed = ctx->work_phase != NULL ? ctx->work_phase(ctx, k, &t->plan, -1, &item)
+                                         : cint_work_items(ctx, k, &t->plan, &item);
+    int rc = 2;
+    if (!failed || ctx->status != CINT_RESOURCE) {
+        ctx->status = CINT_OK;
+        rc = tile_result(t, failed ? CHUNK_FAULT : CHUNK_DONE, 0, t->plan.count, ctx->fuel_start - ctx->fuel_left,
+                         NULL, 0, states, result, result_bytes);
+    }
+    free(states);
+    tile_free(t);
     return rc;
 }
 

@@ -799,6 +799,10 @@ void cint_gpu_attach(cint_ctx *ctx, cint_gpu *g) {
     ctx->work_phase = gpu_work_phase;
 }
 
+void cint_gpu_forget(cint_gpu *g) {
+    while (g->nresident > 0) drop_resident(g, g->nresident - 1);
+}
+
 void cint_gpu_free(cint_gpu *g) {
     if (g == NULL) return;
     for (int32_t i = 0; i < g->nresident; i++) g->dev.release(g->dev.user, g->resident[i].address);

@@ -123,6 +123,9 @@ int32_t cint_gpu_kernel_limit(const cint_gpu *g, int32_t index);
 const char *cint_gpu_message(const cint_gpu *g);
 void cint_gpu_attach(cint_ctx *ctx, cint_gpu *g);
 void cint_gpu_free(cint_gpu *g);
+/* Every device copy kept of a storage given back: the storages of a packed plan
+ * (cint_tile_run_phase) live only as long as its run. */
+void cint_gpu_forget(cint_gpu *g);
 const cint_gpu_stats *cint_gpu_stats_of(cint_gpu *g);
 void cint_gpu_row(cint_gpu *g, int64_t number);
 int cint_gpu_null_device(cint_gpu_device *device);
