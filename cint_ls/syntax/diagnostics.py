@@ -181,7 +181,7 @@ def _errors(tree: tree_sitter.Tree, source: SourceText) -> list[Diagnostic]:
     strays, previous = unopened(text), -1
     for node in rest:
         start, end = to_original(node.start_byte, rounds), to_original(node.end_byte, rounds)
-        first, last = (to_original(at, rounds) for at in statement_region(node))
+        first, last = (to_original(at, rounds) for at in statement_region(node, text))
         stray = next((at for at in strays if at >= node.start_byte), None)
         if stray is not None and stray != previous:
             last, previous = max(last, to_original(stray + 1, rounds)), stray
