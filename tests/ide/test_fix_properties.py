@@ -471,3 +471,25 @@ def test_kernel_header_that_took_its_blocks_brace_is_one_diagnostic():
     # `reduce` was read at the top level (C5012) and its `}` closed nothing.
     for header in ("kernel totaln](in", "kernel total[n]in", " total[n](in"):
         assert only_error(HABITS.replace("kernel total[n](in", header)).span.line == 5
+
+
+@pytest.mark.parametrize("line, message, column", [
+    ("    I64[4] a  [3, -1, 4, 1];", "expected `=` between the declaration's name and its value", 13),
+    ("    I64  = 2;", "expected the declared variable's name before `=`", 5),
+    ("    I64[4]  = [3, -1, 4, 1];", "expected the declared variable's name before `=`", 5),
+])
+def test_declaration_that_lost_its_name_or_equals_says_so(line, message, column):
+    # Not "expected `;` after the declaration" (inserting it would leave the value a
+    # statement of its own) nor "unexpected `I64[4]`". No fix: which token was lost is
+    # not certain.
+    text = HABITS.replace("    I64[4] a = [3, -1, 4, 1];", line) if "[4]" in line else \
+        HABITS.replace("    I64 k = 2;", line)
+    d = only_error(text)
+    assert (d.message, d.span.column) == (message, column)
+    assert fixes(text) == []
+
+
+def test_assignment_that_lost_its_equals_says_where():
+    # `b[i]  a[i] * k;` parses as a declaration of `a`, of the type `b[i]`.
+    d = only_error(HABITS.replace("    b[i] = a[i] * k;", "    b[i]  a[i] * k;"))
+    assert (d.message, d.span.line, d.span.column) == ("expected `=` after `b[i]` (an assignment)", 2, 9)
