@@ -19,13 +19,13 @@ ROUNDING_MODES = ("floor", "ceil", "trunc", "away", "half_even", "half_away", "h
 
 # Reduce operators (LANGUAGE.md "Kernels").
 REDUCE_OPERATORS = {
-    "sum": "the exact sum, checked once against the target [R-5]",
+    "sum": "the exact sum, checked once against the target's range",
     "sum_wrap": "the sum modulo 2^width of the target",
-    "sum_sat": "the saturating sum, folded from the left in work-item order [IM-84]",
+    "sum_sat": "the saturating sum, folded from the left in work-item order",
     "min": "the least contribution (E_EMPTY when there is none)",
     "max": "the greatest contribution (E_EMPTY when there is none)",
     "count": "the number of true Bool contributions",
-    "fold_checked": "fold_checked(add, init, x): the checked fold from init, faulting at the first overflow [R-9]",
+    "fold_checked": "fold_checked(add, init, x): the checked fold from init, faulting at the first overflow",
 }
 
 FOLD_OPERATORS = ("add",)

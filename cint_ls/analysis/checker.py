@@ -417,6 +417,8 @@ class Checker(KernelRules):
                 self.expr(s.value, None)
                 return
             self.result.types[target] = symbol.type
+            if self.reduce_without_its_keyword(symbol, target, s.value):
+                return
             self.check_assignable(symbol, target)
             if isinstance(symbol.type, ArrayType):
                 self.error("C3006", f"`{target.name}` is an array; assign its elements (`{target.name}[i] = ...`)",
@@ -432,9 +434,18 @@ class Checker(KernelRules):
                 self.store_base = None
             base = target.value
             if isinstance(base, ast.Ident) and base in self.result.symbols:
-                self.check_element_store(self.result.symbols[base], target)
+                self.check_element_store(self.result.symbols[base], target, typed=not isinstance(t, ErrorType))
             elif not isinstance(t, ErrorType):
                 self.error("C3006", "only an element of an array variable can be assigned", target.span)
+        elif isinstance(target, ast.ArrayLit):
+            # `[i] = a[i] * k;`: the array's name lost before its index (no C3011 for the
+            # "array literal" the parser read: it is the same mistake).
+            for element in target.elements:
+                self.expr(element, None)
+            self.error("C3006", "only a variable or an array element can be assigned; name the array "
+                       "before the index (`a[i] = ...`)", target.span)
+            self.expr(s.value, None)
+            return
         else:
             self.expr(target, None)
             self.error("C3006", "only a variable or an array element can be assigned", target.span)

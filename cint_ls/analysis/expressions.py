@@ -120,7 +120,8 @@ class ExpressionChecker(CheckerBase):
             # its `I64` is one mistake, not one for each use of `k`.
             source = self.result.source.data
             for i, d in enumerate(self.result.diagnostics):
-                if d.code == "C2001" and source[d.span.start_byte:d.span.end_byte] == name.encode():
+                if (d.code == "C2001" and source[d.span.start_byte:d.span.end_byte] == name.encode()
+                        or d.code == "C5001" and d.message.startswith(f"`{name}` is not a size symbol")):
                     self.result.diagnostics[i] = replace(d, related=d.related + (Related(node.span, f"`{name}` used here too"),))
                     return None
             candidates = list(self.scope.visible_names()) + list(BUILTIN_FUNCTIONS)

@@ -5,6 +5,8 @@ and C5010.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..syntax import ast
 from ..syntax.diagnostics import Diagnostic, Related, Severity
 from .builtins import REDUCE_OPERATORS
@@ -68,7 +70,7 @@ class KernelRules(ExpressionChecker):
         # A body with a syntax error may have lost its `reduce` (`reduce  = sum(x[i]);`).
         for param, s in zip(node.params, info.params if not self.guessed(node.body) else ()):
             if s.mode == "out" and not isinstance(s.type, ArrayType) and not isinstance(s.type, ErrorType) \
-                    and s.name not in info.reductions:
+                    and s.name not in info.reductions and s.name not in info.reduced_by_assignment:
                 self.error("C5007", f"the scalar out parameter `{s.name}` must be the target of one "
                            f"`reduce {s.name} = ...;` statement", param.name.span)
         self.owner = None
@@ -111,12 +113,28 @@ class KernelRules(ExpressionChecker):
     def size_symbol(self, ident: ast.Ident) -> bool:
         symbol, _ = self.scope.lookup(ident.name)
         if symbol is None or symbol.kind is not SymbolKind.SIZE:
+            if self.not_a_size_again(ident):
+                return False
             self.error("C5001", f"`{ident.name}` is not a size symbol of this kernel; declare it in "
                        f"`kernel NAME[{ident.name}, ...]`", ident.span)
             return False
         self.result.symbols[ident] = symbol
         self.result.types[ident] = I64
         return True
+
+    def not_a_size_again(self, ident: ast.Ident) -> bool:
+        """Whether `ident` names a size symbol already reported missing in this kernel
+        (C5001): the use is added to that diagnostic's related information. A size
+        symbol left out of `kernel NAME[...]` is one mistake, not one at each extent
+        (and over extent) that names it."""
+        said = f"`{ident.name}` is not a size symbol of this kernel"
+        for i, d in enumerate(self.result.diagnostics):
+            if d.code == "C5001" and d.message.startswith(said):
+                self.result.diagnostics[i] = replace(
+                    d, related=d.related + (Related(ident.span, f"`{ident.name}` used here too"),))
+                self.result.types[ident] = I64
+                return True
+        return False
 
     def non_size_name(self, e: ast.Expr) -> tuple[ast.Ident, Symbol] | None:
         """The first name in `e` that is declared but is not a size symbol."""
@@ -134,6 +152,9 @@ class KernelRules(ExpressionChecker):
             self.error("C5003", f"{what} uses only size symbols and constants; `{ident.name}` is a "
                        f"{symbol.kind.value}", ident.span)
             return
+        missing = [ident for ident in _identifiers(e) if self.scope.lookup(ident.name)[0] is None]
+        if missing and all([self.not_a_size_again(ident) for ident in missing]):
+            return  # the size symbols the header left out: reported at their first extent
         self.expect_type(e, I64, what)
 
     def where_constraint(self, e: ast.Expr) -> None:
@@ -172,7 +193,27 @@ class KernelRules(ExpressionChecker):
             self.error("C5006", f"`{symbol.name}` is a {symbol.kind.value} of the kernel and {how}; a body "
                        "assigns only the variables it declares", node.span)
 
-    def check_element_store(self, symbol: Symbol, target: ast.Index) -> None:
+    def reduce_without_its_keyword(self, symbol: Symbol, target: ast.Ident, value: ast.Expr) -> bool:
+        """`s = sum(x[i]);` in a kernel whose scalar out parameter is `s`: a reduce
+        statement that lost its `reduce`. One C5006 that says so, and neither "`sum` is
+        unknown" nor "`s` must be the target of one reduce" (C5007) besides."""
+        info = self.kernel
+        if info is None or symbol.kind is not SymbolKind.PARAM or symbol.owner != self.owner \
+                or symbol.mode not in ("out", "inout") or isinstance(symbol.type, ArrayType):
+            return False
+        if not (isinstance(value, ast.Call) and isinstance(value.callee, ast.Ident)
+                and value.callee.name in REDUCE_OPERATORS) or self.scope.lookup(value.callee.name)[0] is not None:
+            return False
+        self.error("C5006", f"`{symbol.name}` is a scalar out parameter, given its value by a reduce statement; "
+                   f"did you mean `reduce {symbol.name} = {value.callee.name}(...);`?", target.span)
+        info.reduced_by_assignment.add(symbol.name)
+        for arg in value.args:
+            self.expr(arg, None)
+        return True
+
+    def check_element_store(self, symbol: Symbol, target: ast.Index, typed: bool = True) -> None:
+        """`typed`: the target's indexing checked clean; when it did not (`v[y, ] = r;`,
+        a view), which block it writes is not asked as well."""
         if self.kernel is None or symbol.kind is not SymbolKind.PARAM:
             return
         if symbol.mode == "in":
@@ -185,7 +226,7 @@ class KernelRules(ExpressionChecker):
             isinstance(index, ast.Ident) and self.result.symbols.get(index) is variable
             for index, variable in zip(leading, over)
         )
-        if not owned:
+        if not owned and typed:
             names = ", ".join(v.name for v in over)
             self.error("C5004", f"a work-item writes only its owned block: the leading indices of "
                        f"`{symbol.name}` must be the over variables `{names}`, in order", target.span)

@@ -44,6 +44,8 @@ class KernelInfo:
     over: list[Symbol]
     # The reduce statement of each scalar out parameter, by parameter name.
     reductions: dict[str, ast.Reduce] = field(default_factory=dict)
+    # Scalar out parameters assigned where a reduce was meant (`s = sum(x[i]);`: C5006).
+    reduced_by_assignment: set[str] = field(default_factory=set)
     # gpu-cuda's refusals of this kernel, once computed (capabilities.py); a kernel
     # reused from the analysis cache keeps them.
     refusals: list[Refusal] | None = None

@@ -291,7 +291,7 @@ def dispatch_markdown(doc: DocumentLike, call: ast.Call, info: KernelInfo) -> st
         arg = f"`{_arg_text(checked, args[k])}`" if k < len(args) else "(missing)"
         lines.append(f"| {k} | `{declaration_text.type_ref_text(checked, param.type)} {param.name.text}` | "
                      f"{param.effective_mode} | {arg} |")
-    lines += ["", "entry checks (SPEC-02P.1 Table 1), in order:"]
+    lines += ["", "what the dispatch checks before its first work-item, in order:"]
     arrays = [(k, s) for k, s in enumerate(info.params) if isinstance(s.type, ArrayType)]
     if arrays:
         lines.append("1. the storage of " + ", ".join(f"`{s.name}`" for _, s in arrays)

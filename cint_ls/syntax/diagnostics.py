@@ -116,6 +116,8 @@ def _error_message(source: SourceText, node: tree_sitter.Node) -> str:
         return "unexpected end of file"
     token = _describe_token(source, node)
     parent = node.parent
+    if _name_missing(node):
+        return "expected the declared variable's name before `=`"
     where = ""
     if parent is not None and parent.type in ("block", "source_file"):
         where = "; expected a statement"
@@ -181,7 +183,7 @@ def _errors(tree: tree_sitter.Tree, source: SourceText) -> list[Diagnostic]:
     strays, previous = unopened(text), -1
     for node in rest:
         start, end = to_original(node.start_byte, rounds), to_original(node.end_byte, rounds)
-        first, last = (to_original(at, rounds) for at in statement_region(node))
+        first, last = (to_original(at, rounds) for at in statement_region(node, text))
         stray = next((at for at in strays if at >= node.start_byte), None)
         if stray is not None and stray != previous:
             last, previous = max(last, to_original(stray + 1, rounds)), stray
@@ -197,12 +199,54 @@ def _errors(tree: tree_sitter.Tree, source: SourceText) -> list[Diagnostic]:
             sure = not node.is_named and node.type != "}" and (node.type not in (";", ")", "]") or certain(text, node))
             data = {"missing": node.type, **extra} if sure else extra
             message = _missing_message(repaired, node)
+            equals = None if sure else _equals_missing(node)
+            if equals is not None:
+                start, message = to_original(equals[0], rounds), equals[1]
             found.append(Diagnostic("C1002", Severity.ERROR, message, source.span(start, start), data=data))
         else:
             found.append(Diagnostic("C1001", Severity.ERROR, _error_message(repaired, node), source.span(start, end),
                                     data=extra))
     found.sort(key=lambda d: d.span.start_byte)
     return _one_per_statement(found)
+
+
+_TYPES = ("primitive_type", "array_type")
+
+
+def _name_missing(node: tree_sitter.Node) -> bool:
+    """`I64  = 2;` (`=` the ERROR after the type) or `I64[4]  = [1, 2];` (an ERROR of the
+    type and the `=`): a declaration that lost its name."""
+    children = node.children
+    if [c.type for c in children] == ["="]:
+        before = node.prev_sibling
+        return before is not None and before.type in _TYPES and node.parent is not None \
+            and node.parent.type == "variable_declaration"
+    return len(children) == 2 and children[0].type in _TYPES and children[1].type == "="
+
+
+def _equals_missing(node: tree_sitter.Node) -> tuple[int, str] | None:
+    """Where an `=` left out goes, for a `;` that tree-sitter says is missing inside a
+    line after a declaration (`I64[4] a  [1, 2];`, `b[i]  a[i] * k;`): the rest of the
+    line is the value. After the name of a declaration of a built-in type; after the
+    type of one whose type is a name (`b[i]`: structs are not implemented, so it is an
+    assignment to `b[i]`). None where the statement reads otherwise. The message only:
+    whether the `=` or another token was lost is not certain, so no fix."""
+    parent = node.parent
+    if parent is None or parent.type != "variable_declaration" or node.next_sibling is not None:
+        return None
+    following = parent.next_sibling
+    if following is None or following.start_point[0] != node.start_point[0] or following.type == "}":
+        return None
+    named = [c for c in parent.children if c.is_named]
+    if len(named) != 2 or named[1].type != "identifier":
+        return None
+    kind, name = named
+    element = kind.child(0) if kind.type == "array_type" and kind.child_count else kind
+    if element is not None and element.type == "primitive_type":
+        return name.end_byte, "expected `=` between the declaration's name and its value"
+    if element is not None and element.type == "type_identifier":
+        return kind.end_byte, f"expected `=` after `{kind.text.decode() if kind.text else ''}` (an assignment)"
+    return None
 
 
 def _one_per_statement(found: list[Diagnostic]) -> list[Diagnostic]:

@@ -456,7 +456,7 @@ def _region(errors: list[tree_sitter.Node], repairs: list[Repair], data: bytes) 
     return start, end
 
 
-def statement_region(node: tree_sitter.Node) -> tuple[int, int]:
+def statement_region(node: tree_sitter.Node, data: bytes | None = None) -> tuple[int, int]:
     """The region a syntax error that no repair explains confuses: the statement or item
     it sits in (the outermost node below a block or the file), from the start of its
     line (the caller's); an error directly in a block or the file (tree-sitter skipped the tokens) with
@@ -472,7 +472,39 @@ def statement_region(node: tree_sitter.Node) -> tuple[int, int]:
             following = following.next_sibling
         if following is not None and following.type == "block" and following.start_point[0] <= node.end_point[0] + 1:
             end = following.end_byte
+        elif data is not None and node.type == "ERROR" and data[node.end_byte - 1:node.end_byte] == b"{":
+            # A header the parser could not read took its block's `{` (`kernel totaln](...)
+            # over [i: n] {`): the block's statements were read one level up, and its `}`
+            # closes nothing. They are the header's, to the `}` that matches the `{`.
+            end = max(end, _matching_brace(data, node.end_byte - 1))
+    if end == holder.end_byte and not _closed(holder):
+        # The statement stops mid-line without its `;` (`I64[4] a  [1, 2];`, the `=`
+        # lost): the parser reads the rest of the line as statements of their own
+        # (`[1, 2];`, an array literal not in a declaration), which are this mistake.
+        row = holder.end_point[0]
+        following = holder.next_sibling
+        while following is not None and following.start_point[0] == row and following.type != "}":
+            end = following.end_byte
+            row = following.end_point[0] if not _closed(following) else -1
+            following = following.next_sibling
     return min(node.start_byte, holder.start_byte), max(end, node.end_byte)
+
+
+def _matching_brace(data: bytes, opener: int) -> int:
+    """The end of the `}` that closes the `{` at `opener` (the text's end if none)."""
+    blocks = scan.text(data).blocks
+    depth = 0
+    for at, word in blocks[bisect_left(blocks, (opener, b"")):]:
+        depth += (word == b"{") - (word == b"}")
+        if depth == 0:
+            return at + 1
+    return len(data)
+
+
+def _closed(node: tree_sitter.Node) -> bool:
+    """Whether a statement ends with its own `;` or `}` (not a MISSING one, not an ERROR)."""
+    last = node.child(node.child_count - 1) if node.child_count else None
+    return last is not None and last.type in (";", "}") and not last.is_missing and node.type != "ERROR"
 
 
 # A statement that starts with one of these declares a name (a variable, an item).
@@ -486,7 +518,7 @@ def declaring_scope(node: tree_sitter.Node, data: bytes) -> tuple[int, int] | No
     for an item (a function dispatches a kernel defined after it). A name used there
     that nothing declares is the error's consequence (`I64  = 2;` then `k` unknown), not
     a mistake of its own. None when the statement declares nothing."""
-    start, end = statement_region(node)
+    start, end = statement_region(node, data)
     holder = node
     while holder.parent is not None and holder.parent.type not in ("source_file", "block"):
         holder = holder.parent
