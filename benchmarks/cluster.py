@@ -50,6 +50,36 @@ run();
 """
 
 
+# A kernel whose work-items compute: about 1,000 iterations of a linear congruential
+# step each (issue 33: the cluster must pay where the work is in the work-items).
+COMPUTE = """
+kernel churn[n](in I64[n] seed, out I64[n] r, out I64 total) over [i: n] {{
+    I64 x = seed[i];
+    for j in 0..1000 {{
+        x = (x * 1103515245 + 12345) % 2147483648;
+    }}
+    r[i] = x;
+    reduce total = sum(x % 1000);
+}}
+
+void run() {{
+    I64[{n}] a;
+    I64[{n}] b;
+    for i in 0..{n} {{
+        a[i] = i * 7919 % 2147483648;
+    }}
+    I64 sum = 0;
+    for t in 0..{half} {{
+        churn(a, b, sum);
+        churn(b, a, sum);
+    }}
+    "total={{sum}} a7={{a[7]}}\\n";
+}}
+
+run();
+"""
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -64,26 +94,35 @@ def size(value: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=4096)
+    parser.add_argument("--kernel", choices=("heat", "compute"), default="heat",
+                        help="heat: SIZE x SIZE heat steps (memory-bound); compute: SIZE work-items of about "
+                             "1,000 iterations each (default SIZE 1048576)")
+    parser.add_argument("--size", type=int, default=None, help="4096 for heat (a side), 1048576 for compute")
     parser.add_argument("--steps", type=int, default=10, help="dispatches (an even number)")
     parser.add_argument("--workers", type=int, default=2, help="local:N")
     parser.add_argument("--tiles", default="2", help="tiles per worker, a comma-separated list (cluster_tiles)")
     parser.add_argument("--rounds", type=int, default=1, help="each configuration this many times, interleaved")
+    parser.add_argument("--check", default="first16", choices=("first16", "all", "none"),
+                        help="which tiles the host runs again to check (cint run --cluster-check)")
     args = parser.parse_args()
 
     from cint_ls.exec.c17 import cluster
     from cint_ls.exec.c17.build import build_library
-    from cint_ls.exec.c17.library import default_threads, emit, run_library
+    from cint_ls.exec.c17.library import default_threads, emit, emit_for_cluster, run_library
     from cint_ls.ir.build import build
 
-    n, steps = args.size, args.steps
+    n, steps = args.size or (4096 if args.kernel == "heat" else 1 << 20), args.steps
     if steps % 2:
         parser.error("--steps takes an even number (the steps go a -> b -> a)")
-    text = heat_kernel() + PROGRAM.format(n=n, half=steps // 2, c=n // 2)
+    if args.kernel == "heat":
+        text = heat_kernel() + PROGRAM.format(n=n, half=steps // 2, c=n // 2)
+    else:
+        text = COMPUTE.format(n=n, half=steps // 2)
     program = build(text, "heat_cluster.ci").program
     assert program is not None
     started = time.perf_counter()
     library = build_library(emit(program))
+    counting = build_library(emit_for_cluster(program))  # a cluster's run counts the host's stores
     print(f"compiled in {time.perf_counter() - started:.2f} s (cached after the first time)")
     threads = default_threads()
     tile_counts = [int(t) for t in args.tiles.split(",")]
@@ -108,10 +147,10 @@ def main() -> int:
         return {"wall": wall, "rows": result.dispatch_log, "output": result.output}
 
     def tiled(per_worker: int) -> dict:
-        tiles = cluster.TileRunner(opened, str(library))
+        tiles = cluster.TileRunner(opened, str(counting), program, args.check)
         tiles.per_worker_tiles = per_worker
         begun = time.perf_counter()
-        result, _ = run_library(library, None, threads=1, report=True, tiles=tiles)
+        result, _ = run_library(counting, None, threads=1, report=True, tiles=tiles)
         wall = time.perf_counter() - begun
         assert result.fault is None, result.fault
         assert not tiles.errors, tiles.errors
@@ -138,7 +177,9 @@ def main() -> int:
         print(f"the runs disagree: {sorted(outputs)}")
         return 1
     (output, fuel), = outputs
-    print(f"heat {n} x {n}, {steps} steps: {steps} dispatches of {n * n:,} work-items; every run printed "
+    what = f"heat {n} x {n}, {steps} steps" if args.kernel == "heat" else f"compute, {steps} steps"
+    items = n * n if args.kernel == "heat" else n
+    print(f"{what}: {steps} dispatches of {items:,} work-items; every run printed "
           f"{output.strip()} and consumed fuel {fuel}")
 
     head = (f"{'':<28} {'wall':>8} {'dispatches':>10} {'/dispatch':>10} {'sent':>9} {'back':>9} {'tiles':>5} "

@@ -107,6 +107,10 @@ def executor_options(args: argparse.Namespace) -> dict[str, Options]:
     cluster = getattr(args, "cluster", None)
     if cluster is not None:
         options.setdefault("cpu-c17", {})["cluster"] = cluster
+        if getattr(args, "cluster_check", None) is not None:
+            options["cpu-c17"]["cluster_check"] = args.cluster_check
+    elif getattr(args, "cluster_check", None) is not None:
+        raise InputError("--cluster-check goes with --cluster")
     return options
 
 

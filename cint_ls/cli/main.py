@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run the work-items of large dispatches as tiles on a Dask cluster: a scheduler's "
                           "tcp://HOST:PORT or tls://HOST:PORT, or local:N (N worker processes here); needs "
                           "pip install 'cint-ls[cluster]'; implies --executor cpu-c17 (docs/cluster.md)")
+    c17.add_argument("--cluster-check", default=None, choices=("first16", "all", "none"),
+                     help="which tiles the host runs again to check a worker's answer: each worker's first "
+                          "and one in 16 after it (first16, the default), all, or none")
     trace_cli.add_run_options(p)
     p.set_defaults(handler=commands.run)
 

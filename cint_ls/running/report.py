@@ -240,8 +240,10 @@ def diagnostic_message(record: FaultRecord, executor: str) -> str:
 #
 # cpu-c17's dispatches whose work-items went to a Dask cluster (`--cluster`, docs/cluster.md)
 # add a line naming the cluster and its workers (w1, w2, ... by address) and columns:
-# `tiles` (came back / sent out), the bytes `sent` to the workers and `back` from them,
-# the mean `tile time` on a worker and `tiles per worker` (`w1 2, w2 2`).
+# `tiles` (came back / sent out), the bytes `sent` to the workers (plan, footprints,
+# halos), of what the tiles read the bytes moved between workers (`halo`) and those a
+# worker already `held` (residency, windows.py), the bytes `back` from them, the mean
+# `tile time` on a worker and `tiles per worker` (`w1 2, w2 2`).
 #
 # Every line starts with `report: ` (it goes to stderr, beside the program's own
 # output on stdout); `render_run_report` renders the JSON form (RunOutcome.run_report).
@@ -316,16 +318,26 @@ def _cluster_lines(rows: list[DispatchRow]) -> tuple[list[str], dict[str, str]]:
     line = (f"report: cluster {where}: the work-items of {dispatches} in {_tiles_of(tiles)}, {back} came back; "
             "workers: " + (", ".join(f"{names[w]} {w} ({_tiles_of(workers[w])})" for w in sorted(workers)) or "none")
             + f"; {_bytes(sent)} sent, {_bytes(received)} back; {_duration(mean)} per tile on its worker")
+    footprints = sum(int(entry.get("footprint_bytes") or 0) for entry in tiled)
+    halos = sum(int(entry.get("halo_bytes") or 0) for entry in tiled)
+    held = sum(int(entry.get("resident_bytes") or 0) for entry in tiled)
+    checked = sum(int(entry.get("checked") or 0) for entry in tiled)
+    wrong = sum(int(entry.get("wrong") or 0) for entry in tiled)
+    if any("footprint_bytes" in entry for entry in tiled):
+        line += (f"; of what the tiles read, {_bytes(footprints)} went from here (their footprints), {_bytes(halos)} "
+                 f"between workers (halos) and {_bytes(held)} was already on the worker; "
+                 f"{_tiles_of(checked)} checked here, {wrong} wrong")
     return [line], names
 
 
 def _cluster_cells(entry: object, names: dict[str, str]) -> str:
     if not isinstance(entry, dict):
-        return f"  {'-':>9}  {'-':>10}  {'-':>10}  {'-':>10}  -"
+        return f"  {'-':>9}  {'-':>10}  {'-':>10}  {'-':>10}  {'-':>10}  {'-':>10}  -"
     tiles = f"{_cell(entry.get('tiles_back'))}/{_cell(entry.get('tiles'))}"
     spread = ", ".join(f"{names.get(w, w)} {n}" for w, n in sorted((entry.get("per_worker") or {}).items(),
                                                                      key=lambda item: names.get(item[0], item[0])))
-    return (f"  {tiles:>9}  {_bytes(entry.get('bytes_sent')):>10}  {_bytes(entry.get('bytes_back')):>10}  "
+    return (f"  {tiles:>9}  {_bytes(entry.get('bytes_sent')):>10}  {_bytes(entry.get('halo_bytes')):>10}  "
+            f"{_bytes(entry.get('resident_bytes')):>10}  {_bytes(entry.get('bytes_back')):>10}  "
             f"{_duration(_mean_seconds(entry.get('tile_seconds'))):>10}  {spread or '-'}")
 
 
@@ -351,7 +363,8 @@ def render_run_report(data: JsonObject) -> str:
         lines.append(f"report:   {'dispatch':>8}  {'kernel':<{width}}  {'work-items':>10}  {count:>8}  "
                      f"{'time':>10}  {'fuel':>8}"
                      + (f"  {'to device':>10}  {'from device':>11}  {'already there':>13}" if copied else "")
-                     + (f"  {'tiles':>9}  {'sent':>10}  {'back':>10}  {'tile time':>10}  tiles per worker"
+                     + (f"  {'tiles':>9}  {'sent':>10}  {'halo':>10}  {'held':>10}  {'back':>10}  {'tile time':>10}  "
+                        "tiles per worker"
                         if cluster else ""))
         for row in rows:
             line = (f"report:   {_cell(row.get('number')):>8}  {_cell(row.get('kernel')):<{width}}  "

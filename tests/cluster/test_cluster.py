@@ -186,11 +186,21 @@ def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
         assert entry["tiles"] == entry["tiles_back"] == 6, entry  # 2 workers × 3
         assert set(entry["per_worker"]) <= workers and sum(entry["per_worker"].values()) == 6, entry
         assert len(entry["tile_seconds"]) == 6 and all(s > 0 for s in entry["tile_seconds"]), entry
-        # the plan holds the 16 × 16 I32 input and the output's staging, sent to each worker
-        assert entry["bytes_sent"] >= 2 * 2 * 16 * 16 * 4 and entry["bytes_back"] > 0, entry
-    # the library goes once per run, counted in the first dispatch's row
+        parts = entry["plan_bytes"] + entry["footprint_bytes"] + entry["halo_bytes"]
+        # the library goes once per run, counted in the first dispatch's row
+        assert entry["bytes_sent"] > parts if row is rows[0] else entry["bytes_sent"] == parts, entry
+        assert entry["bytes_back"] > 0 and entry["checked"] >= 0 and entry["wrong"] == 0, entry
+    # the first dispatch sends its tiles the rows of the 16 × 16 I32 input they read (the
+    # tiles' footprints overlap by a row); the output is not sent (every element is written)
+    first = rows[0]["cluster"]
+    assert 16 * 16 * 4 <= first["footprint_bytes"] <= 16 * 16 * 4 + 2 * 5 * 16 * 4, first
+    # later ones nothing from memory: each worker holds its rows of both arrays, and gets
+    # only the rows other workers wrote beside its own (the halo)
+    for row in rows[2:]:
+        entry = row["cluster"]
+        assert entry["footprint_bytes"] == 0 and 0 < entry["halo_bytes"] <= 2 * 5 * 16 * 4, entry
+        assert entry["resident_bytes"] >= 16 * 16 * 4 - entry["halo_bytes"], entry
     assert rows[0]["cluster"]["bytes_sent"] > max(row["cluster"]["bytes_sent"] for row in rows[1:])
-    assert len({row["cluster"]["bytes_sent"] for row in rows[1:]}) == 1
     names = {w: f"w{k + 1}" for k, w in enumerate(sorted({w for row in rows for w in row["cluster"]["per_worker"]}))}
     total = sum(row["cluster"]["bytes_sent"] for row in rows)
     assert json.loads(json.dumps(data)) == data
@@ -202,11 +212,14 @@ def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
     (head,) = [line for line in lines if line.startswith("report: cluster ")]
     assert head.startswith(f"report: cluster {cluster.address}: the work-items of 40 recorded dispatches in "
                            f"240 tiles, 240 came back; workers: "), head
-    assert f"; {_bytes(total)} sent, " in head and head.endswith(" per tile on its worker"), head
+    assert f"; {_bytes(total)} sent, " in head and " per tile on its worker; of what the tiles read, " in head, head
+    checked = sum(row["cluster"]["checked"] for row in rows)
+    assert checked >= 2 and head.endswith(f"; {checked} tiles checked here, 0 wrong"), head
     for worker, name in names.items():
         assert f"{name} {worker} (" in head, head
     columns = next(line for line in lines if "dispatch" in line and "kernel" in line)
-    assert columns.split()[-8:] == ["tiles", "sent", "back", "tile", "time", "tiles", "per", "worker"], columns
+    assert columns.split()[-10:] == ["tiles", "sent", "halo", "held", "back", "tile", "time", "tiles", "per",
+                                     "worker"], columns
     body = [line for line in lines if line.startswith("report:   ") and "heat_tour.diffuse" in line]
     for line, row in zip(body, rows, strict=True):
         spread = ", ".join(f"{names[w]} {n}" for w, n in sorted(row["cluster"]["per_worker"].items(),

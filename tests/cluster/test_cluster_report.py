@@ -19,15 +19,20 @@ def _data(rows: list[dict]) -> dict:
 def test_a_dispatch_that_stayed_here_has_dashes_and_the_workers_are_named_in_order():
     tiled = {"cluster": "local:2", "scheduler": "tcp://127.0.0.1:8786", "tiles": 4, "tiles_back": 3,
              "per_worker": {A: 1, B: 2}, "bytes_sent": 2_500_000, "bytes_back": 1200,
-             "tile_seconds": [0.002, 0.004, None, 0.003]}
+             "tile_seconds": [0.002, 0.004, None, 0.003], "plan_bytes": 4000, "footprint_bytes": 2_000_000,
+             "halo_bytes": 496_000, "resident_bytes": 8_000_000, "checked": 2, "wrong": 0}
     lines = render_run_report(_data([{"cluster": tiled}, {}, {"cluster": None}])).splitlines()
     assert lines[2] == ("report: cluster local:2 (scheduler tcp://127.0.0.1:8786): the work-items of 1 recorded "
                         f"dispatch in 4 tiles, 3 came back; workers: w1 {B} (2 tiles), w2 {A} (1 tile); "
-                        "2.5 MB sent, 1.2 KB back; 3.00 ms per tile on its worker")
-    assert lines[3].split()[-8:] == ["tiles", "sent", "back", "tile", "time", "tiles", "per", "worker"]
-    assert lines[4].endswith("        3/4      2.5 MB      1.2 KB     3.00 ms  w1 2, w2 1"), lines[4]
+                        "2.5 MB sent, 1.2 KB back; 3.00 ms per tile on its worker; of what the tiles read, 2.0 MB "
+                        "went from here (their footprints), 496.0 KB between workers (halos) and 8.0 MB was "
+                        "already on the worker; 2 tiles checked here, 0 wrong")
+    assert lines[3].split()[-10:] == ["tiles", "sent", "halo", "held", "back", "tile", "time", "tiles", "per",
+                                      "worker"]
+    assert lines[4].endswith("        3/4      2.5 MB    496.0 KB      8.0 MB      1.2 KB     3.00 ms  w1 2, w2 1"), \
+        lines[4]
     for line in lines[5:7]:
-        assert line.endswith("          -           -           -           -  -"), line
+        assert line.endswith("          -           -           -           -           -           -  -"), line
     assert len(lines) == 7
 
 

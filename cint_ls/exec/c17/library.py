@@ -29,6 +29,7 @@ from ..stages import RUNNING, output_stream, reached
 from .build import build_library
 from .emit import EmitError, emit_program
 from .headers import header_types
+from .layout import C17RunError as C17RunError  # raised here; its home is layout.py (cluster.py reads it there)
 from .pictures import Pictures
 
 if TYPE_CHECKING:  # imported when a run uses a cluster: it needs dask
@@ -54,7 +55,8 @@ const cint_program *cint_program_info(void);
 @TYPES cint_rt.h: cint_storage cint_view cint_arg cint_dispatch_record cint_reduction@
 @FUNCTIONS cint_rt.h: cint_ctx_describe cint_ctx_set_threads cint_ctx_threads_used
     cint_ctx_parallel_dispatches cint_ctx_set_report cint_ctx_records cint_ctx_set_observer cint_ctx_set_remote
-    cint_tile_accept cint_ctx_remote_dispatches cint_tile_run cint_tile_run_phase cint_program_kernel@
+    cint_tile_accept cint_ctx_remote_dispatches cint_tile_run cint_tile_run_phase cint_program_kernel
+    cint_ctx_set_remote_header@
 """
 
 
@@ -62,10 +64,6 @@ CDEF = header_types(CDEF)
 
 CINT_OK, CINT_FAULT, CINT_RESOURCE = 0, 1, 2
 RAN_SERIAL = 0  # cint_dispatch_record.ran (rt/cint_rt.h): CINT_RAN_SERIAL; else the pool's chunks or tiles
-
-
-class C17RunError(ExecutorUnavailable):
-    """The run ended without an outcome (an internal error of the run-time)."""
 
 
 class Untranslatable(ExecutorUnavailable):
@@ -133,6 +131,13 @@ def emit(program: ir.Program, also: tuple[str, ...] = ()) -> str:
         raise Untranslatable(f"cpu-c17 cannot translate this program: {error}") from None
 
 
+def emit_for_cluster(program: ir.Program) -> str:
+    """The program's C for a run on a cluster: it counts the stores of sequential code
+    into each storage, so that a storage the workers hold is sent again only once the
+    host wrote it (windows.py)."""
+    return "#define CINT_COUNT_STORES 1\n" + emit(program)
+
+
 def default_threads() -> int:
     """The cores this process may run on (its CPU affinity), at least 1."""
     try:
@@ -170,7 +175,8 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
     (exec/selection.py `selected_arrays`), the rows also hold their pictures (pictures.py)."""
     options = options or {}
     threads, parallel_min, chunk_min = thread_options(options)
-    library = _build_while_declaring(emit(program))
+    text = emit_for_cluster(program) if options.get("cluster") is not None else emit(program)
+    library = _build_while_declaring(text)
     selection = current_selection()  # pictures of arrays for the trace (exec/selection.py, pictures.py)
     pictures = None if selection is None else Pictures(program, selection)
     tiles = None
@@ -182,7 +188,8 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
 
         spec, cluster_min, per_worker = cluster.cluster_options(options)
         assert spec is not None, "the option cluster is given"
-        tiles = cluster.TileRunner(cluster.open_cluster(spec), str(library))
+        tiles = cluster.TileRunner(cluster.open_cluster(spec), str(library), program,
+                                   str(options.get("cluster_check", "first16")))
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
     try:
         result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
@@ -229,6 +236,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                                                int(lib.cint_ctx_dispatches(ctx)) - 1), error=0)
             lib.cint_ctx_set_remote(ctx, remote, ffi.NULL, tiles.minimum,
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
+            lib.cint_ctx_set_remote_header(ctx, 1)  # the header: the host reads the storages (windows.py)
         if pictures is not None:  # kept alive until the run ends
             pictures.listen(ffi, lib, ctx)
         with OutputStream(ffi, lib, ctx, stream, EXECUTOR) as printed:

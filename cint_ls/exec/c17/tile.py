@@ -18,11 +18,7 @@ from ..arith.fault import bounds
 from ..arith.reduce import Count, Extremum, Sum, SumSat, SumWrap
 from ..views import Value, View
 from .describe import _bits, _signed
-from .library import C17RunError
-
-TILE_MAGIC = 0x31454C4954544E49  # "INTTILE1" (rt/pool.c)
-CHUNK_DONE = 1  # rt/pool.c's chunk states
-SIZES, RANK = 16, 8  # cint_plan.sizes, CINT_MAX_RANK
+from .layout import CHUNK_DONE, RANK, SIZES, TILE_MAGIC, Reader, kernel_names
 
 
 def decode(t: Type, data: bytes) -> list[Value]:
@@ -44,36 +40,6 @@ def from_limbs(data: bytes, signed: bool) -> int:
     if signed and data and data[-1] & 0x80:
         value -= 1 << (8 * len(data))
     return value
-
-
-class Reader:
-    """Little-endian fields of the tile format, in order; C17RunError past its end."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data, self.at = data, 0
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.at + n > len(self.data):
-            raise C17RunError("the cpu-c17 dispatch plan is shorter than its kernel needs")
-        chunk = self.data[self.at:self.at + n]
-        self.at += n
-        return chunk
-
-    def i64(self) -> int:
-        return int.from_bytes(self.take(8), "little", signed=True)
-
-    def i64s(self, n: int) -> list[int]:
-        return [self.i64() for _ in range(n)]
-
-
-def kernel_names(ffi: Any, lib: Any) -> list[str]:
-    """The qualified names of the library's kernel table (the emitted kernels only), in
-    the order a packed plan's kernel index counts them."""
-    info = lib.cint_program_info()
-    names: list[str] = []
-    while (name := lib.cint_program_kernel(info, len(names))) != ffi.NULL:
-        names.append(ffi.string(name).decode("utf-8"))
-    return names
 
 
 @dataclass

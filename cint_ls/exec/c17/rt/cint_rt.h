@@ -115,8 +115,9 @@ typedef struct cint_storage {
     void *data;
     /* gpu-cuda (gpu_host.c): a number no other storage of the process had (views.c), and
      * the stores of sequential code into it (CINT_STORED), so that the host knows that a
-     * device copy still equals it and need not send it again. */
-    uint64_t serial, stores;
+     * device copy still equals it and need not send it again; a cluster's (cluster.py)
+     * also the dispatches that published into it (dispatch.c). */
+    uint64_t serial, stores, publications;
 } cint_storage;
 
 typedef struct {
@@ -351,6 +352,7 @@ struct cint_ctx {
     int (*remote)(void *user, void *job, const char *plan, size_t plan_bytes, int64_t ntiles, int64_t tile);
     void *remote_user;
     int64_t remote_min, remote_tiles;
+    bool remote_header; /* the callback takes the plan's header, not its storages (cint_ctx_set_remote_header) */
     int64_t remote_dispatches; /* dispatches whose work-items went to the cluster */
     int64_t remote_tiles_run;  /* tiles whose result came back from the cluster */
     /* An observer of every dispatch that published (cint_ctx_set_observer): called
@@ -376,7 +378,7 @@ struct cint_ctx {
 
 /* A store of sequential code into view v's storage: counted when the program is built
  * for gpu-cuda (CINT_GPU_CUDA), whose host keeps device copies of unchanged storages. */
-#ifdef CINT_GPU_CUDA
+#if defined(CINT_GPU_CUDA) || defined(CINT_COUNT_STORES) /* CINT_COUNT_STORES: a cluster's run */
 #define CINT_STORED(v) ((v).storage->stores++)
 #else
 #define CINT_STORED(v) ((void)0)
@@ -520,6 +522,9 @@ void cint_ctx_set_remote(cint_ctx *ctx,
                                        int64_t tile),
                          void *user, int64_t remote_min, int64_t tiles);
 int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
+/* The remote callback takes the plan's header (structures, no storage bytes: the host
+ * reads the storages where they lie) instead of the packed plan: a cluster's (pool.c). */
+void cint_ctx_set_remote_header(cint_ctx *ctx, int header);
 /* The qualified name of kernel `index` of the program's table, NULL past its end: how
  * a packed plan names its kernel outside C (cint-debug's replay, capture.py). */
 const char *cint_program_kernel(const cint_program *program, int64_t index);

@@ -521,9 +521,11 @@ static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, in
             goto done;
         }
     }
-    for (int32_t p = 0; p < k->nparams; p++) /* publish: every output at once, by copy */
-        if (is_array(&k->params[p]) && is_output(&k->params[p]))
-            copy_view(ctx, &args[p].view, &writes[p], element_size(args[p].view.element));
+    for (int32_t p = 0; p < k->nparams; p++) { /* publish: every output at once, by copy */
+        if (!is_array(&k->params[p]) || !is_output(&k->params[p])) continue;
+        copy_view(ctx, &args[p].view, &writes[p], element_size(args[p].view.element));
+        args[p].view.storage->publications++; /* a cluster's copies of it are old (cluster.py) */
+    }
     for (int32_t r = 0; r < k->nreductions; r++) {
         const cint_reduction_desc *d = &k->reductions[r];
         memcpy(args[d->param].out, results[r], CINT_TC_SIZE(d->target));

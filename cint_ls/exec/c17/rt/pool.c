@@ -573,6 +573,50 @@ static bool pack_plan(const cint_ctx *ctx, const cint_kernel *k, const cint_plan
     return !p->failed;
 }
 
+#define TILE_HEAD UINT64_C(0x3144414548544e49) /* "INTHEAD1" */
+
+/* The plan's header for a cluster's host (cluster.py), which reads each storage where it
+ * lies and sends a tile only what it reads: pack_plan's fields without the storages'
+ * bytes, each view and storage as it lies in memory (their data pointers this process's),
+ * and per output whether every element of its staging is written (its staging is then
+ * not a copy of the output: dispatch.c make_staging). */
+static bool pack_header(const cint_ctx *ctx, const cint_kernel *k, const cint_plan *plan, packer *p) {
+    int32_t index = kernel_index(ctx, k);
+    if (index < 0) return false;
+    put_i64(p, (int64_t)TILE_HEAD);
+    put_i64(p, index);
+    put_i64(p, plan->number);
+    put(p, plan->sizes, sizeof plan->sizes);
+    put(p, plan->over, sizeof plan->over);
+    put_i64(p, plan->count);
+    put_i64(p, ctx->budget);
+    put_i64(p, (int64_t)ctx->fuel_left);
+    put_i64(p, ctx->depth);
+    put_i64(p, ctx->dispatches);
+    for (int32_t i = 0; i < k->nparams; i++) {
+        const cint_param *param = &k->params[i];
+        const cint_arg *a = &plan->args[i];
+        if (param->rank < 0) {
+            if (param->mode == CINT_MODE_IN) put(p, a->in, CINT_TC_SIZE(param->type));
+            continue;
+        }
+        put(p, &a->view, sizeof a->view);
+        put(p, a->view.storage, sizeof *a->view.storage);
+        put_i64(p, (const char *)a->view.data - (const char *)a->view.storage->data);
+        if (param->mode != CINT_MODE_IN) {
+            const cint_view *w = &plan->writes[i];
+            bool whole = param->overwritten && param->rank == k->nover;
+            for (int32_t d = 0; whole && d < k->nover; d++) whole = a->view.extents[d] == plan->over[d];
+            put(p, w, sizeof *w);
+            put(p, w->storage, sizeof *w->storage);
+            put_i64(p, whole);
+        }
+    }
+    return !p->failed;
+}
+
+void cint_ctx_set_remote_header(cint_ctx *ctx, int header) { ctx->remote_header = header != 0; }
+
 /* The fuel a tile is handed, UNLIMITED without a budget. */
 static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item) {
     int64_t n = plan->count;
@@ -588,7 +632,8 @@ static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, in
     cint_reduction *states = k->nreductions > 0
                                  ? calloc((size_t)nchunks * (size_t)k->nreductions, sizeof *states)
                                  : NULL;
-    if (job.chunks == NULL || (k->nreductions > 0 && states == NULL) || !pack_plan(ctx, k, plan, &pk)) {
+    if (job.chunks == NULL || (k->nreductions > 0 && states == NULL) ||
+        !(ctx->remote_header ? pack_header(ctx, k, plan, &pk) : pack_plan(ctx, k, plan, &pk))) {
         free(job.chunks);
         free(states);
         free(pk.data);
@@ -694,8 +739,8 @@ int cint_tile_accept(void *opaque, int64_t tile, const char *result, size_t byte
 }
 
 /* The runs of elements of `now` that differ from `was` (whole elements, so that each
- * run holds only elements this tile's work-items wrote). */
-static void put_changes(packer *p, const char *now, const char *was, size_t bytes, size_t element) {
+ * run holds only elements this tile's work-items wrote), at `base` + their offset. */
+static void put_changes(packer *p, const char *now, const char *was, size_t bytes, size_t element, size_t base) {
     size_t count_at = p->len;
     put_i64(p, 0);
     int64_t nruns = 0;
@@ -708,7 +753,7 @@ static void put_changes(packer *p, const char *now, const char *was, size_t byte
         }
         size_t start = at;
         while (at < bytes && memcmp(now + at, was + at, element) != 0) at += element;
-        put_i64(p, (int64_t)start);
+        put_i64(p, (int64_t)(base + start));
         put_i64(p, (int64_t)(at - start));
         put(p, now + start, at - start);
         nruns++;
@@ -718,7 +763,19 @@ static void put_changes(packer *p, const char *now, const char *was, size_t byte
 
 /* A packed plan unpacked (tile_unpack): the plan over the plan's own bytes (inputs,
  * read only) and copies of the stagings (`original`: the staging as it came, to find
- * what the work-items changed). Large: on the heap. */
+ * what the work-items changed). Large: on the heap.
+ *
+ * A windowed plan (TILE_WINDOWED, the cluster's, cint_ls/exec/c17/cluster.py) holds of
+ * each storage only the elements [lo, lo + n) its tile's work-items can read (the rest
+ * of the storage is not there: the kernel's reads stay inside, by the footprint the
+ * host computed), and of each staging the window the tile's work-items own: with mode
+ * WINDOW_DIFF its elements as they are (the tile sends back those it changed), with
+ * mode WINDOW_WHOLE none (every element is written: the tile sends back the window). A
+ * window's storage pointer is set `lo` elements before its bytes, so that the view's
+ * offsets into its storage hold. */
+#define TILE_WINDOWED UINT64_C(0x32454c4954544e49) /* "INTTILE2" */
+enum { WINDOW_DIFF = 0, WINDOW_WHOLE = 1 };
+
 typedef struct {
     cint_plan plan;
     cint_ctx m; /* the sender's budget, allowance, depth and dispatch count */
@@ -727,21 +784,30 @@ typedef struct {
     cint_view writes[64];
     cint_storage storages[64], staged[64];
     const char *original[64];
+    char *copy[64];       /* each staging's bytes (its window's, windowed), ours to free */
+    int64_t lo[64], n[64]; /* each staging's window (the whole staging: 0, count) */
+    int mode[64];
     uint64_t scratch[64][16];
 } tile_in;
 
 static void tile_free(tile_in *t) {
     if (t == NULL) return;
-    for (int32_t i = 0; i < 64; i++)
-        if (t->writes[i].storage != NULL) free(t->writes[i].storage->data);
+    for (int32_t i = 0; i < 64; i++) free(t->copy[i]);
     free(t);
 }
 
-/* The plan of `plan_bytes` (cint_tile_run's format); NULL when it is not one this
- * library packed or memory runs out. */
+/* `base` moved back by `lo` elements of `size` bytes: the storage pointer of a window. */
+static char *before(const char *base, int64_t lo, size_t size) {
+    return (char *)((uintptr_t)base - (uintptr_t)lo * size);
+}
+
+/* The plan of `plan_bytes` (cint_tile_run's format, or the windowed one); NULL when it
+ * is not one this library packed or memory runs out. */
 static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes, size_t plan_len) {
     reader r = {plan_bytes, plan_len, 0, false};
-    if ((uint64_t)take_i64(&r) != TILE_MAGIC) return NULL;
+    uint64_t magic = (uint64_t)take_i64(&r);
+    if (magic != TILE_MAGIC && magic != TILE_WINDOWED) return NULL;
+    bool windowed = magic == TILE_WINDOWED;
     int64_t index = take_i64(&r);
     if (r.failed || program == NULL || index < 0 || index >= program->nkernels) return NULL;
     const cint_kernel *k = program->kernels[index];
@@ -774,29 +840,48 @@ static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes,
         if (r.failed) goto failed;
         memcpy(&t->args[i].view, view, sizeof(cint_view));
         memcpy(&t->storages[i], storage, sizeof(cint_storage));
-        size_t n = storage_bytes(&t->storages[i]);
-        const char *data = take(&r, n);
-        if (r.failed || offset < 0 || (uint64_t)offset > n) goto failed;
-        t->storages[i].data = (void *)(uintptr_t)data; /* read only: in views are never written */
+        size_t size = t->storages[i].element_size, whole = storage_bytes(&t->storages[i]);
+        int64_t lo = 0, n = t->storages[i].count;
+        if (windowed) {
+            lo = take_i64(&r);
+            n = take_i64(&r);
+        }
+        if (r.failed || lo < 0 || n < 0 || lo > t->storages[i].count || n > t->storages[i].count - lo ||
+            offset < 0 || (uint64_t)offset > whole)
+            goto failed;
+        const char *data = take(&r, (size_t)n * size);
+        if (r.failed) goto failed;
+        char *base = before(data, lo, size); /* read only: in views are never written */
+        t->storages[i].data = base;
         t->args[i].view.storage = &t->storages[i];
-        t->args[i].view.data = (char *)(uintptr_t)data + offset;
+        t->args[i].view.data = base + offset;
         if (param->mode == CINT_MODE_IN) continue;
         const void *wview = take(&r, sizeof(cint_view)), *wstorage = take(&r, sizeof(cint_storage));
         if (r.failed) goto failed;
         memcpy(&t->writes[i], wview, sizeof(cint_view));
         memcpy(&t->staged[i], wstorage, sizeof(cint_storage));
-        t->writes[i].storage = NULL; /* not yet ours to free */
-        size_t w = storage_bytes(&t->staged[i]);
-        t->original[i] = take(&r, w);
-        void *copy = malloc(w > 0 ? w : 1u);
-        if (r.failed || copy == NULL) {
-            free(copy);
-            goto failed;
+        size_t wsize = t->staged[i].element_size;
+        int64_t wlo = 0, wn = t->staged[i].count;
+        int mode = WINDOW_DIFF;
+        if (windowed) {
+            wlo = take_i64(&r);
+            wn = take_i64(&r);
+            mode = (int)take_i64(&r);
         }
-        memcpy(copy, t->original[i], w);
-        t->staged[i].data = copy;
+        if (r.failed || wlo < 0 || wn < 0 || wlo > t->staged[i].count || wn > t->staged[i].count - wlo ||
+            (mode != WINDOW_DIFF && mode != WINDOW_WHOLE))
+            goto failed;
+        size_t w = (size_t)wn * wsize;
+        t->original[i] = mode == WINDOW_DIFF ? take(&r, w) : NULL;
+        t->copy[i] = malloc(w > 0 ? w : 1u);
+        if (r.failed || t->copy[i] == NULL) goto failed;
+        if (t->original[i] != NULL) memcpy(t->copy[i], t->original[i], w); /* WINDOW_WHOLE: every element is written */
+        t->lo[i] = wlo;
+        t->n[i] = wn;
+        t->mode[i] = mode;
+        t->staged[i].data = before(t->copy[i], wlo, wsize);
         t->writes[i].storage = &t->staged[i];
-        t->writes[i].data = copy;
+        t->writes[i].data = t->staged[i].data;
     }
     plan->args = t->args;
     plan->writes = t->writes;
@@ -807,12 +892,19 @@ failed:
 }
 
 /* A tile's result: its state, bounds, charges, output, reduction states and, per
- * output, the runs of staged elements its work-items changed (put_changes). */
+ * output, the runs of staged elements its work-items changed (put_changes; a whole
+ * window: one run), at their byte offsets in the staging. */
 static int tile_result(const tile_in *t, int state, int64_t first, int64_t end, uint64_t charges, const char *out,
                        size_t out_len, const cint_reduction *states, char **result, size_t *result_bytes) {
     const cint_kernel *k = t->plan.kernel;
     packer p;
     memset(&p, 0, sizeof p);
+    size_t guess = 64 + out_len + (size_t)k->nreductions * sizeof *states;
+    for (int32_t i = 0; i < k->nparams; i++)
+        if (k->params[i].rank >= 0 && k->params[i].mode != CINT_MODE_IN && t->mode[i] == WINDOW_WHOLE)
+            guess += 24 + (size_t)t->n[i] * t->staged[i].element_size;
+    p.data = malloc(guess); /* one allocation for a window sent back whole (else grown as runs come) */
+    p.cap = p.data != NULL ? guess : 0;
     put_i64(&p, state);
     put_i64(&p, first);
     put_i64(&p, end);
@@ -822,10 +914,19 @@ static int tile_result(const tile_in *t, int state, int64_t first, int64_t end, 
     if (k->nreductions > 0) put(&p, states, (size_t)k->nreductions * sizeof *states);
     for (int32_t i = 0; i < k->nparams; i++) {
         if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
-        if (state == CHUNK_DONE)
-            put_changes(&p, t->staged[i].data, t->original[i], storage_bytes(&t->staged[i]), t->staged[i].element_size);
-        else
+        size_t size = t->staged[i].element_size, at = (size_t)t->lo[i] * size, bytes = (size_t)t->n[i] * size;
+        if (state != CHUNK_DONE) {
             put_i64(&p, 0);
+        } else if (t->mode[i] == WINDOW_WHOLE) {
+            put_i64(&p, bytes > 0);
+            if (bytes > 0) {
+                put_i64(&p, (int64_t)at);
+                put_i64(&p, (int64_t)bytes);
+                put(&p, t->copy[i], bytes);
+            }
+        } else {
+            put_changes(&p, t->copy[i], t->original[i], bytes, size, at);
+        }
     }
     if (p.failed) {
         free(p.data);

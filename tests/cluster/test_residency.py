@@ -1,0 +1,96 @@
+"""A cluster that pays (issue 33): each tile is sent the windows its work-items read
+(cint_ls/exec/c17/windows.py, ir/footprint.py), the workers keep what they were sent and
+what they wrote, and the host checks answers. Every outcome here is cpu-c17's on one
+machine, byte for byte: after the host writes an input, around a dispatch that ran here,
+with views, strided views, an inout written only in part, a gather whose reads cannot
+be bounded, and a worker that gives wrong answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
+
+from test_cluster import Cluster, _run, _same  # noqa: E402 - after the skip
+
+from cint_ls.exec.c17 import cluster as cluster_module  # noqa: E402
+from cint_ls.running.run import RunRequest, run  # noqa: E402
+
+pytestmark = pytest.mark.needs_cc
+
+HERE = Path(__file__).resolve().parent
+PROGRAM = HERE / "residency.ci"
+HEAT = HERE / "big_heat.ci"
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    started = Cluster(tmp_path_factory.mktemp("dask"), 2)
+    yield started
+    started.stop()
+
+
+def _rows(path: Path, options: dict) -> tuple[object, list[dict]]:
+    outcome = run(RunRequest(str(path), path.read_text(), "cpu-c17", None, {"cpu-c17": options}, report=True))
+    assert outcome.result is not None, outcome.error
+    return outcome.result, outcome.run_report()["dispatches"]
+
+
+def test_windows_and_residency_give_cpu_c17_s_outcome(cluster):
+    text = PROGRAM.read_text()
+    single = _run(PROGRAM, text, None, {"threads": 1})
+    tiled, rows = _rows(PROGRAM, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 3,
+                                  "cluster_check": "none"})
+    _same(tiled, single)
+    assert all(row["cluster"] is not None for row in rows), "a dispatch stayed on the host"
+    kernels = [row["kernel"].split(".")[-1] for row in rows]
+    assert kernels == ["blur", "blur", "blur", "bump", "blur", "blur", "blur", "some", "some", "some", "gather",
+                       "gather"]
+    entries = [row["cluster"] for row in rows]
+    # the second blur reads what the first wrote: held by the workers, a row of halo each
+    assert entries[1]["footprint_bytes"] == 0 and entries[1]["resident_bytes"] > 0 and entries[1]["halo_bytes"] > 0
+    # after the host wrote `a` (a[5, 5], a[60, 1]) the third blur reads it from here again
+    assert entries[2]["footprint_bytes"] >= 64 * 32 * 4 - entries[2]["resident_bytes"]
+    assert entries[2]["footprint_bytes"] > 0
+    # the gather's reads of `src` cannot be bounded: each tile reads all of it (sent once to
+    # each worker, then held)
+    read = entries[10]["footprint_bytes"] + entries[10]["resident_bytes"] + entries[10]["halo_bytes"]
+    assert read >= 6 * 2048 * 8 and entries[10]["footprint_bytes"] >= 2 * 2048 * 8, entries[10]
+
+
+def test_every_tile_checked_finds_nothing_wrong(cluster):
+    single = _run(PROGRAM, PROGRAM.read_text(), None, {"threads": 1})
+    tiled, rows = _rows(PROGRAM, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 2,
+                                  "cluster_check": "all"})
+    _same(tiled, single)
+    assert all(row["cluster"]["checked"] == row["cluster"]["tiles_back"] and row["cluster"]["wrong"] == 0
+               for row in rows)
+
+
+def test_a_worker_that_answers_wrongly_is_caught_and_left_out(tmp_path):
+    """One worker flips a byte of every result: the host's check of its first tile finds
+    it, the host's answer stands, its later tiles go to the other worker, and the run's
+    outcome is still cpu-c17's."""
+    started = Cluster(tmp_path, 2)
+    try:
+        client = distributed.Client(started.address, timeout=20)
+        wrong = sorted(started.pids)[0]
+        client.run(cluster_module._answer_wrongly, True, workers=[wrong])
+        client.close()
+        text = HEAT.read_text()
+        single = _run(HEAT, text, None, {"threads": 1})
+        tiled, rows = _rows(HEAT, {"cluster": started.address, "cluster_min": 2, "cluster_tiles": 3})
+        _same(tiled, single)
+        entries = [row["cluster"] for row in rows]
+        # its first tile is checked and found wrong; its other tiles of that dispatch are run
+        # here too, and it gets none of the next
+        assert entries[0]["wrong"] == entries[0]["per_worker"][wrong] >= 1, entries
+        assert all(e["wrong"] == 0 and wrong not in e["per_worker"] for e in entries[1:]), entries
+        note = next(n for n in tiled.notes if "on the cluster" in n)
+        assert f"the host's check found {entries[0]['wrong']} wrong tile" in note and f"from {wrong}" in note, note
+        assert json.loads(json.dumps(entries)) == entries
+    finally:
+        started.stop()
