@@ -360,7 +360,7 @@ def test_tls_takes_the_certificates_from_dask_s_settings(tmp_path):
         assert len(rows) == 2
         for row in rows:
             assert row["cluster"]["cluster"] == started.address
-            assert row["cluster"]["tiles"] == row["cluster"]["tiles_back"] == 2, row  # 1 worker × 2
+            assert row["cluster"]["tiles"] == row["cluster"]["tiles_back"] == 4, row  # 1 worker × 4
             assert list(row["cluster"]["per_worker"]) == [next(iter(started.pids))], row
         refused = subprocess.run([CINT, "run", "--cluster", started.address, str(path)],
                                  capture_output=True, text=True, timeout=120, env=bare, cwd=ROOT, check=False)

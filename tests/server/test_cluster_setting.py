@@ -48,7 +48,7 @@ async def cluster_run(client, uri: str) -> dict:
 
 
 def check_tiles(result: dict, single) -> None:
-    """Both dispatches went to `local:2` in 2 tiles per worker, all came back; the
+    """Both dispatches went to `local:2` in 4 tiles per worker, all came back; the
     outcome is cpu-c17's on one thread."""
     assert (result["output"], result["fuelConsumed"], result["fault"]) == (single.output, single.fuel_consumed, None)
     rows = result["runReport"]["dispatches"]
@@ -56,16 +56,18 @@ def check_tiles(result: dict, single) -> None:
     for row in rows:
         entry = row["cluster"]
         assert entry["cluster"] == "local:2" and entry["scheduler"].startswith("tcp://127.0.0.1:"), entry
-        assert entry["tiles"] == entry["tiles_back"] == 4, entry
-        assert sum(entry["per_worker"].values()) == 4 and 1 <= len(entry["per_worker"]) <= 2, entry
+        assert entry["tiles"] == entry["tiles_back"] == 8, entry
+        assert sum(entry["per_worker"].values()) == 8 and 1 <= len(entry["per_worker"]) <= 2, entry
         assert all(worker.startswith("tcp://127.0.0.1:") for worker in entry["per_worker"]), entry
-        # each dispatch sends its input grid and its output's staging to both workers
-        assert entry["bytes_sent"] >= 2 * 2 * GRID_BYTES, entry
         assert entry["bytes_back"] > 0 and all(s > 0 for s in entry["tile_seconds"]), entry
+    # the first dispatch sends each tile the rows of the input grid it reads; the second
+    # reads what the first wrote, held where it was written, and a row of halo a tile
+    assert rows[0]["cluster"]["footprint_bytes"] >= GRID_BYTES, rows[0]
+    assert rows[1]["cluster"]["footprint_bytes"] == 0 and rows[1]["cluster"]["resident_bytes"] > 0, rows[1]
     # the library travels once, with the first dispatch
     assert rows[0]["cluster"]["bytes_sent"] > rows[1]["cluster"]["bytes_sent"]
     (note,) = [n for n in result["notes"] if "on the cluster" in n]
-    assert "ran the work-items of 2 of 2 dispatches" in note and "8 of 8 tiles came back" in note, note
+    assert "ran the work-items of 2 of 2 dispatches" in note and "16 of 16 tiles came back" in note, note
 
 
 @pytest.mark.slow

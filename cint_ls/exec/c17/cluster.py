@@ -38,7 +38,7 @@ from ..stages import remaining, waiting
 from ..words import counted
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
-TILES_PER_WORKER = 2
+TILES_PER_WORKER = 4  # more balance and smaller checks than 2; benchmarks/cluster.py (docs/cluster.md)
 MAX_LOCAL_WORKERS = 64
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler, and for its first worker
 # Seconds before the run's time limit at which a wait on the cluster gives up: its one

@@ -746,7 +746,12 @@ static void put_changes(packer *p, const char *now, const char *was, size_t byte
     int64_t nruns = 0;
     size_t at = 0;
     if (element == 0) element = 1;
+    size_t block = element * 64; /* equal blocks are passed over whole (a stencil's unchanged rows) */
     while (at < bytes) {
+        if (at + block <= bytes && memcmp(now + at, was + at, block) == 0) {
+            at += block;
+            continue;
+        }
         if (memcmp(now + at, was + at, element) == 0) {
             at += element;
             continue;
