@@ -109,6 +109,7 @@ def main() -> int:
     from cint_ls.exec.c17 import cluster
     from cint_ls.exec.c17.build import build_library
     from cint_ls.exec.c17.library import default_threads, emit, emit_for_cluster, run_library
+    from cint_ls.exec.c17.tiles import TileRunner
     from cint_ls.ir.build import build
 
     n, steps = args.size or (4096 if args.kernel == "heat" else 1 << 20), args.steps
@@ -147,7 +148,7 @@ def main() -> int:
         return {"wall": wall, "rows": result.dispatch_log, "output": result.output}
 
     def tiled(per_worker: int) -> dict:
-        tiles = cluster.TileRunner(opened, str(counting), program, args.check)
+        tiles = TileRunner(opened, str(counting), program, args.check)
         tiles.per_worker_tiles = per_worker
         begun = time.perf_counter()
         result, _ = run_library(counting, None, threads=1, report=True, tiles=tiles)

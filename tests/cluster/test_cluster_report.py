@@ -1,5 +1,5 @@
 """The run report's text for dispatches that went to a cluster (running/report.py), from
-rows as cluster.py's TileRunner.attach leaves them: no Dask needed."""
+rows as tiles.py's TileRunner.attach leaves them: no Dask needed."""
 
 from __future__ import annotations
 

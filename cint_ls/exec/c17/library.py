@@ -33,7 +33,7 @@ from .layout import C17RunError as C17RunError  # raised here; its home is layou
 from .pictures import Pictures
 
 if TYPE_CHECKING:  # imported when a run uses a cluster: it needs dask
-    from .cluster import TileRunner
+    from .tiles import TileRunner
 
 EXECUTOR = "cpu-c17"
 FLUSH_INTERVAL = 0.02  # seconds between sends of the output streamed to an isolated run's parent
@@ -188,7 +188,9 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
 
         spec, cluster_min, per_worker = cluster.cluster_options(options)
         assert spec is not None, "the option cluster is given"
-        tiles = cluster.TileRunner(cluster.open_cluster(spec), str(library), program,
+        from .tiles import TileRunner
+
+        tiles = TileRunner(cluster.open_cluster(spec), str(library), program,
                                    str(options.get("cluster_check", "first16")))
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
     try:

@@ -1,0 +1,368 @@
+"""The cluster's host side (issue 33; docs/cluster.md): each large dispatch's tiles sent
+to the workers of a Dask cluster (cluster.py connects, and holds the workers' tasks), each
+with the windows its work-items read (windows.py), from the pieces the workers hold or
+this process's memory; results checked and taken in (cint_tile_accept); what the run
+report says of it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..faults import JsonObject
+from ..runtime import DispatchRow
+from ..stages import waiting
+from ..words import counted
+from .cluster import CLUSTER_MIN, TILES_PER_WORKER, Cluster, _dask, _deadline, _line, piece_slice, run_tile
+
+
+def _timeout() -> dict[str, float]:
+    """Dask's `timeout` argument for a wait within the run's time limit ({}: none)."""
+    seconds, _ = _deadline(None)
+    return {} if seconds is None else {"timeout": seconds}
+
+
+CHUNK_DONE, CHUNK_FAULT = 1, 2
+CHECK_EVERY = 16  # after a worker's first tile, one in this many of its tiles is checked
+SLICE_BELOW = 0.5  # a piece on another worker is cut down when the tile reads less than this part of it
+
+
+def _i64(*values: int) -> bytes:
+    return b"".join(int(v).to_bytes(8, "little", signed=True) for v in values)
+
+
+@dataclass
+class TileRunner:
+    """The host's callback: each dispatch's tiles on the cluster; what the report says."""
+
+    cluster: Cluster
+    library_path: str
+    program: Any = None  # ir.Program: the kernels' footprints (windows.py)
+    check: str = "first16"
+    dispatches: int = 0
+    tiles: int = 0
+    tiles_back: int = 0
+    bytes_moved: int = 0
+    per_worker: dict[str, int] = field(default_factory=dict)
+    tile_seconds: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # why tiles ran here after all
+    resent: list[str] = field(default_factory=list)  # why tiles were sent again (a worker died)
+    # dispatch number -> what its row of the run report says (`attach`; the rows:
+    # RunResult.dispatch_log, rendered by running/report.py)
+    rows: dict[int, JsonObject] = field(default_factory=dict)
+    minimum: int = CLUSTER_MIN
+    per_worker_tiles: int = TILES_PER_WORKER
+    checked: int = 0
+    wrong: dict[str, int] = field(default_factory=dict)  # worker -> tiles whose check failed (not used again)
+    _library: Any = None  # the library's Dask future, once sent
+    _key: str = ""
+    _pieces: Any = None  # windows.Pieces
+    _kernels: list[Any] | None = None  # the library's kernel table, as the IR's kernels
+    _returned: dict[str, int] = field(default_factory=dict)  # worker -> tiles it returned
+    _reach: dict[str, Any] = field(default_factory=dict)  # kernel -> its footprint (ir/footprint.py)
+
+    def _send_library(self) -> int:
+        """The library to every worker; the bytes sent."""
+        with open(self.library_path, "rb") as handle:
+            data = handle.read()
+        self._key = hashlib.sha256(data).hexdigest()
+        workers = self.cluster.worker_count()
+        self._library = self.cluster.client.scatter(data, broadcast=True, hash=False, **_timeout())
+        self.bytes_moved += len(data) * max(1, workers)
+        return len(data) * max(1, workers)
+
+    def remote(self, ffi: Any, lib: Any, job: Any, plan: Any, plan_bytes: int, ntiles: int, size: int, number: int | None = None) -> int:
+        """Run the tiles of dispatch `number`; hand back each result as it comes
+        (cint_tile_accept). 0."""
+        row: JsonObject = {"cluster": self.cluster.spec, "scheduler": self.cluster.address, "tiles": int(ntiles),
+               "tiles_back": 0, "per_worker": {}, "bytes_sent": 0, "bytes_back": 0,
+               "tile_seconds": [None] * int(ntiles), "plan_bytes": 0, "footprint_bytes": 0, "resident_bytes": 0,
+               "halo_bytes": 0, "checked": 0, "wrong": 0, "send_seconds": None, "gather_seconds": None}
+        if number is not None:
+            self.rows[int(number)] = row
+        try:
+            waiting(f"the tiles of dispatch {number} on the Dask cluster at {self.cluster.address}")
+            self._remote(ffi, lib, job, ffi.buffer(plan, plan_bytes)[:], int(ntiles), int(size), row)
+        except BaseException as error:  # noqa: BLE001 - the tiles not back run on the host
+            self.errors.append(_line(error))
+        finally:
+            waiting(None)
+        return 0
+
+    def _kernel(self, ffi: Any, lib: Any, index: int) -> Any:
+        if self._kernels is None:
+            from .layout import kernel_names
+
+            by_name = {k.qualified: k for k in self.program.kernels.values()}
+            self._kernels = [by_name[name] for name in kernel_names(ffi, lib)]
+        return self._kernels[index]
+
+    def _workers(self) -> list[str]:
+        """The workers that tiles go to: those whose answers were not found wrong."""
+        return sorted(w for w in self.cluster.client.scheduler_info()["workers"] if w not in self.wrong)
+
+    def _remote(self, ffi: Any, lib: Any, job: Any, head: bytes, ntiles: int, size: int, row: JsonObject) -> None:
+        from . import windows as w
+
+        client = self.cluster.client
+        if self._library is None:
+            row["bytes_sent"] += self._send_library()  # the first dispatch's row counts the library
+        if self._pieces is None:
+            self._pieces = w.Pieces()
+        kernel = self._kernel(ffi, lib, int.from_bytes(head[8:16], "little", signed=True))
+        header = w.read_header(ffi, kernel, head)
+        workers = self._workers()
+        if not workers:
+            self.errors.append("every worker gave a wrong answer: the tiles ran here")
+            return
+        self.dispatches += 1
+        self.tiles += ntiles
+        count = header.count
+        started = time.perf_counter()
+        reach = self._reach.get(kernel.qualified)
+        if reach is None:
+            from ...ir.footprint import reads
+
+            reach = self._reach[kernel.qualified] = reads(kernel)
+        plans = [w.tile_plan(ffi, kernel, header, j * size, min(count, (j + 1) * size), reach)
+                 for j in range(ntiles)]
+        futures: dict[Any, int] = {}  # Dask's future of each tile -> its index
+        resend: list[int] = []
+        for j, plan in enumerate(plans):
+            target = workers[j * len(workers) // ntiles]
+            row["plan_bytes"] += plan.fixed_bytes
+            try:
+                parts = self._parts(ffi, plan, target, row)
+                future = client.submit(run_tile, self._key, self._library, parts, plan.first, plan.end,
+                                       workers=[target], allow_other_workers=True, pure=False,
+                                       key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}")
+            except Exception as error:  # noqa: BLE001 - its worker went away: it is sent whole below
+                self.resent.append(_line(error))
+                resend.append(j)
+                continue
+            futures[future] = j
+        completed = _dask().as_completed(list(futures))
+        resent: set[int] = set()
+        for j in resend:
+            self._resend(ffi, plans[j], j, futures, completed, resent, row)
+        sent = row["plan_bytes"] + row["footprint_bytes"] + row["halo_bytes"]
+        self.bytes_moved += sent
+        row["bytes_sent"] += sent
+        row["send_seconds"] = round(time.perf_counter() - started, 9)
+        started = time.perf_counter()
+        results: dict[int, tuple[Any, str, bytes]] = {}
+        # Tiles whose first work-item lies above a faulting tile's last one cannot hold the
+        # canonical fault: they are not waited for (the fold stops before them).
+        bound = None
+        pending = set(range(ntiles))
+        # No deadline of its own: the run's time limit stops the run, with a message that
+        # names this wait (stages.waiting, in `remote`).
+        try:
+            for future in completed:
+                j = futures[future]
+                try:
+                    where, seconds, data = future.result()
+                except Exception as error:  # noqa: BLE001 - a worker died with what it held: sent again
+                    if self._resend(ffi, plans[j], j, futures, completed, resent, row):
+                        self.resent.append(_line(error))
+                    else:
+                        self.errors.append(_line(error))
+                        pending.discard(j)  # lost for good: runs on the host
+                    continue
+                pending.discard(j)
+                self.bytes_moved += len(data)
+                self.per_worker[where] = self.per_worker.get(where, 0) + 1
+                self.tile_seconds.append(seconds)
+                row["bytes_back"] += len(data)
+                row["per_worker"][where] = row["per_worker"].get(where, 0) + 1
+                row["tile_seconds"][j] = round(seconds, 9)
+                data = self._checked(ffi, lib, plans[j], where, data, row)
+                if lib.cint_tile_accept(job, j, data, len(data)) == 0:
+                    self.tiles_back += 1
+                    row["tiles_back"] += 1
+                    state = int.from_bytes(data[:8], "little", signed=True)
+                    if state == CHUNK_FAULT:
+                        last = (j + 1) * size - 1
+                        bound = last if bound is None else min(bound, last)
+                    elif state == CHUNK_DONE and where not in self.wrong and j not in resent:
+                        results[j] = (future, where, data)
+                if bound is not None and all(k * size > bound for k in pending):
+                    break
+        finally:
+            rest = [f for f, j in futures.items() if j in pending]
+            if rest:
+                client.cancel(rest)
+        self._keep_outputs(ffi, kernel, header, results, plans)
+        row["gather_seconds"] = round(time.perf_counter() - started, 9)
+
+    def _parts(self, ffi: Any, plan: Any, target: str, row: JsonObject) -> list[Any]:
+        """The tile's plan as parts for `target`: each input window from the pieces the
+        workers hold (cut down where another worker holds much more than the tile
+        reads) and from this process's memory for the rest, scattered to `target`."""
+        from . import windows as w
+
+        client = self.cluster.client
+        parts: list[Any] = []
+        for part in plan.parts:
+            if not isinstance(part, w.Window):
+                parts.append(part)
+                continue
+            a, segments = part.array, []
+            for piece, lo, hi in self._pieces.cover(a, part.lo, part.hi):
+                n = (hi - lo) * a.size
+                if piece is None:
+                    [future] = client.scatter([w.memory(ffi, a.address, lo, hi, a.size)], workers=[target],
+                                              hash=False, **_timeout())
+                    self._pieces.add(a.serial, w.Piece(lo, hi, future, 0, None, a.version, target))
+                    row["footprint_bytes"] += n
+                    segments.append((future, None, 0, n))
+                    continue
+                at = piece.at + (lo - piece.lo) * a.size
+                if piece.worker != target and hi - lo < SLICE_BELOW * (piece.hi - piece.lo):
+                    cut = client.submit(piece_slice, piece.future, piece.item, at, n, workers=[piece.worker],
+                                        allow_other_workers=True, pure=False)
+                    segments.append((cut, None, 0, n))
+                    row["halo_bytes"] += n
+                    continue
+                row["halo_bytes" if piece.worker != target else "resident_bytes"] += n
+                segments.append((piece.future, piece.item, at, n))
+            parts.append(segments)
+        return parts
+
+    def _resend(self, ffi: Any, plan: Any, j: int, futures: dict[Any, int], completed: Any, resent: set[int],
+                row: JsonObject) -> bool:
+        """Tile j sent again whole, from this process's memory, to a worker that is there
+        (its worker died with the pieces it held: a death costs a resend). False when it
+        was sent again already, or no worker takes it: it then runs here."""
+        if j in resent:
+            return False
+        resent.add(j)
+        workers = self._workers()
+        if not workers:
+            return False
+        data = plan.bytes(ffi)
+        try:
+            [whole] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
+                                                  **_timeout())
+            future = self.cluster.client.submit(run_tile, self._key, self._library, [whole], plan.first, plan.end,
+                                                pure=False, key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}-again")
+        except Exception as error:  # noqa: BLE001 - the cluster went away: runs on the host
+            self.errors.append(_line(error))
+            return False
+        row["footprint_bytes"] += len(data)
+        self.bytes_moved += len(data)
+        row["bytes_sent"] += len(data)
+        futures[future] = j
+        completed.add(future)
+        return True
+
+    def _checked(self, ffi: Any, lib: Any, tile: Any, where: str, data: bytes, row: JsonObject) -> bytes:
+        """The worker's result, or the host's where a check finds it wrong: a worker's
+        first tile and one in CHECK_EVERY after it (cluster_check) run again here on the
+        host's own bytes and compared byte for byte. A worker found wrong gets no more
+        tiles in this run and its pieces are dropped."""
+        returned = self._returned.get(where, 0)
+        self._returned[where] = returned + 1
+        if where not in self.wrong and (self.check == "none" or (self.check == "first16" and
+                                                                  returned % CHECK_EVERY != 0)):
+            return data  # (a worker found wrong: every tile it still returns is run here)
+        first, end = tile.first, tile.end
+        plan = tile.bytes(ffi)
+        result, length = ffi.new("char **"), ffi.new("size_t *")
+        if lib.cint_tile_run(lib.cint_program_info(), plan, len(plan), first, end, result, length) != 0:
+            return data
+        try:
+            mine = bytes(ffi.buffer(result[0], length[0]))
+        finally:
+            lib.cint_free(result[0])
+        self.checked += 1
+        row["checked"] += 1
+        if mine == data:
+            return data
+        self.wrong[where] = self.wrong.get(where, 0) + 1
+        row["wrong"] += 1
+        if self._pieces is not None:
+            self._pieces.drop_worker(where)
+        return mine
+
+    def _keep_outputs(self, ffi: Any, kernel: Any, header: Any, results: dict[int, tuple[Any, str, bytes]],
+                      plans: list[Any]) -> None:
+        """After the dispatch the outputs' storages change (the publication): their old
+        pieces go, and each tile's written window of an output whose view lies contiguous
+        in its storage stays where it was computed, as a piece valid after that
+        publication."""
+        from . import windows as w
+
+        pieces = self._pieces
+        for a in header.arrays:
+            if a.staging is None:
+                continue
+            pieces.drop(a.serial)
+            base = a.offset // max(1, a.size) + a.origin
+            if not w.dense(a.extents, a.strides) or len(results) != len(plans):
+                continue
+            version = (a.version[0], a.version[1] + 1)
+            for j, (future, where, data) in results.items():
+                window = plans[j].owned.get(a.index)
+                at = _run_at(ffi, kernel, data, a.index)
+                if window is None or at is None:
+                    continue
+                pieces.add(a.serial, w.Piece(base + window[0], base + window[1], future, at, 2, version, where))
+
+    def attach(self, rows: list[DispatchRow] | None) -> None:
+        """Each recorded dispatch that went to the cluster gets its `cluster` entry:
+        the cluster as asked (`local:2`, an address) and its scheduler's address, its
+        tiles and how many came back, tiles per worker, the bytes sent to the workers
+        (the plan to each; the first such dispatch also the library to each) and back
+        from them, and each tile's seconds on its worker (None: did not come back)."""
+        for row in rows or []:
+            number = row.get("number")
+            entry = self.rows.get(number) if isinstance(number, int) else None
+            if entry is not None:
+                row["cluster"] = entry
+
+    def note(self, total_dispatches: int) -> str | None:
+        if not self.dispatches:
+            return None
+        spread = ", ".join(f"{w}: {n}" for w, n in sorted(self.per_worker.items()))
+        mean = sum(self.tile_seconds) / len(self.tile_seconds) * 1e3 if self.tile_seconds else 0.0
+        text = (f"cpu-c17 ran the work-items of {self.dispatches} of {total_dispatches} dispatches on the cluster "
+                f"{self.cluster.address}: {self.tiles_back} of {self.tiles} tiles came back ({spread}), "
+                f"{self.bytes_moved / 1e6:.1f} MB moved, {mean:.2f} ms per tile on its worker")
+        if self.resent:
+            text += f"; {counted(len(self.resent), 'tile')} sent again after: {self.resent[0]}"
+        if self.errors:
+            text += f"; tiles run again here after: {self.errors[0]}"
+        if self.wrong:
+            text += (f"; the host's check found {counted(sum(self.wrong.values()), 'wrong tile')} from "
+                     f"{', '.join(sorted(self.wrong))} (not used again; the host's answers stand)")
+        return text
+
+
+def _run_at(ffi: Any, kernel: Any, data: bytes, param: int) -> int | None:
+    """Where in a tile's result the bytes of output `param`'s one run begin (a window
+    sent back whole), or None."""
+    from .layout import Reader
+
+    r = Reader(data)
+    _, _, _, _, out_length = r.i64s(5)
+    r.take(out_length)
+    r.take(ffi.sizeof("cint_reduction") * len(kernel.reductions))
+    for i, p in enumerate(kernel.params):
+        if p.extents is None or p.mode == "in":
+            continue
+        runs = r.i64()
+        spans = []
+        for _ in range(runs):
+            _, n = r.i64(), r.i64()
+            spans.append((r.at, n))
+            r.take(n)
+        if i == param:
+            return spans[0][0] if len(spans) == 1 else None
+    return None
+
+
+__all__ = ["TileRunner"]
