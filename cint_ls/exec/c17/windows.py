@@ -1,4 +1,4 @@
-"""What a cluster's tile is sent and what stays on the workers (issue 33; cluster.py).
+"""What a cluster's tile is sent and what stays on the workers (issue 33; tiles.py sends it).
 
 The run-time hands the cluster's host a dispatch's header (rt/pool.c `pack_header`: the
 plan's fields and each view and storage as they lie in this process, no storage bytes).
