@@ -50,20 +50,25 @@ def test_ctrl_c_mid_entry_keeps_the_session() -> None:
 
     proc = subprocess.Popen([sys.executable, "-P", "-m", "cint_ls.workbench", "--plain"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=0)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write("I64 kept = 7;\nexport I64 spin() { I64 x = 0; while (true) { x = x + 1; } return x; }\n"
-                     "spin()\n")
-    proc.stdin.flush()
-    # The signal goes once the spin is running (its prompt and echo written), not after
-    # a fixed sleep: on a loaded machine the start alone can take longer.
-    seen = ""
-    deadline = time.monotonic() + 60
-    while "ci[3]> spin()" not in seen and time.monotonic() < deadline:
-        seen += proc.stdout.read(1)
-    assert "ci[3]> spin()" in seen, seen
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate("kept\n", timeout=30)
-    out = seen + out
-    assert proc.returncode == 0, err
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("I64 kept = 7;\nexport I64 spin() { I64 x = 0; while (true) { x = x + 1; } return x; }\n"
+                         "spin()\n")
+        proc.stdin.flush()
+        # The signal goes once the spin is running (its prompt and echo written), not after
+        # a fixed sleep: on a loaded machine the start alone can take longer.
+        seen = ""
+        deadline = time.monotonic() + 60
+        while "ci[3]> spin()" not in seen and time.monotonic() < deadline:
+            seen += proc.stdout.read(1)
+        assert "ci[3]> spin()" in seen, seen
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate("kept\n", timeout=30)
+        out = seen + out
+        assert proc.returncode == 0, err
+    finally:  # a failure must not leave the spin running (it once did, at full CPU)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert "interrupted: the entry stopped" in out and out.endswith("ci[4]> kept\n= 7 : I64\n"), out

@@ -1,6 +1,6 @@
 """What a cluster's tile is sent and what stays on the workers (issue 33; tiles.py sends it).
 
-The run-time hands the cluster's host a dispatch's header (rt/pool.c `pack_header`: the
+The run-time hands the cluster's host a dispatch's header (rt/pool.c `pack_plan`, header only: the
 plan's fields and each view and storage as they lie in this process, no storage bytes).
 From it and the kernel's footprint (ir/footprint.py: the index range each array
 parameter is read at, relative to the over variables) each tile of work-items gets, per

@@ -537,11 +537,18 @@ static int32_t kernel_index(const cint_ctx *ctx, const cint_kernel *k) {
     return -1;
 }
 
-/* The plan as bytes a worker unpacks (cint_tile_run); false when it cannot be packed. */
-static bool pack_plan(const cint_ctx *ctx, const cint_kernel *k, const cint_plan *plan, packer *p) {
+#define TILE_HEAD UINT64_C(0x3144414548544e49) /* "INTHEAD1" */
+
+/* The plan as bytes a worker unpacks (cint_tile_run); false when it cannot be packed.
+ * With `header_only`, the plan's header for a cluster's host (cluster.py, tiles.py),
+ * which reads each storage where it lies and sends a tile only what it reads: the same
+ * fields without the storages' bytes, each view and storage as it lies in memory (their
+ * data pointers this process's), and per output whether every element of its staging is
+ * written (its staging is then not a copy of the output: dispatch.c make_staging). */
+static bool pack_plan(const cint_ctx *ctx, const cint_kernel *k, const cint_plan *plan, packer *p, bool header_only) {
     int32_t index = kernel_index(ctx, k);
     if (index < 0) return false;
-    put_i64(p, (int64_t)TILE_MAGIC);
+    put_i64(p, (int64_t)(header_only ? TILE_HEAD : TILE_MAGIC));
     put_i64(p, index);
     put_i64(p, plan->number);
     put(p, plan->sizes, sizeof plan->sizes);
@@ -562,55 +569,18 @@ static bool pack_plan(const cint_ctx *ctx, const cint_kernel *k, const cint_plan
         put(p, &a->view, sizeof a->view);
         put(p, s, sizeof *s);
         put_i64(p, (const char *)a->view.data - (const char *)s->data);
-        put(p, s->data, storage_bytes(s));
-        if (param->mode != CINT_MODE_IN) {
-            const cint_view *w = &plan->writes[i];
-            put(p, w, sizeof *w);
-            put(p, w->storage, sizeof *w->storage);
+        if (!header_only) put(p, s->data, storage_bytes(s));
+        if (param->mode == CINT_MODE_IN) continue;
+        const cint_view *w = &plan->writes[i];
+        put(p, w, sizeof *w);
+        put(p, w->storage, sizeof *w->storage);
+        if (!header_only) {
             put(p, w->storage->data, storage_bytes(w->storage));
-        }
-    }
-    return !p->failed;
-}
-
-#define TILE_HEAD UINT64_C(0x3144414548544e49) /* "INTHEAD1" */
-
-/* The plan's header for a cluster's host (cluster.py), which reads each storage where it
- * lies and sends a tile only what it reads: pack_plan's fields without the storages'
- * bytes, each view and storage as it lies in memory (their data pointers this process's),
- * and per output whether every element of its staging is written (its staging is then
- * not a copy of the output: dispatch.c make_staging). */
-static bool pack_header(const cint_ctx *ctx, const cint_kernel *k, const cint_plan *plan, packer *p) {
-    int32_t index = kernel_index(ctx, k);
-    if (index < 0) return false;
-    put_i64(p, (int64_t)TILE_HEAD);
-    put_i64(p, index);
-    put_i64(p, plan->number);
-    put(p, plan->sizes, sizeof plan->sizes);
-    put(p, plan->over, sizeof plan->over);
-    put_i64(p, plan->count);
-    put_i64(p, ctx->budget);
-    put_i64(p, (int64_t)ctx->fuel_left);
-    put_i64(p, ctx->depth);
-    put_i64(p, ctx->dispatches);
-    for (int32_t i = 0; i < k->nparams; i++) {
-        const cint_param *param = &k->params[i];
-        const cint_arg *a = &plan->args[i];
-        if (param->rank < 0) {
-            if (param->mode == CINT_MODE_IN) put(p, a->in, CINT_TC_SIZE(param->type));
             continue;
         }
-        put(p, &a->view, sizeof a->view);
-        put(p, a->view.storage, sizeof *a->view.storage);
-        put_i64(p, (const char *)a->view.data - (const char *)a->view.storage->data);
-        if (param->mode != CINT_MODE_IN) {
-            const cint_view *w = &plan->writes[i];
-            bool whole = param->overwritten && param->rank == k->nover;
-            for (int32_t d = 0; whole && d < k->nover; d++) whole = a->view.extents[d] == plan->over[d];
-            put(p, w, sizeof *w);
-            put(p, w->storage, sizeof *w->storage);
-            put_i64(p, whole);
-        }
+        bool whole = param->overwritten && param->rank == k->nover;
+        for (int32_t d = 0; whole && d < k->nover; d++) whole = a->view.extents[d] == plan->over[d];
+        put_i64(p, whole);
     }
     return !p->failed;
 }
@@ -633,7 +603,7 @@ static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, in
                                  ? calloc((size_t)nchunks * (size_t)k->nreductions, sizeof *states)
                                  : NULL;
     if (job.chunks == NULL || (k->nreductions > 0 && states == NULL) ||
-        !(ctx->remote_header ? pack_header(ctx, k, plan, &pk) : pack_plan(ctx, k, plan, &pk))) {
+        !pack_plan(ctx, k, plan, &pk, ctx->remote_header)) {
         free(job.chunks);
         free(states);
         free(pk.data);
