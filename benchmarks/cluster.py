@@ -183,16 +183,18 @@ def main() -> int:
     print(f"{what}: {steps} dispatches of {items:,} work-items; every run printed "
           f"{output.strip()} and consumed fuel {fuel}")
 
-    head = (f"{'':<28} {'wall':>8} {'dispatches':>10} {'/dispatch':>10} {'sent':>9} {'back':>9} {'tiles':>5} "
+    head = (f"{'':<28} {'wall':>8} {'dispatches':>10} {'/dispatch':>10} {'median':>8} {'sent':>9} {'back':>9} {'tiles':>5} "
             f"{'tile time':>9} {'overhead':>9}")
     print(head)
-    print(f"{'':<28} {'s':>8} {'s':>10} {'ms':>10} {'/disp.':>9} {'/disp.':>9} {'/disp.':>5} "
+    print(f"{'':<28} {'s':>8} {'s':>10} {'ms':>10} {'2nd on':>8} {'/disp.':>9} {'/disp.':>9} {'/disp.':>5} "
           f"{'ms':>9} {'ms/tile':>9}")
     for name, _ in configs:
         for run in results[name]:
             rows = run["rows"]
             dispatch = sum(row["seconds"] for row in rows)
-            line = f"{name:<28} {run['wall']:>8.2f} {dispatch:>10.2f} {dispatch / len(rows) * 1e3:>10.1f}"
+            later = sorted(row["seconds"] for row in rows[1:]) or [dispatch]
+            line = (f"{name:<28} {run['wall']:>8.2f} {dispatch:>10.2f} {dispatch / len(rows) * 1e3:>10.1f} "
+                    f"{later[len(later) // 2] * 1e3:>8.1f}")
             entries = [row.get("cluster") for row in rows]
             if all(entries):
                 sent = sum(e["bytes_sent"] for e in entries[1:]) / max(1, len(entries) - 1)  # the first: + library

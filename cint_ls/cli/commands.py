@@ -107,10 +107,11 @@ def executor_options(args: argparse.Namespace) -> dict[str, Options]:
     cluster = getattr(args, "cluster", None)
     if cluster is not None:
         options.setdefault("cpu-c17", {})["cluster"] = cluster
-        if getattr(args, "cluster_check", None) is not None:
-            options["cpu-c17"]["cluster_check"] = args.cluster_check
-    elif getattr(args, "cluster_check", None) is not None:
-        raise InputError("--cluster-check goes with --cluster")
+        for name in ("cluster_check", "cluster_keep"):
+            if getattr(args, name, None) is not None:
+                options["cpu-c17"][name] = getattr(args, name)
+    elif getattr(args, "cluster_check", None) is not None or getattr(args, "cluster_keep", None) is not None:
+        raise InputError("--cluster-check and --cluster-keep go with --cluster")
     return options
 
 

@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     c17.add_argument("--cluster-check", default=None, choices=("first16", "all", "none"),
                      help="which tiles the host runs again to check a worker's answer: each worker's first "
                           "and one in 16 after it (first16, the default), all, or none")
+    c17.add_argument("--cluster-keep", default=None, choices=("outputs", "none"),
+                     help="what the tiles write stays on the workers until this process reads it (outputs, "
+                          "the default), or comes back at once (none: slower, but a worker that dies then "
+                          "never takes an output with it)")
     trace_cli.add_run_options(p)
     p.set_defaults(handler=commands.run)
 

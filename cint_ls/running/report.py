@@ -321,12 +321,15 @@ def _cluster_lines(rows: list[DispatchRow]) -> tuple[list[str], dict[str, str]]:
     footprints = sum(int(entry.get("footprint_bytes") or 0) for entry in tiled)
     halos = sum(int(entry.get("halo_bytes") or 0) for entry in tiled)
     held = sum(int(entry.get("resident_bytes") or 0) for entry in tiled)
+    kept = sum(int(entry.get("kept_bytes") or 0) for entry in tiled)
     checked = sum(int(entry.get("checked") or 0) for entry in tiled)
     wrong = sum(int(entry.get("wrong") or 0) for entry in tiled)
     if any("footprint_bytes" in entry for entry in tiled):
         line += (f"; of what the tiles read, {_bytes(footprints)} went from here (their footprints), {_bytes(halos)} "
                  f"between workers (halos) and {_bytes(held)} was already on the worker; "
                  f"{_tiles_of(checked)} checked here, {wrong} wrong")
+    if kept:
+        line += f"; {_bytes(kept)} of what they wrote stayed on the workers"
     return [line], names
 
 

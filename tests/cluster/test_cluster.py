@@ -214,7 +214,11 @@ def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
                            f"240 tiles, 240 came back; workers: "), head
     assert f"; {_bytes(total)} sent, " in head and " per tile on its worker; of what the tiles read, " in head, head
     checked = sum(row["cluster"]["checked"] for row in rows)
-    assert checked >= 2 and head.endswith(f"; {checked} tiles checked here, 0 wrong"), head
+    kept = sum(row["cluster"]["kept_bytes"] for row in rows)
+    # every dispatch's output (16 x 16 I32) stays on the workers until the host reads it
+    assert kept == 40 * 16 * 16 * 4, kept
+    assert checked >= 2 and head.endswith(f"; {checked} tiles checked here, 0 wrong; {_bytes(kept)} of what they "
+                                          "wrote stayed on the workers"), head
     for worker, name in names.items():
         assert f"{name} {worker} (" in head, head
     columns = next(line for line in lines if "dispatch" in line and "kernel" in line)

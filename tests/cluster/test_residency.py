@@ -8,6 +8,10 @@ be bounded, and a worker that gives wrong answers."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +98,101 @@ def test_a_worker_that_answers_wrongly_is_caught_and_left_out(tmp_path):
         assert json.loads(json.dumps(entries)) == entries
     finally:
         started.stop()
+
+
+KEPT = HERE / "kept.ci"
+
+
+def test_outputs_stay_on_the_workers_until_the_host_reads_them(cluster):
+    """Each smooth's output stays on the workers (kept bytes, a few bytes back); the host
+    has it back before it reads it: a dispatch too small for the cluster, a store, a
+    cluster's output into half of a kept array (the other half comes back first), the
+    loops at the end. The outcome is cpu-c17's."""
+    single = _run(KEPT, KEPT.read_text(), None, {"threads": 1})
+    tiled, rows = _rows(KEPT, {"cluster": cluster.address, "cluster_min": 1000, "cluster_tiles": 3,
+                               "cluster_check": "none"})
+    _same(tiled, single)
+    entries = [row.get("cluster") for row in rows]
+    assert [e is not None for e in entries] == [True, True, False, True, True, True], entries
+    for e in (entries[0], entries[1], entries[3], entries[5]):
+        assert e["kept_bytes"] == 4096 * 8 and e["bytes_back"] < 4096, e
+    assert entries[4]["kept_bytes"] == 2048 * 8, entries[4]
+    note = next(n for n in tiled.notes if "on the cluster" in n)
+    assert "kept on the workers" in note, note
+
+
+def test_kept_outputs_checked_every_tile(cluster):
+    single = _run(KEPT, KEPT.read_text(), None, {"threads": 1})
+    tiled, rows = _rows(KEPT, {"cluster": cluster.address, "cluster_min": 1000, "cluster_tiles": 2,
+                               "cluster_check": "all"})
+    _same(tiled, single)
+    entries = [row["cluster"] for row in rows if row.get("cluster")]
+    assert all(e["checked"] == e["tiles_back"] and e["wrong"] == 0 and e["kept_bytes"] > 0 for e in entries)
+
+
+SLOW = """kernel slow[n](in I64[n] u, out I64[n] v) over [i: n] {
+    I64 r = u[i];
+    for j in 0..3000 { r = (r * 31 + j) % 1000003; }
+    if (i > 0) { r = r + u[i - 1] % 7; }
+    v[i] = r;
+}
+
+void main() {
+    I64[65536] a;
+    I64[65536] b;
+    for i in 0..65536 { a[i] = i * 7; }
+    for t in 0..5 { slow(a, b); slow(b, a); }
+    I64 s = 0;
+    for i in 0..65536 { s = s + a[i] * (i % 11); }
+    "s={s}\\n";
+}
+
+main();
+"""
+
+
+def _killed_after_dispatch(tmp_path: Path, keep: str) -> tuple[object, object]:
+    """The run of SLOW's ten dispatches on two workers, one of them killed while it runs a
+    tile of the fifth; and cpu-c17's outcome on one machine."""
+    started = Cluster(tmp_path, 2)
+    try:
+        path = tmp_path / "slow.ci"
+        path.write_text(SLOW)
+        outcome: list = []
+        options = {"cluster": started.address, "cluster_min": 2, "cluster_tiles": 2, "cluster_keep": keep}
+        runner = threading.Thread(target=lambda: outcome.append(
+            run(RunRequest(str(path), SLOW, "cpu-c17", None, {"cpu-c17": options}))))
+        runner.start()
+        watcher = distributed.Client(started.address, timeout=20)
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and time.monotonic() < deadline and runner.is_alive():
+            for worker, tasks in watcher.processing().items():  # keys: cint-tile-PID-DISPATCH-TILE
+                if any(str(t).startswith("cint-tile-") and int(str(t).split("-")[3]) >= 4 for t in tasks):
+                    os.kill(started.pids[worker], signal.SIGKILL)
+                    killed = worker
+                    break
+            time.sleep(0.01)
+        assert killed is not None, "no tile of the fifth dispatch was seen running"
+        runner.join(timeout=300)
+        watcher.close()
+        assert outcome, "the run did not finish"
+        return outcome[0], _run(path, SLOW, None, {"threads": 1})
+    finally:
+        started.stop()
+
+
+def test_a_worker_killed_with_outputs_coming_back_costs_a_resend(tmp_path):
+    tiled, single = _killed_after_dispatch(tmp_path, "none")
+    assert tiled.result is not None, tiled.error
+    _same(tiled.result, single)
+
+
+def test_a_worker_killed_with_the_outputs_it_kept_stops_the_run_and_says_why(tmp_path):
+    """What a killed worker kept is lost: the run stops with an error that says so and
+    names --cluster-keep none, never with a wrong answer."""
+    tiled, single = _killed_after_dispatch(tmp_path, "outputs")
+    if tiled.result is not None:  # the lost outputs were not needed after all (Dask computed them again)
+        _same(tiled.result, single)
+        return
+    assert "took them with it" in tiled.error and "--cluster-keep none" in tiled.error, tiled.error

@@ -225,7 +225,25 @@ def _worker_library(key: str, library: bytes) -> tuple[Any, Any]:
         ffi.cdef(header_types(WORKER_CDEF))
         lib = ffi.dlopen(path)
         loaded = _worker_libraries[key] = (ffi, lib)
+        _keep_freed_memory()
     return loaded
+
+
+def _keep_freed_memory() -> None:
+    """glibc's malloc told to keep what a tile frees for the next one: its windows and
+    results (megabytes each, every dispatch) would else be mapped fresh each time and
+    their pages faulted in and zeroed again, which costs about as much as the tile's
+    copies themselves (Dask's nanny asks glibc to give freed memory back early,
+    MALLOC_TRIM_THRESHOLD_). Nothing where the C library is not glibc."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD: keep up to 1 GiB free at the heap's top
+    mallopt(-4, 0)  # M_MMAP_MAX: every block from the heap, however large (a window can pass 32 MiB)
 
 
 # A test's wrong worker (tests/cluster/test_residency.py sets it in one worker process
@@ -263,9 +281,12 @@ def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
     return bytes(_segment_bytes(value, item, at, n))
 
 
-def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int) -> tuple[str, float, bytes]:
+def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
+             shape: tuple[int, list[bool]] | None = None) -> tuple[str, float, bytes, Any]:
     """A Dask task: work-items [first, end) of the windowed plan made of `parts`;
-    (worker, seconds, result)."""
+    (worker, seconds, result, summary). With `shape` (the bytes of the kernel's
+    reduction states, and per output array whether it stays here) the summary is what
+    the host takes in instead of the result (`summarize`); else None."""
     started = time.perf_counter()
     ffi, lib = _worker_library(key, library)
     plan = assemble(parts)
@@ -285,10 +306,50 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int) -
         where = get_worker().address
     except (ImportError, ValueError):
         where = f"pid {os.getpid()}"
-    return where, time.perf_counter() - started, data
+    summary = None if shape is None else summarize(data, *shape)
+    return where, time.perf_counter() - started, data, summary
+
+
+def summarize(data: bytes, reductions: int, stays: list[bool]) -> tuple[bytes, dict[int, int]]:
+    """A tile's result for the host when outputs stay on the workers (issue 33): the
+    result (rt/pool.c tile_result) with each staying output's one run left out (its
+    count of runs 0), and where in the result each such run's bytes begin, by its
+    position among the outputs. A result whose state is not done, or whose staying
+    output is not one run, is given whole (no position for it)."""
+    from .layout import CHUNK_DONE, Reader
+
+    r = Reader(data)
+    state, _, _, _, out_length = r.i64s(5)
+    r.skip(out_length + reductions)
+    if state != CHUNK_DONE:
+        return data, {}
+    out, at, ats = [data[:r.at]], r.at, {}
+    for position, stays_here in enumerate(stays):
+        runs = r.i64()
+        spans = []
+        for _ in range(runs):
+            _, n = r.i64s(2)
+            spans.append(r.at)
+            r.skip(n)
+        if stays_here and runs == 1:
+            out.append((0).to_bytes(8, "little"))
+            ats[position] = spans[0]
+        else:
+            out.append(data[at:r.at])
+        at = r.at
+    return b"".join(out), ats
+
+
+def tile_summary(value: tuple[str, float, bytes, Any]) -> tuple[str, float, Any]:
+    """A Dask task where a tile's result lies: (worker, seconds, summary), so that only
+    the summary travels to the host and the result stays."""
+    return value[0], value[1], value[3]
 
 
 CHECKS = ("first16", "all", "none")  # which tiles the host runs again to check (cluster_check; tiles.py)
+# cluster_keep: whether what the tiles write stays on the workers until the host reads it
+# (outputs) or comes back at once (none: a worker's death then never loses an output)
+KEEPS = ("outputs", "none")
 
 
 def cluster_options(options: Options) -> tuple[str | None, int, int]:
@@ -302,6 +363,9 @@ def cluster_options(options: Options) -> tuple[str | None, int, int]:
     check = options.get("cluster_check", "first16")
     if check not in CHECKS:
         raise ClusterError(f"cpu-c17: the option cluster_check is one of {', '.join(CHECKS)}, not {check!r}")
+    keep = options.get("cluster_keep", "outputs")
+    if keep not in KEEPS:
+        raise ClusterError(f"cpu-c17: the option cluster_keep is one of {', '.join(KEEPS)}, not {keep!r}")
     values = []
     for name, default in (("cluster_min", CLUSTER_MIN), ("cluster_tiles", TILES_PER_WORKER)):
         value = options.get(name, default)

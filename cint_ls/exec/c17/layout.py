@@ -31,6 +31,12 @@ class Reader:
         self.at += n
         return chunk
 
+    def skip(self, n: int) -> None:
+        """Past n bytes, without copying them."""
+        if n < 0 or self.at + n > len(self.data):
+            raise C17RunError("the cpu-c17 dispatch plan is shorter than its kernel needs")
+        self.at += n
+
     def i64(self) -> int:
         return int.from_bytes(self.take(8), "little", signed=True)
 

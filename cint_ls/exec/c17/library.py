@@ -56,7 +56,7 @@ const cint_program *cint_program_info(void);
 @FUNCTIONS cint_rt.h: cint_ctx_describe cint_ctx_set_threads cint_ctx_threads_used
     cint_ctx_parallel_dispatches cint_ctx_set_report cint_ctx_records cint_ctx_set_observer cint_ctx_set_remote
     cint_tile_accept cint_ctx_remote_dispatches cint_tile_run cint_tile_run_phase cint_program_kernel
-    cint_ctx_set_remote_header@
+    cint_ctx_set_remote_header cint_ctx_set_fetch cint_tile_keep@
 """
 
 
@@ -191,7 +191,8 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
         from .tiles import TileRunner
 
         tiles = TileRunner(cluster.open_cluster(spec), str(library), program,
-                                   str(options.get("cluster_check", "first16")))
+                           str(options.get("cluster_check", "first16")),
+                           keep=options.get("cluster_keep", "outputs") == "outputs")
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
     try:
         result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
@@ -239,6 +240,9 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
             lib.cint_ctx_set_remote(ctx, remote, ffi.NULL, tiles.minimum,
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
             lib.cint_ctx_set_remote_header(ctx, 1)  # the header: the host reads the storages (windows.py)
+            fetch = ffi.callback("int(void *, cint_storage *)", lambda user, storage: tiles.fetch(ffi, storage),
+                                 error=1)
+            lib.cint_ctx_set_fetch(ctx, fetch)  # what the workers kept, brought back before the host reads it
         if pictures is not None:  # kept alive until the run ends
             pictures.listen(ffi, lib, ctx)
         with OutputStream(ffi, lib, ctx, stream, EXECUTOR) as printed:
@@ -248,6 +252,9 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
             message = ffi.string(lib.cint_ctx_message(ctx)).decode("utf-8", "replace")
             if "memory limit" in message:
                 raise MemoryError(message)
+            if tiles is not None and tiles.lost:
+                message += (f" ({tiles.lost}): a worker that died took them with it; with --cluster-keep none "
+                            "(the option cluster_keep) every output comes back at once and a death costs a resend")
             raise C17RunError(f"the cpu-c17 run failed: {message}")
         fault = None
         if status == CINT_FAULT:

@@ -16,7 +16,17 @@ from ..faults import JsonObject
 from ..runtime import DispatchRow
 from ..stages import waiting
 from ..words import counted
-from .cluster import CLUSTER_MIN, TILES_PER_WORKER, Cluster, _dask, _deadline, _line, piece_slice, run_tile
+from .cluster import (
+    CLUSTER_MIN,
+    TILES_PER_WORKER,
+    Cluster,
+    _dask,
+    _deadline,
+    _line,
+    piece_slice,
+    run_tile,
+    tile_summary,
+)
 
 
 def _timeout() -> dict[str, float]:
@@ -42,6 +52,7 @@ class TileRunner:
     library_path: str
     program: Any = None  # ir.Program: the kernels' footprints (windows.py)
     check: str = "first16"
+    keep: bool = True  # outputs stay on the workers until this process reads them (cluster_keep)
     dispatches: int = 0
     tiles: int = 0
     tiles_back: int = 0
@@ -63,6 +74,13 @@ class TileRunner:
     _kernels: list[Any] | None = None  # the library's kernel table, as the IR's kernels
     _returned: dict[str, int] = field(default_factory=dict)  # worker -> tiles it returned
     _reach: dict[str, Any] = field(default_factory=dict)  # kernel -> its footprint (ir/footprint.py)
+    # storage serial -> the pieces newer than this process's copy (outputs the tiles kept):
+    # brought back by `fetch` (the run-time's callback) or `_ensure` before anything here
+    # reads them
+    _stale: dict[int, list[Any]] = field(default_factory=dict)
+    kept_bytes: int = 0  # output bytes left on the workers instead of coming back
+    fetched_bytes: int = 0  # of them, brought back because this process read them
+    lost: str = ""  # why what the workers kept could not come back (the run's error says it)
 
     def _send_library(self) -> int:
         """The library to every worker; the bytes sent."""
@@ -80,7 +98,8 @@ class TileRunner:
         row: JsonObject = {"cluster": self.cluster.spec, "scheduler": self.cluster.address, "tiles": int(ntiles),
                "tiles_back": 0, "per_worker": {}, "bytes_sent": 0, "bytes_back": 0,
                "tile_seconds": [None] * int(ntiles), "plan_bytes": 0, "footprint_bytes": 0, "resident_bytes": 0,
-               "halo_bytes": 0, "checked": 0, "wrong": 0, "send_seconds": None, "gather_seconds": None}
+               "halo_bytes": 0, "kept_bytes": 0, "checked": 0, "wrong": 0, "send_seconds": None,
+               "gather_seconds": None}
         if number is not None:
             self.rows[int(number)] = row
         try:
@@ -129,31 +148,50 @@ class TileRunner:
             reach = self._reach[kernel.qualified] = reads(kernel)
         plans = [w.tile_plan(ffi, kernel, header, j * size, min(count, (j + 1) * size), reach)
                  for j in range(ntiles)]
-        futures: dict[Any, int] = {}  # Dask's future of each tile -> its index
+        # Outputs written whole, in one run per tile, stay on the workers when every tile
+        # comes back done: only their tiles' summaries travel (cluster.summarize).
+        outputs = [a for a in header.arrays if a.staging is not None]
+        keep = {a.index for a in outputs
+                if self.keep and w.dense(a.extents, a.strides) and all(a.index in p.owned for p in plans)}
+        deferred_stale = set()
+        for a in outputs:  # what the workers kept of an output that this dispatch does not overwrite comes back
+            if a.serial not in self._stale:
+                continue
+            if a.index in keep and _inside(a, self._stale[a.serial]):
+                deferred_stale.add(a.serial)
+            else:
+                self._ensure(ffi, a, 0, a.count)
+        shape = None
+        if keep:
+            shape = (ffi.sizeof("cint_reduction") * len(kernel.reductions), [a.index in keep for a in outputs])
+        futures: dict[Any, int] = {}  # Dask's future waited for (the tile's, or its summary's) -> its index
+        whole: dict[int, Any] = {}  # tile index -> the future of its whole result
         resend: list[int] = []
         for j, plan in enumerate(plans):
             target = workers[j * len(workers) // ntiles]
             row["plan_bytes"] += plan.fixed_bytes
             try:
                 parts = self._parts(ffi, plan, target, row)
-                future = client.submit(run_tile, self._key, self._library, parts, plan.first, plan.end,
+                future = client.submit(run_tile, self._key, self._library, parts, plan.first, plan.end, shape,
                                        workers=[target], allow_other_workers=True, pure=False,
                                        key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}")
             except Exception as error:  # noqa: BLE001 - its worker went away: it is sent whole below
                 self.resent.append(_line(error))
                 resend.append(j)
                 continue
-            futures[future] = j
+            whole[j] = future
+            futures[self._waited(future, shape)] = j
         completed = _dask().as_completed(list(futures))
         resent: set[int] = set()
         for j in resend:
-            self._resend(ffi, plans[j], j, futures, completed, resent, row)
+            self._resend(ffi, plans[j], j, futures, whole, shape, completed, resent, row)
         sent = row["plan_bytes"] + row["footprint_bytes"] + row["halo_bytes"]
         self.bytes_moved += sent
         row["bytes_sent"] += sent
         row["send_seconds"] = round(time.perf_counter() - started, 9)
         started = time.perf_counter()
-        results: dict[int, tuple[Any, str, bytes]] = {}
+        results: dict[int, tuple[Any, str, dict[int, int]]] = {}  # j -> (whole result's future, worker, runs' places)
+        deferred: dict[int, tuple[bytes, bytes | None]] = {}  # j -> (summary, its whole result when fetched)
         # Tiles whose first work-item lies above a faulting tile's last one cannot hold the
         # canonical fault: they are not waited for (the fold stops before them).
         bound = None
@@ -164,9 +202,9 @@ class TileRunner:
             for future in completed:
                 j = futures[future]
                 try:
-                    where, seconds, data = future.result()
+                    where, seconds, data, ats = self._answer(future, shape)
                 except Exception as error:  # noqa: BLE001 - a worker died with what it held: sent again
-                    if self._resend(ffi, plans[j], j, futures, completed, resent, row):
+                    if self._resend(ffi, plans[j], j, futures, whole, shape, completed, resent, row):
                         self.resent.append(_line(error))
                     else:
                         self.errors.append(_line(error))
@@ -179,24 +217,129 @@ class TileRunner:
                 row["bytes_back"] += len(data)
                 row["per_worker"][where] = row["per_worker"].get(where, 0) + 1
                 row["tile_seconds"][j] = round(seconds, 9)
-                data = self._checked(ffi, lib, plans[j], where, data, row)
-                if lib.cint_tile_accept(job, j, data, len(data)) == 0:
+                fetched: list[bytes] = []
+
+                def full(j: int = j, data: bytes = data, fetched: list[bytes] = fetched) -> bytes:
+                    if shape is None:
+                        return data
+                    if not fetched:
+                        fetched.append(whole[j].result()[2])
+                        row["bytes_back"] += len(fetched[0])
+                        self.bytes_moved += len(fetched[0])
+                    return fetched[0]
+
+                answer, stands = self._checked(ffi, lib, plans[j], where, data, full, row)
+                state = int.from_bytes(answer[:8], "little", signed=True)
+                held = stands and state == CHUNK_DONE and where not in self.wrong and j not in resent
+                if held and shape is not None:
+                    ats = {outputs[k].index: at for k, at in ats.items()}
+                    deferred[j] = (answer, fetched[0] if fetched else None)
+                    results[j] = (whole[j], where, ats)
+                    continue
+                if stands and shape is not None:  # a summary: the tile's whole result is taken in
+                    answer = full()
+                if held:
+                    results[j] = (whole[j], where, _runs_at(ffi, kernel, answer))
+                if lib.cint_tile_accept(job, j, answer, len(answer)) == 0:
                     self.tiles_back += 1
                     row["tiles_back"] += 1
-                    state = int.from_bytes(data[:8], "little", signed=True)
                     if state == CHUNK_FAULT:
                         last = (j + 1) * size - 1
                         bound = last if bound is None else min(bound, last)
-                    elif state == CHUNK_DONE and where not in self.wrong and j not in resent:
-                        results[j] = (future, where, data)
                 if bound is not None and all(k * size > bound for k in pending):
                     break
         finally:
             rest = [f for f, j in futures.items() if j in pending]
             if rest:
                 client.cancel(rest)
-        self._keep_outputs(ffi, kernel, header, results, plans)
+        kept = (shape is not None and len(deferred) == ntiles
+                and all(set(results[j][2]) >= keep for j in deferred))
+        if not kept and deferred:  # some tile did not come back done: the whole results come here after all
+            missing = [j for j, (_, result) in deferred.items() if result is None]
+            for j, value in zip(missing, client.gather([whole[j] for j in missing])):
+                deferred[j] = (deferred[j][0], value[2])
+                row["bytes_back"] += len(value[2])
+                self.bytes_moved += len(value[2])
+        for j, (brief, result) in deferred.items():
+            taken = brief if kept else result
+            assert taken is not None
+            if kept:
+                results[j] = (results[j][0], results[j][1], {i: at for i, at in results[j][2].items() if i in keep})
+            else:
+                results[j] = (results[j][0], results[j][1], _runs_at(ffi, kernel, taken))
+            if lib.cint_tile_accept(job, j, taken, len(taken)) == 0:
+                self.tiles_back += 1
+                row["tiles_back"] += 1
+        for a in outputs:
+            if a.index in keep and kept:
+                lib.cint_tile_keep(job, a.index)
+            elif a.serial in deferred_stale:  # overwritten whole by the publication (or the run faults)
+                self._stale.pop(a.serial, None)
+                ffi.cast("cint_storage *", a.pointer).remote = 0
+        self._keep_outputs(ffi, header, results, plans, keep if kept else set(), row)
         row["gather_seconds"] = round(time.perf_counter() - started, 9)
+
+    def _waited(self, future: Any, shape: Any) -> Any:
+        """The future the host waits for: the tile's, or its summary's where outputs stay."""
+        if shape is None:
+            return future
+        return self.cluster.client.submit(tile_summary, future, pure=False)
+
+    @staticmethod
+    def _answer(future: Any, shape: Any) -> tuple[str, float, bytes, dict[int, int]]:
+        if shape is None:
+            where, seconds, data, _ = future.result()
+            return where, seconds, data, {}
+        where, seconds, (data, ats) = future.result()
+        return where, seconds, data, ats
+
+    def fetch(self, ffi: Any, storage: Any) -> int:
+        """The run-time's callback (cint_storage_fetch): the elements the workers kept of
+        `storage` brought here, and its mark cleared. 0, or 1 when they cannot come."""
+        try:
+            serial = int(storage.serial)
+            self._bring(ffi, serial, int(ffi.cast("uintptr_t", storage.data)), int(storage.element_size), None)
+            storage.remote = 0
+            return 0
+        except BaseException as error:  # noqa: BLE001 - the run stops with CINT_RESOURCE, which says why
+            self.lost = _line(error)
+            return 1
+
+    def _ensure(self, ffi: Any, a: Any, lo: int, hi: int) -> None:
+        """Elements [lo, hi) of array `a`'s storage as the run has them, in this process's
+        memory: what the workers kept of them brought back."""
+        if a.serial not in self._stale:
+            return
+        self._bring(ffi, a.serial, a.address, a.size, (lo, hi))
+        if a.serial not in self._stale:
+            ffi.cast("cint_storage *", a.pointer).remote = 0
+
+    def _bring(self, ffi: Any, serial: int, address: int, size: int, span: tuple[int, int] | None) -> None:
+        pieces = self._stale.get(serial, [])
+        taken = [p for p in pieces if span is None or (p.lo < span[1] and span[0] < p.hi)]
+        if taken:
+            waiting(f"the workers of the Dask cluster at {self.cluster.address} sending back an array they kept")
+            try:
+                values = self.cluster.client.gather([p.future for p in taken])
+            finally:
+                waiting(None)
+            for p, value in zip(taken, values):
+                n = (p.hi - p.lo) * size
+                ffi.memmove(ffi.cast("char *", address + p.lo * size), memoryview(value[p.item])[p.at:p.at + n], n)
+                self.fetched_bytes += n
+                self.bytes_moved += n
+        rest = [p for p in pieces if p not in taken]
+        if rest:
+            self._stale[serial] = rest
+        else:
+            self._stale.pop(serial, None)
+
+    def _ensure_plan(self, ffi: Any, plan: Any) -> None:
+        from . import windows as w
+
+        for part in plan.parts:
+            if isinstance(part, w.Window):
+                self._ensure(ffi, part.array, part.lo, part.hi)
 
     def _parts(self, ffi: Any, plan: Any, target: str, row: JsonObject) -> list[Any]:
         """The tile's plan as parts for `target`: each input window from the pieces the
@@ -214,6 +357,7 @@ class TileRunner:
             for piece, lo, hi in self._pieces.cover(a, part.lo, part.hi):
                 n = (hi - lo) * a.size
                 if piece is None:
+                    self._ensure(ffi, a, lo, hi)
                     [future] = client.scatter([w.memory(ffi, a.address, lo, hi, a.size)], workers=[target],
                                               hash=False, **_timeout())
                     self._pieces.add(a.serial, w.Piece(lo, hi, future, 0, None, a.version, target))
@@ -232,8 +376,8 @@ class TileRunner:
             parts.append(segments)
         return parts
 
-    def _resend(self, ffi: Any, plan: Any, j: int, futures: dict[Any, int], completed: Any, resent: set[int],
-                row: JsonObject) -> bool:
+    def _resend(self, ffi: Any, plan: Any, j: int, futures: dict[Any, int], whole: dict[int, Any], shape: Any,
+                completed: Any, resent: set[int], row: JsonObject) -> bool:
         """Tile j sent again whole, from this process's memory, to a worker that is there
         (its worker died with the pieces it held: a death costs a resend). False when it
         was sent again already, or no worker takes it: it then runs here."""
@@ -243,57 +387,66 @@ class TileRunner:
         workers = self._workers()
         if not workers:
             return False
-        data = plan.bytes(ffi)
         try:
-            [whole] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
-                                                  **_timeout())
-            future = self.cluster.client.submit(run_tile, self._key, self._library, [whole], plan.first, plan.end,
-                                                pure=False, key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}-again")
+            self._ensure_plan(ffi, plan)
+            data = plan.bytes(ffi)
+            [scattered] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
+                                                      **_timeout())
+            future = self.cluster.client.submit(run_tile, self._key, self._library, [scattered], plan.first,
+                                                plan.end, shape, pure=False,
+                                                key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}-again")
+            waited = self._waited(future, shape)
         except Exception as error:  # noqa: BLE001 - the cluster went away: runs on the host
             self.errors.append(_line(error))
             return False
         row["footprint_bytes"] += len(data)
         self.bytes_moved += len(data)
         row["bytes_sent"] += len(data)
-        futures[future] = j
-        completed.add(future)
+        whole[j] = future
+        futures[waited] = j
+        completed.add(waited)
         return True
 
-    def _checked(self, ffi: Any, lib: Any, tile: Any, where: str, data: bytes, row: JsonObject) -> bytes:
-        """The worker's result, or the host's where a check finds it wrong: a worker's
-        first tile and one in CHECK_EVERY after it (cluster_check) run again here on the
-        host's own bytes and compared byte for byte. A worker found wrong gets no more
-        tiles in this run and its pieces are dropped."""
+    def _checked(self, ffi: Any, lib: Any, tile: Any, where: str, data: bytes, full: Any,
+                 row: JsonObject) -> tuple[bytes, bool]:
+        """The answer to take in, and whether it is the worker's (`data`, its result or
+        summary; `full()`: its whole result) or the host's, where a check finds the
+        worker's wrong: a worker's first tile and one in CHECK_EVERY after it
+        (cluster_check) run again here on the host's own bytes and compared byte for
+        byte. A worker found wrong gets no more tiles in this run and its pieces are
+        dropped."""
         returned = self._returned.get(where, 0)
         self._returned[where] = returned + 1
         if where not in self.wrong and (self.check == "none" or (self.check == "first16" and
                                                                   returned % CHECK_EVERY != 0)):
-            return data  # (a worker found wrong: every tile it still returns is run here)
+            return data, True  # (a worker found wrong: every tile it still returns is run here)
         first, end = tile.first, tile.end
+        self._ensure_plan(ffi, tile)
         plan = tile.bytes(ffi)
         result, length = ffi.new("char **"), ffi.new("size_t *")
         if lib.cint_tile_run(lib.cint_program_info(), plan, len(plan), first, end, result, length) != 0:
-            return data
+            return data, True
         try:
             mine = bytes(ffi.buffer(result[0], length[0]))
         finally:
             lib.cint_free(result[0])
         self.checked += 1
         row["checked"] += 1
-        if mine == data:
-            return data
+        if mine == full():
+            return data, True
         self.wrong[where] = self.wrong.get(where, 0) + 1
         row["wrong"] += 1
         if self._pieces is not None:
             self._pieces.drop_worker(where)
-        return mine
+        return mine, False
 
-    def _keep_outputs(self, ffi: Any, kernel: Any, header: Any, results: dict[int, tuple[Any, str, bytes]],
-                      plans: list[Any]) -> None:
+    def _keep_outputs(self, ffi: Any, header: Any, results: dict[int, tuple[Any, str, dict[int, int]]],
+                      plans: list[Any], kept: set[int], row: JsonObject) -> None:
         """After the dispatch the outputs' storages change (the publication): their old
         pieces go, and each tile's written window of an output whose view lies contiguous
         in its storage stays where it was computed, as a piece valid after that
-        publication."""
+        publication. Of an output in `kept` (its elements did not come here) those
+        pieces are also what this process's copy lacks (`_stale`)."""
         from . import windows as w
 
         pieces = self._pieces
@@ -305,12 +458,19 @@ class TileRunner:
             if not w.dense(a.extents, a.strides) or len(results) != len(plans):
                 continue
             version = (a.version[0], a.version[1] + 1)
-            for j, (future, where, data) in results.items():
+            made = []
+            for j, (future, where, ats) in results.items():
                 window = plans[j].owned.get(a.index)
-                at = _run_at(ffi, kernel, data, a.index)
+                at = ats.get(a.index)
                 if window is None or at is None:
                     continue
-                pieces.add(a.serial, w.Piece(base + window[0], base + window[1], future, at, 2, version, where))
+                made.append(w.Piece(base + window[0], base + window[1], future, at, 2, version, where))
+                pieces.add(a.serial, made[-1])
+            if a.index in kept:
+                self._stale[a.serial] = made
+                held = sum(p.hi - p.lo for p in made) * a.size
+                row["kept_bytes"] += held
+                self.kept_bytes += held
 
     def attach(self, rows: list[DispatchRow] | None) -> None:
         """Each recorded dispatch that went to the cluster gets its `cluster` entry:
@@ -332,6 +492,9 @@ class TileRunner:
         text = (f"cpu-c17 ran the work-items of {self.dispatches} of {total_dispatches} dispatches on the cluster "
                 f"{self.cluster.address}: {self.tiles_back} of {self.tiles} tiles came back ({spread}), "
                 f"{self.bytes_moved / 1e6:.1f} MB moved, {mean:.2f} ms per tile on its worker")
+        if self.kept_bytes:
+            text += (f"; {self.kept_bytes / 1e6:.1f} MB of outputs kept on the workers, "
+                     f"{self.fetched_bytes / 1e6:.1f} MB of it brought back when this process read it")
         if self.resent:
             text += f"; {counted(len(self.resent), 'tile')} sent again after: {self.resent[0]}"
         if self.errors:
@@ -342,27 +505,35 @@ class TileRunner:
         return text
 
 
-def _run_at(ffi: Any, kernel: Any, data: bytes, param: int) -> int | None:
-    """Where in a tile's result the bytes of output `param`'s one run begin (a window
-    sent back whole), or None."""
+def _inside(a: Any, pieces: list[Any]) -> bool:
+    """Whether every piece lies inside array `a`'s view (a dense one: one run)."""
+    base = a.offset // max(1, a.size) + a.origin
+    n = 1
+    for extent in a.extents:
+        n *= extent
+    return all(base <= p.lo and p.hi <= base + n for p in pieces)
+
+
+def _runs_at(ffi: Any, kernel: Any, data: bytes) -> dict[int, int]:
+    """Where in a tile's result the bytes of each output's one run begin (a window sent
+    back whole), by the output's parameter; an output of other than one run has none."""
     from .layout import Reader
 
     r = Reader(data)
     _, _, _, _, out_length = r.i64s(5)
-    r.take(out_length)
-    r.take(ffi.sizeof("cint_reduction") * len(kernel.reductions))
+    r.skip(out_length)
+    r.skip(ffi.sizeof("cint_reduction") * len(kernel.reductions))
+    found: dict[int, int] = {}
     for i, p in enumerate(kernel.params):
         if p.extents is None or p.mode == "in":
             continue
         runs = r.i64()
-        spans = []
         for _ in range(runs):
             _, n = r.i64(), r.i64()
-            spans.append((r.at, n))
-            r.take(n)
-        if i == param:
-            return spans[0][0] if len(spans) == 1 else None
-    return None
+            if runs == 1:
+                found[i] = r.at
+            r.skip(n)
+    return found
 
 
 __all__ = ["TileRunner"]

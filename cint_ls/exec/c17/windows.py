@@ -57,6 +57,7 @@ class Array:
     staging_origin: int = 0
     staging_count: int = 0
     whole: bool = False  # every element of the staging is written (it is not a copy of the output)
+    pointer: int = 0  # the cint_storage itself, in this process (its `remote` mark)
 
 
 @dataclass
@@ -94,7 +95,8 @@ def read_header(ffi: Any, kernel: ir.Kernel, data: bytes) -> Header:
         rank = int(v.rank)
         a = Array(i, param.mode, view, storage, offset, int(s.element_size), int(s.count),
                   int(ffi.cast("uintptr_t", s.data)), int(s.serial), (int(s.stores), int(s.publications)),
-                  int(v.origin), [int(v.extents[d]) for d in range(rank)], [int(v.strides[d]) for d in range(rank)])
+                  int(v.origin), [int(v.extents[d]) for d in range(rank)], [int(v.strides[d]) for d in range(rank)],
+                  pointer=int(ffi.cast("uintptr_t", v.storage)))
         if param.mode != "in":
             wview, wstorage = r.take(view_size), r.take(storage_size)
             a.staging, a.whole = (wview, wstorage), r.i64() != 0

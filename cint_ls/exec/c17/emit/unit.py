@@ -331,6 +331,8 @@ class UnitEmitter:
         view = None if access is not None else self.view(e.array)
         indices = [self.expr(i) for i in e.indices]
         offset = self.offset(access, "p", view, indices, "index.checked", e.span, e.indices)
+        if view is not None and self.kernel is None:  # sequential code: a cluster's kept elements (cint_rt.h)
+            self.check(f"CINT_FETCHED({view})", None)
         data = f"p{access.param}_d" if access is not None else f"{view}.data"
         self.line(f"{r} = (({'const ' if access is not None else ''}{c_type(t)} *){data})[{offset}];")
         self.counted()
@@ -522,6 +524,8 @@ class UnitEmitter:
         self.line(f"{off} = {offset};")
         self.counted()
         value = self.expr(s.value)
+        if view is not None and self.kernel is None:  # sequential code: a cluster's kept elements (cint_rt.h)
+            self.check(f"CINT_FETCHED({view})", None)
         t = s.value.type
         data = f"w{access.param}_d" if access is not None else f"{view}.data"
         self.line(f"(({c_type(t)} *){data})[{off}] = {value.text};")

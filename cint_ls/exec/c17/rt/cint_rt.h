@@ -116,8 +116,10 @@ typedef struct cint_storage {
     /* gpu-cuda (gpu_host.c): a number no other storage of the process had (views.c), and
      * the stores of sequential code into it (CINT_STORED), so that the host knows that a
      * device copy still equals it and need not send it again; a cluster's (cluster.py)
-     * also the dispatches that published into it (dispatch.c). */
-    uint64_t serial, stores, publications;
+     * also the dispatches that published into it (dispatch.c), and `remote`: nonzero
+     * while some of its elements are newer on the cluster's workers than here (a
+     * dispatch whose tiles kept what they wrote; cint_storage_fetch brings them). */
+    uint64_t serial, stores, publications, remote;
 } cint_storage;
 
 typedef struct {
@@ -219,6 +221,7 @@ struct cint_plan {
     cint_view *writes; /* per parameter: the staging of an out or inout array */
     cint_reduction *reductions;
     uint64_t item_fuel; /* fuel_left before the current work-item (kernels that charge) */
+    uint64_t kept; /* bit p: output p's elements stay on the cluster's workers (cint_tile_keep) */
 };
 
 struct cint_kernel {
@@ -355,6 +358,9 @@ struct cint_ctx {
     bool remote_header; /* the callback takes the plan's header, not its storages (cint_ctx_set_remote_header) */
     int64_t remote_dispatches; /* dispatches whose work-items went to the cluster */
     int64_t remote_tiles_run;  /* tiles whose result came back from the cluster */
+    /* Brings back a storage's elements that are newer on the workers (remote_user's;
+     * cint_ctx_set_fetch): 0, and `remote` cleared; nonzero when they cannot come. */
+    int (*fetch)(void *user, cint_storage *storage);
     /* An observer of every dispatch that published (cint_ctx_set_observer): called
      * after publication, off the dispatch's recorded time, with the kernel's qualified
      * name, the dispatch's number, its parameters' count and its arguments (the
@@ -382,6 +388,14 @@ struct cint_ctx {
 #define CINT_STORED(v) ((v).storage->stores++)
 #else
 #define CINT_STORED(v) ((void)0)
+#endif
+/* Before sequential code loads or stores an element of view v: in a cluster's run the
+ * storage's elements that the workers kept are brought back first (nonzero: they could
+ * not be, the run stops with CINT_RESOURCE). */
+#if defined(CINT_COUNT_STORES)
+#define CINT_FETCHED(v) ((v).storage->remote != 0 && cint_storage_fetch(ctx, (v).storage))
+#else
+#define CINT_FETCHED(v) 0
 #endif
 
 /* ------------------------------------------------------------------ run-time functions */
@@ -522,6 +536,15 @@ void cint_ctx_set_remote(cint_ctx *ctx,
                                        int64_t tile),
                          void *user, int64_t remote_min, int64_t tiles);
 int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
+/* Output `param` of the job's dispatch stays on the workers: its tiles' results were
+ * taken without its elements, and publication marks its storage `remote`. */
+void cint_tile_keep(void *job, int32_t param);
+/* The callback that brings a storage's kept elements back (its user: remote_user). */
+void cint_ctx_set_fetch(cint_ctx *ctx, int (*fetch)(void *user, cint_storage *storage));
+/* A storage's kept elements brought back: 0, or 1 with CINT_RESOURCE. */
+int cint_storage_fetch(cint_ctx *ctx, cint_storage *storage);
+/* Whether a dispatch of `count` work-items goes to the cluster (cint_work_items). */
+bool cint_goes_remote(const cint_ctx *ctx, int64_t count);
 /* The remote callback takes the plan's header (structures, no storage bytes: the host
  * reads the storages where they lie) instead of the packed plan: a cluster's (pool.c). */
 void cint_ctx_set_remote_header(cint_ctx *ctx, int header);

@@ -409,6 +409,15 @@ static void work_item_address(cint_ctx *ctx, const cint_kernel *k, int64_t numbe
 static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count,
                          int64_t *over);
 
+/* Every array argument's elements that a cluster's workers kept, brought back: before
+ * anything of this process reads them (a dispatch that does not go to the cluster, a
+ * work-item described again, the trace's digest, the observer). 0, or 1 (CINT_RESOURCE). */
+static int fetch_args(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args) {
+    for (int32_t p = 0; p < k->nparams; p++)
+        if (is_array(&k->params[p]) && cint_storage_fetch(ctx, args[p].view.storage)) return 1;
+    return 0;
+}
+
 /* A dispatch that published, shown to the host's observer (cint_ctx_set_observer):
  * after publication and off the recorded time, since its copies are not the dispatch's. */
 static void observe(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args, int64_t number) {
@@ -420,7 +429,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
     if (!ctx->report) {
         int64_t count, over[CINT_MAX_RANK], number = ctx->dispatches;
         int rc = dispatch_once(ctx, k, args, span, &count, over);
-        if (rc == 0 && ctx->observer != NULL) observe(ctx, k, args, number);
+        if (rc == 0 && ctx->observer != NULL) rc = fetch_args(ctx, k, args) || (observe(ctx, k, args, number), 0);
         return rc;
     }
     int64_t number = ctx->dispatches, count = -1, parallel = ctx->parallel_dispatches;
@@ -449,7 +458,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
                  : ctx->parallel_dispatches > parallel ? CINT_RAN_POOL
                                                        : CINT_RAN_SERIAL;
     }
-    if (rc == 0 && ctx->observer != NULL) observe(ctx, k, args, number);
+    if (rc == 0 && ctx->observer != NULL) rc = fetch_args(ctx, k, args) || (observe(ctx, k, args, number), 0);
     return rc;
 }
 
@@ -481,18 +490,25 @@ static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, in
     memset(capacity, 0, sizeof capacity);
     plan.writes = writes;
     plan.reductions = reductions;
+    bool away = cint_goes_remote(ctx, plan.count); /* a cluster's tiles read the storages where they are */
     for (int32_t p = 0; p < k->nparams; p++) {
         const cint_param *param = &k->params[p];
         if (!is_array(param) || !is_output(param)) continue;
         bool whole = param->overwritten && param->rank == k->nover;
         for (int32_t d = 0; whole && d < k->nover; d++) whole = args[p].view.extents[d] == plan.over[d];
+        /* A staging that starts as a copy reads the output here; on the cluster an
+         * output written whole needs nothing of it (cluster.py brings back what else of
+         * its storage the workers kept, before publication overwrites it). */
+        if ((!whole || !away) && cint_storage_fetch(ctx, args[p].view.storage)) goto done;
         if (make_staging(ctx, &writes[p], &args[p].view, !whole, &capacity[p])) goto done;
     }
+    for (int32_t p = 0; !away && p < k->nparams; p++) /* this process runs the work-items */
+        if (is_array(&k->params[p]) && cint_storage_fetch(ctx, args[p].view.storage)) goto done;
     for (int32_t r = 0; r < k->nreductions; r++) cint_red_start(&reductions[r], &k->reductions[r]);
     int64_t item = 0;
     if (ctx->work_phase != NULL ? ctx->work_phase(ctx, k, &plan, span, &item) /* gpu-cuda: gpu_host.c */
                                 : cint_work_items(ctx, k, &plan, &item)) {
-        if (ctx->status == CINT_RESOURCE) goto done;
+        if (ctx->status == CINT_RESOURCE || fetch_args(ctx, k, args)) goto done;
         /* The fast path found the canonical work-item: run it again, counting steps,
          * from the state before it (fuel, folds), for the complete record.  Its output
          * up to the fault is already there: the re-run's is dropped. */
@@ -523,13 +539,17 @@ static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, in
     }
     for (int32_t p = 0; p < k->nparams; p++) { /* publish: every output at once, by copy */
         if (!is_array(&k->params[p]) || !is_output(&k->params[p])) continue;
-        copy_view(ctx, &args[p].view, &writes[p], element_size(args[p].view.element));
+        if (plan.kept & ((uint64_t)1 << p))
+            args[p].view.storage->remote = 1; /* the workers hold what the tiles wrote (cluster.py) */
+        else
+            copy_view(ctx, &args[p].view, &writes[p], element_size(args[p].view.element));
         args[p].view.storage->publications++; /* a cluster's copies of it are old (cluster.py) */
     }
     for (int32_t r = 0; r < k->nreductions; r++) {
         const cint_reduction_desc *d = &k->reductions[r];
         memcpy(args[d->param].out, results[r], CINT_TC_SIZE(d->target));
     }
+    if (ctx->trace && fetch_args(ctx, k, args)) goto done;
     if (ctx->trace) trace_boundary(ctx, k, args, number);
     rc = 0;
 done:

@@ -91,6 +91,7 @@ struct cint_job {
     _Atomic uint64_t charged;  /* the charges of the chunks that completed, in all */
     uint64_t allowance;        /* F (with a budget; else unused) */
     bool budget;
+    uint64_t kept; /* a cluster's: bit p, output p stays on the workers (cint_tile_keep) */
     cint_chunk *chunks;
     /* The prefix (see the top), where the kernel has a fold_checked and the chunks run
      * on this process's pool; NULL otherwise (a tile on a cluster knows nothing before it). */
@@ -400,7 +401,7 @@ static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, in
 
 int cint_work_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item) {
     int64_t n = plan->count;
-    if (ctx->remote != NULL && n >= ctx->remote_min && n >= 2) return remote_items(ctx, k, plan, item);
+    if (cint_goes_remote(ctx, n)) return remote_items(ctx, k, plan, item);
     if (ctx->threads <= 1 || n < ctx->parallel_min || n < 2) return k->run(ctx, plan, 0, n, item);
     if (ctx->pool == NULL) {
         ctx->pool = pool_new(ctx->threads - 1, ctx->thread_stack);
@@ -630,7 +631,17 @@ static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, in
     (void)ctx->remote(ctx->remote_user, &job, pk.data, pk.len, nchunks, size); /* what came back is folded */
     free(pk.data);
     ctx->remote_dispatches++;
-    int rc = gather(ctx, k, plan, &job, item);
+    plan->kept = job.kept; /* outputs the tiles kept on the workers (publication marks them) */
+    int rc = 0;
+    for (int64_t j = 0; j < nchunks; j++) {
+        if (job.chunks[j].state == CHUNK_DONE) continue;
+        /* Tiles run here after all: they read the storages here, so whatever the
+         * workers kept of them comes back first. */
+        for (int32_t p = 0; rc == 0 && p < k->nparams; p++)
+            if (k->params[p].rank >= 0 && cint_storage_fetch(ctx, plan->args[p].view.storage)) rc = 1;
+        break;
+    }
+    if (rc == 0) rc = gather(ctx, k, plan, &job, item);
     for (int64_t j = 0; j < nchunks; j++) free(job.chunks[j].out);
     free(job.chunks);
     free(states);
@@ -645,6 +656,27 @@ void cint_ctx_set_remote(cint_ctx *ctx,
     ctx->remote_user = user;
     ctx->remote_min = remote_min < 2 ? 2 : remote_min;
     ctx->remote_tiles = tiles < 1 ? 1 : tiles;
+}
+
+bool cint_goes_remote(const cint_ctx *ctx, int64_t count) {
+    return ctx->remote != NULL && count >= ctx->remote_min && count >= 2;
+}
+
+void cint_ctx_set_fetch(cint_ctx *ctx, int (*fetch)(void *user, cint_storage *storage)) { ctx->fetch = fetch; }
+
+void cint_tile_keep(void *opaque, int32_t param) {
+    cint_job *job = opaque;
+    if (param >= 0 && param < 64) job->kept |= (uint64_t)1 << param;
+}
+
+int cint_storage_fetch(cint_ctx *ctx, cint_storage *storage) {
+    if (storage->remote == 0) return 0;
+    if (ctx->fetch == NULL || ctx->fetch(ctx->remote_user, storage) != 0 || storage->remote != 0) {
+        if (ctx->status != CINT_RESOURCE)
+            cint_resource(ctx, "the cluster's workers could not send back the elements they kept of an array");
+        return 1;
+    }
+    return 0;
 }
 
 int64_t cint_ctx_remote_dispatches(const cint_ctx *ctx) { return ctx->remote_dispatches; }
@@ -815,6 +847,7 @@ static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes,
         if (r.failed) goto failed;
         memcpy(&t->args[i].view, view, sizeof(cint_view));
         memcpy(&t->storages[i], storage, sizeof(cint_storage));
+        t->storages[i].remote = 0; /* the host's mark: here the window holds the elements */
         size_t size = t->storages[i].element_size, whole = storage_bytes(&t->storages[i]);
         int64_t lo = 0, n = t->storages[i].count;
         if (windowed) {
@@ -835,6 +868,7 @@ static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes,
         if (r.failed) goto failed;
         memcpy(&t->writes[i], wview, sizeof(cint_view));
         memcpy(&t->staged[i], wstorage, sizeof(cint_storage));
+        t->staged[i].remote = 0;
         size_t wsize = t->staged[i].element_size;
         int64_t wlo = 0, wn = t->staged[i].count;
         int mode = WINDOW_DIFF;
