@@ -100,7 +100,8 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=None, help="4096 for heat (a side), 1048576 for compute")
     parser.add_argument("--steps", type=int, default=10, help="dispatches (an even number)")
     parser.add_argument("--workers", type=int, default=2, help="local:N")
-    parser.add_argument("--tiles", default="2", help="tiles per worker, a comma-separated list (cluster_tiles)")
+    parser.add_argument("--tiles", default="auto", help="tiles per worker, a comma-separated list of numbers "
+                        "(cluster_tiles) and `auto` (as cint run chooses: from the tiles' times, at most 4)")
     parser.add_argument("--rounds", type=int, default=1, help="each configuration this many times, interleaved")
     parser.add_argument("--check", default="first16", choices=("first16", "all", "none"),
                         help="which tiles the host runs again to check (cint run --cluster-check)")
@@ -126,7 +127,7 @@ def main() -> int:
     counting = build_library(emit_for_cluster(program))  # a cluster's run counts the host's stores
     print(f"compiled in {time.perf_counter() - started:.2f} s (cached after the first time)")
     threads = default_threads()
-    tile_counts = [int(t) for t in args.tiles.split(",")]
+    tile_counts = [0 if t == "auto" else int(t) for t in args.tiles.split(",")]
 
     print(f"load average before: {load()} ({os.cpu_count()} cores)")
     started = time.perf_counter()
@@ -147,9 +148,10 @@ def main() -> int:
         outputs.add((result.output, result.fuel_consumed))
         return {"wall": wall, "rows": result.dispatch_log, "output": result.output}
 
-    def tiled(per_worker: int) -> dict:
+    def tiled(per_worker: int) -> dict:  # 0: as `cint run --cluster` chooses (up to 4, from the tiles' times)
         tiles = TileRunner(opened, str(counting), program, args.check)
-        tiles.per_worker_tiles = per_worker
+        tiles.per_worker_tiles = per_worker or cluster.TILES_PER_WORKER
+        tiles.adapt = per_worker == 0
         begun = time.perf_counter()
         result, _ = run_library(counting, None, threads=1, report=True, tiles=tiles)
         wall = time.perf_counter() - begun
@@ -161,7 +163,7 @@ def main() -> int:
         return {"wall": wall, "rows": result.dispatch_log, "output": result.output}
 
     configs = [("cpu-c17, 1 thread", lambda: c17(1)), (f"cpu-c17, {threads} threads", lambda: c17(threads))]
-    configs += [(f"{spec}, {t} tiles/worker", (lambda t=t: tiled(t))) for t in tile_counts]
+    configs += [(f"{spec}, {t or 'auto'} tiles/worker", (lambda t=t: tiled(t))) for t in tile_counts]
     try:
         for round_ in range(args.rounds):
             order = configs[round_ % len(configs):] + configs[:round_ % len(configs)]

@@ -364,7 +364,9 @@ def test_tls_takes_the_certificates_from_dask_s_settings(tmp_path):
         assert len(rows) == 2
         for row in rows:
             assert row["cluster"]["cluster"] == started.address
-            assert row["cluster"]["tiles"] == row["cluster"]["tiles_back"] == 4, row  # 1 worker × 4
+            # 1 worker × 4, then as many as the first dispatch's times chose (at most 4)
+            assert row["cluster"]["tiles"] == row["cluster"]["tiles_back"], row
+            assert row["cluster"]["tiles"] == 4 if row is rows[0] else 1 <= row["cluster"]["tiles"] <= 4, row
             assert list(row["cluster"]["per_worker"]) == [next(iter(started.pids))], row
         refused = subprocess.run([CINT, "run", "--cluster", started.address, str(path)],
                                  capture_output=True, text=True, timeout=120, env=bare, cwd=ROOT, check=False)

@@ -196,3 +196,18 @@ def test_a_worker_killed_with_the_outputs_it_kept_stops_the_run_and_says_why(tmp
         _same(tiled.result, single)
         return
     assert "took them with it" in tiled.error and "--cluster-keep none" in tiled.error, tiled.error
+
+
+def test_a_kernel_s_tiles_follow_its_times(cluster):
+    """Without cluster_tiles, a kernel's first dispatch goes in 4 tiles a worker and the
+    next ones in as many as keep a tile's work near 50 ms (tiles.TILE_SECONDS): the heat
+    tour's 16 x 16 grid, microseconds a tile, in one a worker; given cluster_tiles, every
+    dispatch in that many."""
+    path = Path(__file__).resolve().parents[1] / "conformance" / "heat_tour.ci"
+    single = _run(path, path.read_text(), None, {"threads": 1})
+    tiled, rows = _rows(path, {"cluster": cluster.address, "cluster_min": 2})
+    _same(tiled, single)
+    assert [row["cluster"]["tiles"] for row in rows] == [8] + [2] * (len(rows) - 1)
+    tiled, rows = _rows(path, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 3})
+    _same(tiled, single)
+    assert {row["cluster"]["tiles"] for row in rows} == {6}

@@ -48,16 +48,17 @@ async def cluster_run(client, uri: str) -> dict:
 
 
 def check_tiles(result: dict, single) -> None:
-    """Both dispatches went to `local:2` in 4 tiles per worker, all came back; the
-    outcome is cpu-c17's on one thread."""
+    """Both dispatches went to `local:2`, the first in 4 tiles per worker, the second in
+    as many as the first's times chose (1 to 4 a worker), all came back; the outcome is
+    cpu-c17's on one thread."""
     assert (result["output"], result["fuelConsumed"], result["fault"]) == (single.output, single.fuel_consumed, None)
     rows = result["runReport"]["dispatches"]
     assert [row["number"] for row in rows] == [0, 1]
     for row in rows:
         entry = row["cluster"]
         assert entry["cluster"] == "local:2" and entry["scheduler"].startswith("tcp://127.0.0.1:"), entry
-        assert entry["tiles"] == entry["tiles_back"] == 8, entry
-        assert sum(entry["per_worker"].values()) == 8 and 1 <= len(entry["per_worker"]) <= 2, entry
+        assert entry["tiles"] == entry["tiles_back"] and entry["tiles"] in ((8,) if row is rows[0] else (2, 4, 6, 8))
+        assert sum(entry["per_worker"].values()) == entry["tiles"] and 1 <= len(entry["per_worker"]) <= 2, entry
         assert all(worker.startswith("tcp://127.0.0.1:") for worker in entry["per_worker"]), entry
         assert entry["bytes_back"] > 0 and all(s > 0 for s in entry["tile_seconds"]), entry
     # the first dispatch sends each tile the rows of the input grid it reads; the second
@@ -67,7 +68,8 @@ def check_tiles(result: dict, single) -> None:
     # the library travels once, with the first dispatch
     assert rows[0]["cluster"]["bytes_sent"] > rows[1]["cluster"]["bytes_sent"]
     (note,) = [n for n in result["notes"] if "on the cluster" in n]
-    assert "ran the work-items of 2 of 2 dispatches" in note and "16 of 16 tiles came back" in note, note
+    tiles = sum(row["cluster"]["tiles"] for row in rows)
+    assert "ran the work-items of 2 of 2 dispatches" in note and f"{tiles} of {tiles} tiles came back" in note, note
 
 
 @pytest.mark.slow

@@ -132,7 +132,9 @@ def open_cluster(spec: str) -> Cluster:
                                              dashboard_address=None, host="127.0.0.1")
         except Exception as error:  # noqa: BLE001 - any failure to start is one line
             raise ClusterError(f"cannot start a local Dask cluster of {value} workers: {_line(error)}") from None
-        return Cluster(spec, distributed.Client(local), local)
+        client = distributed.Client(local)
+        _send_at_once(client, own=True)
+        return Cluster(spec, client, local)
     seconds, why = _deadline(CONNECT_TIMEOUT)
     assert seconds is not None, "a capped wait has its seconds"
     try:
@@ -159,7 +161,39 @@ def open_cluster(spec: str) -> Cluster:
                            ) from None
     finally:
         waiting(None)
+    _send_at_once(client, own=False)
     return Cluster(spec, client)
+
+
+SEND_INTERVAL = 0.0005  # seconds: how long a message waits for others to go with it
+
+
+def _send_at_once(client: Any, own: bool) -> None:
+    """Dask batches what a client, a scheduler and a worker send (a message waits up to
+    10 ms in the client, 5 ms in the scheduler and 2 ms in a worker for others to go
+    with it): a dispatch of tens of milliseconds waited up to 17 ms for its tiles to
+    start. This process's client sends at once; so do the scheduler and workers of a
+    `local:N` cluster (`own`), which this process started and nobody else uses. A Dask
+    without these attributes is left as it is."""
+    try:
+        client.scheduler_comm.interval = SEND_INTERVAL
+    except AttributeError:
+        return
+    if not own:
+        return
+
+    def scheduler_side(dask_scheduler: Any) -> None:
+        for stream in list(dask_scheduler.stream_comms.values()) + list(dask_scheduler.client_comms.values()):
+            stream.interval = SEND_INTERVAL
+
+    def worker_side(dask_worker: Any) -> None:
+        dask_worker.batched_stream.interval = SEND_INTERVAL
+
+    try:
+        client.run_on_scheduler(scheduler_side)
+        client.run(worker_side)
+    except Exception:  # noqa: BLE001 - only slower
+        pass
 
 
 def _connect(distributed: Any, address: str, seconds: float, why: str) -> Any:
@@ -257,7 +291,33 @@ def _answer_wrongly(wrong: bool) -> None:
     _wrong_answers = wrong
 
 
+# The tile results this worker process keeps for the host (outputs kept on the workers,
+# tiles.py): the tile's key -> its result. The host reads them with `store_read` tasks
+# on this worker and names them in later tiles' windows (a segment whose item is
+# STORED); it says which to forget (run_tile's `forget`, `forget`).
+_store: dict[str, Any] = {}  # (bytearrays, reused through _spare)
+# Results the store forgot, kept for the next ones of their size: fresh memory of tens of
+# megabytes costs its page faults again on every tile (on a VM, each fault can cost ten
+# times a copy: memory returned to the host), whatever glibc is told (a Dask task runs on
+# a thread, whose malloc arena gives large blocks back to the system).
+_spare: list[bytearray] = []
+SPARE = 4
+
+
+def _buffer(n: int) -> bytearray:
+    for i, spare in enumerate(_spare):
+        if len(spare) == n:
+            return _spare.pop(i)
+    return bytearray(n)
+STORED = -1
+
+
 def _segment_bytes(value: Any, item: int | None, at: int, n: int) -> bytes | memoryview:
+    if item == STORED:
+        data = _store.get(value)
+        if data is None:  # this worker did not compute it (it was restarted, or the tile moved): sent again
+            raise LookupError(f"the worker no longer holds {value}")
+        return memoryview(data)[at:at + n]
     data = value if item is None else value[item]
     return memoryview(data)[at:at + n]
 
@@ -275,6 +335,24 @@ def assemble(parts: list[Any]) -> bytes:
     return b"".join(out)
 
 
+def store_read(key: str, at: int, n: int) -> bytes:
+    """A Dask task on the worker that keeps tile result `key`: n of its bytes from `at`
+    (all from `at` when n < 0), for the host or another worker."""
+    data = _store.get(key)
+    if data is None:
+        raise LookupError(f"the worker no longer holds {key}")
+    return bytes(memoryview(data)[at:] if n < 0 else memoryview(data)[at:at + n])
+
+
+def forget(keys: list[str]) -> None:
+    """The tile results `keys` that this worker keeps, dropped (Client.run, a run's end)."""
+    for key in keys:
+        data = _store.pop(key, None)
+        if isinstance(data, bytearray):
+            _spare.append(data)
+            del _spare[:-SPARE]
+
+
 def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
     """A Dask task where a piece lies: the bytes of it another worker's tile reads (a
     halo), so that only they travel."""
@@ -282,20 +360,30 @@ def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
 
 
 def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
-             shape: tuple[int, list[bool]] | None = None) -> tuple[str, float, bytes, Any]:
+             shape: tuple[int, list[bool]] | None = None, store_as: str | None = None,
+             forgotten: tuple[str, ...] = ()) -> tuple[str, float, bytes, Any]:
     """A Dask task: work-items [first, end) of the windowed plan made of `parts`;
     (worker, seconds, result, summary). With `shape` (the bytes of the kernel's
     reduction states, and per output array whether it stays here) the summary is what
-    the host takes in instead of the result (`summarize`); else None."""
+    the host takes in instead of the result (`summarize`), and the result stays in this
+    worker's store as `store_as` (b"" in its place); else the summary is None. The
+    results `forgotten` are dropped from the store first."""
     started = time.perf_counter()
+    forget(list(forgotten))
     ffi, lib = _worker_library(key, library)
     plan = assemble(parts)
     result = ffi.new("char **")
     length = ffi.new("size_t *")
     if lib.cint_tile_run(lib.cint_program_info(), plan, len(plan), first, end, result, length) != 0:
         raise RuntimeError("the worker could not unpack the dispatch's plan")
+    # The result in C's memory, freed when the last reference goes: kept in the store as
+    # it is (no copy of tens of megabytes), copied only where it travels.
     try:
-        data = ffi.buffer(result[0], length[0])[:]
+        if shape is not None and store_as is not None:  # kept here: into a buffer the store had freed
+            data: Any = _buffer(length[0])
+            ffi.memmove(data, result[0], length[0])
+        else:
+            data = ffi.buffer(result[0], length[0])[:]
     finally:
         lib.cint_free(result[0])
     if _wrong_answers and len(data) > 1:
@@ -307,23 +395,30 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
     except (ImportError, ValueError):
         where = f"pid {os.getpid()}"
     summary = None if shape is None else summarize(data, *shape)
+    if summary is not None and store_as is not None:
+        _store[store_as] = data
+        data = b""
     return where, time.perf_counter() - started, data, summary
 
 
-def summarize(data: bytes, reductions: int, stays: list[bool]) -> tuple[bytes, dict[int, int]]:
+def summarize(data: bytes, reductions: int, stays: list[bool],
+              edges: list[int] | None = None) -> tuple[bytes, dict[int, int], dict[int, tuple[bytes, bytes]]]:
     """A tile's result for the host when outputs stay on the workers (issue 33): the
     result (rt/pool.c tile_result) with each staying output's one run left out (its
-    count of runs 0), and where in the result each such run's bytes begin, by its
-    position among the outputs. A result whose state is not done, or whose staying
-    output is not one run, is given whole (no position for it)."""
+    count of runs 0), where in the result each such run's bytes begin, by its position
+    among the outputs, and the first and last `edges[position]` bytes of the run (what
+    the neighbouring tiles' stencils read next: the host hands them on, so that a halo
+    does not wait for a task on this worker). A result whose state is not done, or whose
+    staying output is not one run, is given whole (no position for it)."""
     from .layout import CHUNK_DONE, Reader
 
     r = Reader(data)
     state, _, _, _, out_length = r.i64s(5)
     r.skip(out_length + reductions)
     if state != CHUNK_DONE:
-        return data, {}
+        return data, {}, {}
     out, at, ats = [data[:r.at]], r.at, {}
+    cuts: dict[int, tuple[bytes, bytes]] = {}
     for position, stays_here in enumerate(stays):
         runs = r.i64()
         spans = []
@@ -334,16 +429,13 @@ def summarize(data: bytes, reductions: int, stays: list[bool]) -> tuple[bytes, d
         if stays_here and runs == 1:
             out.append((0).to_bytes(8, "little"))
             ats[position] = spans[0]
+            edge = edges[position] if edges is not None else 0
+            if 0 < edge and 2 * edge <= r.at - spans[0]:
+                cuts[position] = (data[spans[0]:spans[0] + edge], data[r.at - edge:r.at])
         else:
             out.append(data[at:r.at])
         at = r.at
-    return b"".join(out), ats
-
-
-def tile_summary(value: tuple[str, float, bytes, Any]) -> tuple[str, float, Any]:
-    """A Dask task where a tile's result lies: (worker, seconds, summary), so that only
-    the summary travels to the host and the result stays."""
-    return value[0], value[1], value[3]
+    return b"".join(out), ats, cuts
 
 
 CHECKS = ("first16", "all", "none")  # which tiles the host runs again to check (cluster_check; tiles.py)

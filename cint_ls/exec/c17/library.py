@@ -56,7 +56,7 @@ const cint_program *cint_program_info(void);
 @FUNCTIONS cint_rt.h: cint_ctx_describe cint_ctx_set_threads cint_ctx_threads_used
     cint_ctx_parallel_dispatches cint_ctx_set_report cint_ctx_records cint_ctx_set_observer cint_ctx_set_remote
     cint_tile_accept cint_ctx_remote_dispatches cint_tile_run cint_tile_run_phase cint_program_kernel
-    cint_ctx_set_remote_header cint_ctx_set_fetch cint_tile_keep@
+    cint_ctx_set_remote_header cint_ctx_set_fetch cint_tile_keep cint_ctx_set_kernel_tiles@
 """
 
 
@@ -194,6 +194,7 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
                            str(options.get("cluster_check", "first16")),
                            keep=options.get("cluster_keep", "outputs") == "outputs")
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
+        tiles.adapt = "cluster_tiles" not in options  # given: every dispatch in as many
     try:
         result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
                                          stack_size=int(options.get("stack_size", STACK_SIZE)),
@@ -202,6 +203,7 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
                                          stream=output_stream())
     finally:
         if tiles is not None:
+            tiles.finish()
             tiles.cluster.close()
     if tiles is not None:
         tiles.attach(result.dispatch_log)  # the report's rows name the cluster, tiles, bytes, times
@@ -240,6 +242,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
             lib.cint_ctx_set_remote(ctx, remote, ffi.NULL, tiles.minimum,
                                     max(1, tiles.cluster.worker_count()) * tiles.per_worker_tiles)
             lib.cint_ctx_set_remote_header(ctx, 1)  # the header: the host reads the storages (windows.py)
+            tiles.context = ctx  # the tiles of each kernel, as the host chooses them (cint_ctx_set_kernel_tiles)
             fetch = ffi.callback("int(void *, cint_storage *)", lambda user, storage: tiles.fetch(ffi, storage),
                                  error=1)
             lib.cint_ctx_set_fetch(ctx, fetch)  # what the workers kept, brought back before the host reads it

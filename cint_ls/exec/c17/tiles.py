@@ -18,14 +18,16 @@ from ..stages import waiting
 from ..words import counted
 from .cluster import (
     CLUSTER_MIN,
+    STORED,
     TILES_PER_WORKER,
     Cluster,
     _dask,
     _deadline,
     _line,
+    forget,
     piece_slice,
     run_tile,
-    tile_summary,
+    store_read,
 )
 
 
@@ -36,7 +38,9 @@ def _timeout() -> dict[str, float]:
 
 
 CHUNK_DONE, CHUNK_FAULT = 1, 2
+HELD = -2  # a piece's item where this process holds its bytes (a tile's edge rows; its worker windows.HERE)
 CHECK_EVERY = 16  # after a worker's first tile, one in this many of its tiles is checked
+TILE_SECONDS = 0.05  # the work of a tile the host aims at (`_choose_tiles`)
 SLICE_BELOW = 0.5  # a piece on another worker is cut down when the tile reads less than this part of it
 
 
@@ -65,7 +69,11 @@ class TileRunner:
     # RunResult.dispatch_log, rendered by running/report.py)
     rows: dict[int, JsonObject] = field(default_factory=dict)
     minimum: int = CLUSTER_MIN
-    per_worker_tiles: int = TILES_PER_WORKER
+    per_worker_tiles: int = TILES_PER_WORKER  # at most, where `adapt`
+    # Each kernel's tiles from its dispatches' times (`_choose_tiles`); else always
+    # per_worker_tiles a worker (the option cluster_tiles given)
+    adapt: bool = False
+    context: Any = None  # the run-time's context (cint_ctx_set_kernel_tiles)
     checked: int = 0
     wrong: dict[str, int] = field(default_factory=dict)  # worker -> tiles whose check failed (not used again)
     _library: Any = None  # the library's Dask future, once sent
@@ -81,6 +89,8 @@ class TileRunner:
     kept_bytes: int = 0  # output bytes left on the workers instead of coming back
     fetched_bytes: int = 0  # of them, brought back because this process read them
     lost: str = ""  # why what the workers kept could not come back (the run's error says it)
+    _stored: dict[str, str] = field(default_factory=dict)  # tile results in a worker's store -> the worker
+    _forget: dict[str, list[str]] = field(default_factory=dict)  # worker -> stored results no piece needs
 
     def _send_library(self) -> int:
         """The library to every worker; the bytes sent."""
@@ -150,6 +160,7 @@ class TileRunner:
                  for j in range(ntiles)]
         # Outputs written whole, in one run per tile, stay on the workers when every tile
         # comes back done: only their tiles' summaries travel (cluster.summarize).
+        self._pieces.drop_gone(set(self.cluster.client.scheduler_info()["workers"]))
         outputs = [a for a in header.arrays if a.staging is not None]
         keep = {a.index for a in outputs
                 if self.keep and w.dense(a.extents, a.strides) and all(a.index in p.owned for p in plans)}
@@ -163,24 +174,30 @@ class TileRunner:
                 self._ensure(ffi, a, 0, a.count)
         shape = None
         if keep:
-            shape = (ffi.sizeof("cint_reduction") * len(kernel.reductions), [a.index in keep for a in outputs])
-        futures: dict[Any, int] = {}  # Dask's future waited for (the tile's, or its summary's) -> its index
-        whole: dict[int, Any] = {}  # tile index -> the future of its whole result
+            shape = (ffi.sizeof("cint_reduction") * len(kernel.reductions), [a.index in keep for a in outputs],
+                     [_edge(a, reach) * a.size if a.index in keep else 0 for a in outputs])
+        futures: dict[Any, int] = {}  # Dask's future of each tile -> its index
+        # tile index -> where its whole result lies: its future's value, or (where outputs
+        # stay) the key it has in its worker's store (cluster._store)
+        whole: dict[int, Any] = {}
         resend: list[int] = []
         for j, plan in enumerate(plans):
             target = workers[j * len(workers) // ntiles]
             row["plan_bytes"] += plan.fixed_bytes
+            key = f"cint-tile-{os.getpid()}-{self.dispatches}-{j}"
             try:
                 parts = self._parts(ffi, plan, target, row)
                 future = client.submit(run_tile, self._key, self._library, parts, plan.first, plan.end, shape,
-                                       workers=[target], allow_other_workers=True, pure=False,
-                                       key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}")
+                                       key if shape else None, tuple(self._forget.pop(target, ())),
+                                       workers=[target], allow_other_workers=True, pure=False, key=key)
             except Exception as error:  # noqa: BLE001 - its worker went away: it is sent whole below
                 self.resent.append(_line(error))
                 resend.append(j)
                 continue
-            whole[j] = future
-            futures[self._waited(future, shape)] = j
+            whole[j] = key if shape else future
+            if shape:
+                self._stored[key] = target  # (where it ran, once it answers)
+            futures[future] = j
         completed = _dask().as_completed(list(futures))
         resent: set[int] = set()
         for j in resend:
@@ -192,6 +209,7 @@ class TileRunner:
         started = time.perf_counter()
         results: dict[int, tuple[Any, str, dict[int, int]]] = {}  # j -> (whole result's future, worker, runs' places)
         deferred: dict[int, tuple[bytes, bytes | None]] = {}  # j -> (summary, its whole result when fetched)
+        edges: dict[int, dict[int, tuple[bytes, bytes]]] = {}  # j -> output -> its window's first and last rows
         # Tiles whose first work-item lies above a faulting tile's last one cannot hold the
         # canonical fault: they are not waited for (the fold stops before them).
         bound = None
@@ -202,7 +220,9 @@ class TileRunner:
             for future in completed:
                 j = futures[future]
                 try:
-                    where, seconds, data, ats = self._answer(future, shape)
+                    where, seconds, data, ats, cuts = self._answer(future, shape)
+                    if shape is not None:
+                        self._stored[whole[j]] = where
                 except Exception as error:  # noqa: BLE001 - a worker died with what it held: sent again
                     if self._resend(ffi, plans[j], j, futures, whole, shape, completed, resent, row):
                         self.resent.append(_line(error))
@@ -219,11 +239,11 @@ class TileRunner:
                 row["tile_seconds"][j] = round(seconds, 9)
                 fetched: list[bytes] = []
 
-                def full(j: int = j, data: bytes = data, fetched: list[bytes] = fetched) -> bytes:
+                def full(j: int = j, data: bytes = data, fetched: list[bytes] = fetched, where: str = where) -> bytes:
                     if shape is None:
                         return data
                     if not fetched:
-                        fetched.append(whole[j].result()[2])
+                        fetched.append(self._read(whole[j], where, 0, -1).result())
                         row["bytes_back"] += len(fetched[0])
                         self.bytes_moved += len(fetched[0])
                     return fetched[0]
@@ -235,6 +255,8 @@ class TileRunner:
                     ats = {outputs[k].index: at for k, at in ats.items()}
                     deferred[j] = (answer, fetched[0] if fetched else None)
                     results[j] = (whole[j], where, ats)
+                    edges[j] = {outputs[k].index: cut for k, cut in cuts.items()}
+                    row["bytes_back"] += sum(len(head) + len(tail) for head, tail in cuts.values())
                     continue
                 if stands and shape is not None:  # a summary: the tile's whole result is taken in
                     answer = full()
@@ -256,10 +278,11 @@ class TileRunner:
                 and all(set(results[j][2]) >= keep for j in deferred))
         if not kept and deferred:  # some tile did not come back done: the whole results come here after all
             missing = [j for j, (_, result) in deferred.items() if result is None]
-            for j, value in zip(missing, client.gather([whole[j] for j in missing])):
-                deferred[j] = (deferred[j][0], value[2])
-                row["bytes_back"] += len(value[2])
-                self.bytes_moved += len(value[2])
+            for j, value in zip(missing, client.gather([self._read(whole[j], results[j][1], 0, -1)
+                                                        for j in missing])):
+                deferred[j] = (deferred[j][0], value)
+                row["bytes_back"] += len(value)
+                self.bytes_moved += len(value)
         for j, (brief, result) in deferred.items():
             taken = brief if kept else result
             assert taken is not None
@@ -276,22 +299,48 @@ class TileRunner:
             elif a.serial in deferred_stale:  # overwritten whole by the publication (or the run faults)
                 self._stale.pop(a.serial, None)
                 ffi.cast("cint_storage *", a.pointer).remote = 0
-        self._keep_outputs(ffi, header, results, plans, keep if kept else set(), row)
+        self._keep_outputs(ffi, header, results, plans, keep if kept else set(), edges if kept else {}, row)
+        self._choose_tiles(lib, header.kernel, row, len(workers))
         row["gather_seconds"] = round(time.perf_counter() - started, 9)
 
-    def _waited(self, future: Any, shape: Any) -> Any:
-        """The future the host waits for: the tile's, or its summary's where outputs stay."""
-        if shape is None:
-            return future
-        return self.cluster.client.submit(tile_summary, future, pure=False)
+    def _choose_tiles(self, lib: Any, kernel: int, row: JsonObject, workers: int) -> None:
+        """The tiles of this kernel's next dispatches: as many a worker as keep each
+        tile's work about TILE_SECONDS (at least one, at most per_worker_tiles), from
+        this dispatch's tiles' times on their workers. A tile costs Dask a round of
+        messages and its plan and result copies: a dispatch of 20 ms a worker goes
+        fastest as one tile a worker, one of seconds gains from more (the checks run
+        again a smaller part of it, a slower worker holds the others up less)."""
+        seconds = row["tile_seconds"]
+        if not self.adapt or self.context is None or not seconds or any(s is None for s in seconds):
+            return
+        per_worker = sum(seconds) / max(1, workers)
+        tiles = max(1, min(self.per_worker_tiles, int(per_worker / TILE_SECONDS)))
+        lib.cint_ctx_set_kernel_tiles(self.context, kernel, tiles * workers)
+
+    def _read(self, key: str, worker: str, at: int, n: int) -> Any:
+        """The future of n bytes from `at` (n < 0: all) of the tile result `key` that
+        `worker` keeps in its store."""
+        return self.cluster.client.submit(store_read, key, at, n, workers=[worker], allow_other_workers=True,
+                                          pure=False)
 
     @staticmethod
-    def _answer(future: Any, shape: Any) -> tuple[str, float, bytes, dict[int, int]]:
+    def _answer(future: Any, shape: Any) -> tuple[str, float, bytes, dict[int, int], dict[int, tuple[bytes, bytes]]]:
+        where, seconds, data, summary = future.result()
         if shape is None:
-            where, seconds, data, _ = future.result()
-            return where, seconds, data, {}
-        where, seconds, (data, ats) = future.result()
-        return where, seconds, data, ats
+            return where, seconds, data, {}, {}
+        data, ats, cuts = summary
+        return where, seconds, data, ats, cuts
+
+    def finish(self) -> None:
+        """The run's end: the tile results the workers keep for it are dropped."""
+        if not self._stored:
+            return
+        keys = list(self._stored)
+        self._stored.clear()
+        try:
+            self.cluster.client.run(forget, keys, **_timeout())
+        except Exception:  # noqa: BLE001 - a worker gone took them with it
+            pass
 
     def fetch(self, ffi: Any, storage: Any) -> int:
         """The run-time's callback (cint_storage_fetch): the elements the workers kept of
@@ -320,12 +369,15 @@ class TileRunner:
         if taken:
             waiting(f"the workers of the Dask cluster at {self.cluster.address} sending back an array they kept")
             try:
-                values = self.cluster.client.gather([p.future for p in taken])
+                values = self.cluster.client.gather([
+                    self._read(p.future, p.worker, p.at, (p.hi - p.lo) * size) if p.item == STORED else p.future
+                    for p in taken])
             finally:
                 waiting(None)
             for p, value in zip(taken, values):
                 n = (p.hi - p.lo) * size
-                ffi.memmove(ffi.cast("char *", address + p.lo * size), memoryview(value[p.item])[p.at:p.at + n], n)
+                data = memoryview(value) if p.item == STORED else memoryview(value[p.item])[p.at:p.at + n]
+                ffi.memmove(ffi.cast("char *", address + p.lo * size), data, n)
                 self.fetched_bytes += n
                 self.bytes_moved += n
         rest = [p for p in pieces if p not in taken]
@@ -354,7 +406,7 @@ class TileRunner:
                 parts.append(part)
                 continue
             a, segments = part.array, []
-            for piece, lo, hi in self._pieces.cover(a, part.lo, part.hi):
+            for piece, lo, hi in self._pieces.cover(a, part.lo, part.hi, target):
                 n = (hi - lo) * a.size
                 if piece is None:
                     self._ensure(ffi, a, lo, hi)
@@ -365,6 +417,14 @@ class TileRunner:
                     segments.append((future, None, 0, n))
                     continue
                 at = piece.at + (lo - piece.lo) * a.size
+                if piece.item == HELD:  # a neighbour's edge rows, here: they go with the tile
+                    segments.append((piece.future[at:at + n], None, 0, n))
+                    row["halo_bytes"] += n
+                    continue
+                if piece.worker != target and piece.item == STORED:  # in another worker's store: cut there
+                    segments.append((self._read(piece.future, piece.worker, at, n), None, 0, n))
+                    row["halo_bytes"] += n
+                    continue
                 if piece.worker != target and hi - lo < SLICE_BELOW * (piece.hi - piece.lo):
                     cut = client.submit(piece_slice, piece.future, piece.item, at, n, workers=[piece.worker],
                                         allow_other_workers=True, pure=False)
@@ -387,24 +447,25 @@ class TileRunner:
         workers = self._workers()
         if not workers:
             return False
+        key = f"cint-tile-{os.getpid()}-{self.dispatches}-{j}-again"
         try:
             self._ensure_plan(ffi, plan)
             data = plan.bytes(ffi)
             [scattered] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
                                                       **_timeout())
             future = self.cluster.client.submit(run_tile, self._key, self._library, [scattered], plan.first,
-                                                plan.end, shape, pure=False,
-                                                key=f"cint-tile-{os.getpid()}-{self.dispatches}-{j}-again")
-            waited = self._waited(future, shape)
+                                                plan.end, shape, key if shape else None, pure=False, key=key)
         except Exception as error:  # noqa: BLE001 - the cluster went away: runs on the host
             self.errors.append(_line(error))
             return False
         row["footprint_bytes"] += len(data)
         self.bytes_moved += len(data)
         row["bytes_sent"] += len(data)
-        whole[j] = future
-        futures[waited] = j
-        completed.add(waited)
+        whole[j] = key if shape else future
+        if shape:
+            self._stored[key] = workers[j % len(workers)]
+        futures[future] = j
+        completed.add(future)
         return True
 
     def _checked(self, ffi: Any, lib: Any, tile: Any, where: str, data: bytes, full: Any,
@@ -441,7 +502,8 @@ class TileRunner:
         return mine, False
 
     def _keep_outputs(self, ffi: Any, header: Any, results: dict[int, tuple[Any, str, dict[int, int]]],
-                      plans: list[Any], kept: set[int], row: JsonObject) -> None:
+                      plans: list[Any], kept: set[int], edges: dict[int, dict[int, tuple[bytes, bytes]]],
+                      row: JsonObject) -> None:
         """After the dispatch the outputs' storages change (the publication): their old
         pieces go, and each tile's written window of an output whose view lies contiguous
         in its storage stays where it was computed, as a piece valid after that
@@ -464,13 +526,25 @@ class TileRunner:
                 at = ats.get(a.index)
                 if window is None or at is None:
                     continue
-                made.append(w.Piece(base + window[0], base + window[1], future, at, 2, version, where))
+                item = STORED if isinstance(future, str) else 2
+                made.append(w.Piece(base + window[0], base + window[1], future, at, item, version, where))
                 pieces.add(a.serial, made[-1])
+                cut = edges.get(j, {}).get(a.index)
+                if cut is not None:  # its first and last rows, here: a neighbour's halo goes from here
+                    lo, hi, n = base + window[0], base + window[1], len(cut[0]) // a.size
+                    pieces.add(a.serial, w.Piece(lo, lo + n, cut[0], 0, HELD, version, w.HERE))
+                    pieces.add(a.serial, w.Piece(hi - n, hi, cut[1], 0, HELD, version, w.HERE))
             if a.index in kept:
                 self._stale[a.serial] = made
                 held = sum(p.hi - p.lo for p in made) * a.size
                 row["kept_bytes"] += held
                 self.kept_bytes += held
+        # The stored results no piece holds any more are dropped by the next tile their
+        # worker runs (or at the run's end, `finish`).
+        live = {p.future for pieces in (*self._pieces.by_serial.values(), *self._stale.values()) for p in pieces
+                if p.item == STORED}
+        for key in [k for k in self._stored if k not in live]:
+            self._forget.setdefault(self._stored.pop(key), []).append(key)
 
     def attach(self, rows: list[DispatchRow] | None) -> None:
         """Each recorded dispatch that went to the cluster gets its `cluster` entry:
@@ -503,6 +577,21 @@ class TileRunner:
             text += (f"; the host's check found {counted(sum(self.wrong.values()), 'wrong tile')} from "
                      f"{', '.join(sorted(self.wrong))} (not used again; the host's answers stand)")
         return text
+
+
+def _edge(a: Any, reach: dict[int, Any]) -> int:
+    """The elements at each end of a tile's window of output `a` that a neighbouring
+    tile's stencil is likely to read next: as many leading rows as the kernel reads its
+    own inputs away from the over variable (at least one)."""
+    rows = 1
+    for dims in reach.values():
+        o = dims[0] if dims else None
+        if o is not None and o.var == 0:
+            rows = max(rows, -o.low, o.high)
+    inner = 1
+    for extent in a.extents[1:]:
+        inner *= extent
+    return rows * inner
 
 
 def _inside(a: Any, pieces: list[Any]) -> bool:

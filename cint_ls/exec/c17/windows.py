@@ -28,6 +28,7 @@ from ...ir import nodes as ir
 from ...ir.footprint import Offsets
 from .layout import RANK, SIZES, Reader
 
+HERE = ""  # a piece's worker where this process holds its bytes (tiles.py: a tile's edge rows)
 TILE_HEAD = 0x3144414548544E49  # "INTHEAD1" (rt/pool.c)
 TILE_WINDOWED = 0x32454C4954544E49  # "INTTILE2"
 WINDOW_DIFF, WINDOW_WHOLE = 0, 1
@@ -276,17 +277,25 @@ class Pieces:
         self.by_serial[a.serial] = kept
         return kept
 
-    def cover(self, a: Array, lo: int, hi: int) -> list[tuple[Piece | None, int, int]]:
-        """[lo, hi) as consecutive spans, each from a valid piece or (None) from memory."""
+    def cover(self, a: Array, lo: int, hi: int, target: str | None = None) -> list[tuple[Piece | None, int, int]]:
+        """[lo, hi) as consecutive spans, each from a valid piece or (None) from memory:
+        where several pieces hold an element, one on `target` first, then one whose
+        bytes are here (`here`), then any; the longest of them."""
         pieces = sorted(self.valid(a), key=lambda p: (p.lo, -p.hi))
+
+        def rank(p: Piece) -> int:
+            return 0 if p.worker == target else 1 if p.worker == HERE else 2
+
         out: list[tuple[Piece | None, int, int]] = []
         at = lo
         while at < hi:
             holding = [p for p in pieces if p.lo <= at < p.hi]
             if holding:
-                p = max(holding, key=lambda p: p.hi)
-                out.append((p, at, min(hi, p.hi)))
-                at = min(hi, p.hi)
+                p = min(holding, key=lambda p: (rank(p), -p.hi))
+                better = [q.lo for q in pieces if at < q.lo < p.hi and rank(q) < rank(p)]
+                stop = min([hi, p.hi] + better)
+                out.append((p, at, stop))
+                at = stop
                 continue
             following = [p.lo for p in pieces if p.lo > at]
             stop = min([hi] + following)
@@ -300,10 +309,15 @@ class Pieces:
     def drop(self, serial: int) -> None:
         self.by_serial.pop(serial, None)
 
+    def drop_gone(self, workers: set[str]) -> None:
+        """The pieces of workers no longer in the cluster dropped (what they held is gone)."""
+        for serial, pieces in self.by_serial.items():
+            self.by_serial[serial] = [p for p in pieces if p.worker in workers or p.worker == HERE]
+
     def drop_worker(self, worker: str) -> None:
         for serial, pieces in self.by_serial.items():
             self.by_serial[serial] = [p for p in pieces if p.worker != worker]
 
 
-__all__ = ["Array", "Header", "Piece", "Pieces", "TILE_WINDOWED", "TilePlan", "WINDOW_DIFF", "WINDOW_WHOLE", "Window",
+__all__ = ["Array", "HERE", "Header", "Piece", "Pieces", "TILE_WINDOWED", "TilePlan", "WINDOW_DIFF", "WINDOW_WHOLE", "Window",
            "dense", "memory", "over_ranges", "owned_window", "read_header", "read_window", "tile_plan"]

@@ -355,6 +355,10 @@ struct cint_ctx {
     int (*remote)(void *user, void *job, const char *plan, size_t plan_bytes, int64_t ntiles, int64_t tile);
     void *remote_user;
     int64_t remote_min, remote_tiles;
+    /* Per kernel of the program's table, the tiles its dispatches are cut into where the
+     * host chose (cint_ctx_set_kernel_tiles; 0 or past the end: remote_tiles). */
+    int64_t *kernel_tiles;
+    int32_t nkernel_tiles;
     bool remote_header; /* the callback takes the plan's header, not its storages (cint_ctx_set_remote_header) */
     int64_t remote_dispatches; /* dispatches whose work-items went to the cluster */
     int64_t remote_tiles_run;  /* tiles whose result came back from the cluster */
@@ -539,6 +543,9 @@ int cint_tile_accept(void *job, int64_t tile, const char *result, size_t bytes);
 /* Output `param` of the job's dispatch stays on the workers: its tiles' results were
  * taken without its elements, and publication marks its storage `remote`. */
 void cint_tile_keep(void *job, int32_t param);
+/* Kernel `index`'s dispatches go to the cluster as `tiles` tiles from now on (0: as many
+ * as cint_ctx_set_remote said): the host's choice from the tiles' times. */
+void cint_ctx_set_kernel_tiles(cint_ctx *ctx, int32_t index, int64_t tiles);
 /* The callback that brings a storage's kept elements back (its user: remote_user). */
 void cint_ctx_set_fetch(cint_ctx *ctx, int (*fetch)(void *user, cint_storage *storage));
 /* A storage's kept elements brought back: 0, or 1 with CINT_RESOURCE. */

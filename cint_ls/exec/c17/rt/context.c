@@ -47,6 +47,7 @@ void cint_ctx_free(cint_ctx *ctx) {
     free(ctx->fault.frames);
     free(ctx->boundaries);
     free(ctx->records);
+    free(ctx->kernel_tiles);
     free(ctx);
 }
 

@@ -592,6 +592,8 @@ void cint_ctx_set_remote_header(cint_ctx *ctx, int header) { ctx->remote_header 
 static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, int64_t *item) {
     int64_t n = plan->count;
     int64_t parts = ctx->remote_tiles < 1 ? 1 : ctx->remote_tiles;
+    int32_t index = kernel_index(ctx, k);
+    if (index >= 0 && index < ctx->nkernel_tiles && ctx->kernel_tiles[index] > 0) parts = ctx->kernel_tiles[index];
     int64_t size = n / parts + (n % parts != 0);
     int64_t nchunks = n / size + (n % size != 0);
     if (nchunks < 1) return k->run(ctx, plan, 0, n, item);
@@ -660,6 +662,18 @@ void cint_ctx_set_remote(cint_ctx *ctx,
 
 bool cint_goes_remote(const cint_ctx *ctx, int64_t count) {
     return ctx->remote != NULL && count >= ctx->remote_min && count >= 2;
+}
+
+void cint_ctx_set_kernel_tiles(cint_ctx *ctx, int32_t index, int64_t tiles) {
+    if (index < 0) return;
+    if (index >= ctx->nkernel_tiles) {
+        int64_t *grown = realloc(ctx->kernel_tiles, ((size_t)index + 1) * sizeof *grown);
+        if (grown == NULL) return; /* the tiles stay as they were */
+        for (int32_t i = ctx->nkernel_tiles; i <= index; i++) grown[i] = 0;
+        ctx->kernel_tiles = grown;
+        ctx->nkernel_tiles = index + 1;
+    }
+    ctx->kernel_tiles[index] = tiles < 0 ? 0 : tiles;
 }
 
 void cint_ctx_set_fetch(cint_ctx *ctx, int (*fetch)(void *user, cint_storage *storage)) { ctx->fetch = fetch; }
