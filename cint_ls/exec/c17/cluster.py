@@ -309,7 +309,9 @@ def _buffer(n: int) -> bytearray:
         if len(spare) == n:
             return _spare.pop(i)
     return bytearray(n)
-STORED = -1
+
+
+STORED = -1  # a window segment's item where its value is a key of the store
 
 
 def _segment_bytes(value: Any, item: int | None, at: int, n: int) -> bytes | memoryview:
@@ -360,11 +362,12 @@ def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
 
 
 def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
-             shape: tuple[int, list[bool]] | None = None, store_as: str | None = None,
+             shape: tuple[int, list[bool], list[int]] | None = None, store_as: str | None = None,
              forgotten: tuple[str, ...] = ()) -> tuple[str, float, bytes, Any]:
     """A Dask task: work-items [first, end) of the windowed plan made of `parts`;
     (worker, seconds, result, summary). With `shape` (the bytes of the kernel's
-    reduction states, and per output array whether it stays here) the summary is what
+    reduction states, per output array whether it stays here, and the bytes of its edge
+    rows that go to the host) the summary is what
     the host takes in instead of the result (`summarize`), and the result stays in this
     worker's store as `store_as` (b"" in its place); else the summary is None. The
     results `forgotten` are dropped from the store first."""
@@ -376,8 +379,6 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
     length = ffi.new("size_t *")
     if lib.cint_tile_run(lib.cint_program_info(), plan, len(plan), first, end, result, length) != 0:
         raise RuntimeError("the worker could not unpack the dispatch's plan")
-    # The result in C's memory, freed when the last reference goes: kept in the store as
-    # it is (no copy of tens of megabytes), copied only where it travels.
     try:
         if shape is not None and store_as is not None:  # kept here: into a buffer the store had freed
             data: Any = _buffer(length[0])
