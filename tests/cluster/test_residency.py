@@ -119,6 +119,13 @@ def test_outputs_stay_on_the_workers_until_the_host_reads_them(cluster):
     assert entries[4]["kept_bytes"] == 2048 * 8, entries[4]
     note = next(n for n in tiled.notes if "on the cluster" in n)
     assert "kept on the workers" in note, note
+    # the run's end emptied the workers' stores (a cluster at an address outlives the run)
+    client = distributed.Client(cluster.address, timeout=20)
+    try:
+        held = client.run(lambda: (len(cluster_module._store), len(cluster_module._spare)))
+    finally:
+        client.close()
+    assert held and all(h == (0, 0) for h in held.values()), held
 
 
 def test_kept_outputs_checked_every_tile(cluster):

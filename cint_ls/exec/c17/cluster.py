@@ -346,13 +346,16 @@ def store_read(key: str, at: int, n: int) -> bytes:
     return bytes(memoryview(data)[at:] if n < 0 else memoryview(data)[at:at + n])
 
 
-def forget(keys: list[str]) -> None:
-    """The tile results `keys` that this worker keeps, dropped (Client.run, a run's end)."""
+def forget(keys: list[str], end: bool = False) -> None:
+    """The tile results `keys` that this worker keeps, dropped; their buffers kept for the
+    next results, or, at a run's `end` (Client.run), given back with the others kept."""
     for key in keys:
         data = _store.pop(key, None)
-        if isinstance(data, bytearray):
+        if isinstance(data, bytearray) and not end:
             _spare.append(data)
             del _spare[:-SPARE]
+    if end:
+        _spare.clear()
 
 
 def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:

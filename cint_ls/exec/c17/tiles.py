@@ -338,7 +338,7 @@ class TileRunner:
         keys = list(self._stored)
         self._stored.clear()
         try:
-            self.cluster.client.run(forget, keys, **_timeout())
+            self.cluster.client.run(forget, keys, True, on_error="ignore")
         except Exception:  # noqa: BLE001 - a worker gone took them with it
             pass
 
