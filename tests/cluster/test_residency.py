@@ -218,3 +218,21 @@ def test_a_kernel_s_tiles_follow_its_times(cluster):
     tiled, rows = _rows(path, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 3})
     _same(tiled, single)
     assert {row["cluster"]["tiles"] for row in rows} == {6}
+
+
+def test_a_local_cluster_sends_its_messages_at_once():
+    """Dask batches messages (10 ms in a client, 5 in a scheduler, 2 in a worker); this
+    process's client, and the scheduler and workers of the `local:N` it starts, send at
+    once (cluster._send_at_once): a Dask that renamed what this sets fails here, not
+    only slower."""
+    opened = cluster_module.open_cluster("local:1")
+    try:
+        client = opened.client
+        assert client.scheduler_comm.interval == cluster_module.SEND_INTERVAL
+        workers = client.run(lambda dask_worker: dask_worker.batched_stream.interval)
+        assert set(workers.values()) == {cluster_module.SEND_INTERVAL}, workers
+        streams = client.run_on_scheduler(lambda dask_scheduler: sorted(
+            {s.interval for s in [*dask_scheduler.stream_comms.values(), *dask_scheduler.client_comms.values()]}))
+        assert streams == [cluster_module.SEND_INTERVAL], streams
+    finally:
+        opened.close()
