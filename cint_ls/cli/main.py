@@ -102,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "and one in 16 after it (first16, the default), all, or none")
     c17.add_argument("--cluster-keep", default=None, choices=("outputs", "none"),
                      help="what the tiles write stays on the workers until this process reads it (outputs, "
-                          "the default), or comes back at once (none: slower, but a worker that dies then "
-                          "never takes an output with it)")
+                          "the default: a worker that dies with some makes the run start again), or comes back "
+                          "at once (none: slower, but a worker's death costs only its tiles)")
     trace_cli.add_run_options(p)
     p.set_defaults(handler=commands.run)
 

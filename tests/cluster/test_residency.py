@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
 
-from test_cluster import Cluster, _run, _same  # noqa: E402 - after the skip
+from test_cluster import CINT, Cluster, _run, _same  # noqa: E402 - after the skip
 
 from cint_ls.exec.c17 import cluster as cluster_module  # noqa: E402
 from cint_ls.running.run import RunRequest, run  # noqa: E402
@@ -148,7 +149,11 @@ void main() {
     I64[65536] a;
     I64[65536] b;
     for i in 0..65536 { a[i] = i * 7; }
-    for t in 0..5 { slow(a, b); slow(b, a); }
+    for t in 0..5 {
+        slow(a, b);
+        slow(b, a);
+        "t={t}\\n";
+    }
     I64 s = 0;
     for i in 0..65536 { s = s + a[i] * (i % 11); }
     "s={s}\\n";
@@ -158,16 +163,19 @@ main();
 """
 
 
-def _killed_after_dispatch(tmp_path: Path, keep: str) -> tuple[object, object]:
+def _killed_after_dispatch(tmp_path: Path, keep: str, cli: bool = False) -> tuple[object, object]:
     """The run of SLOW's ten dispatches on two workers, one of them killed while it runs a
-    tile of the fifth; and cpu-c17's outcome on one machine."""
+    tile of the fifth; and cpu-c17's outcome on one machine (with `cli`, those of `cint
+    run`: its isolated run streams the output as it is printed)."""
     started = Cluster(tmp_path, 2)
     try:
         path = tmp_path / "slow.ci"
         path.write_text(SLOW)
         outcome: list = []
         options = {"cluster": started.address, "cluster_min": 2, "cluster_tiles": 2, "cluster_keep": keep}
+        command = [CINT, "run", "--cluster", started.address, "--cluster-keep", keep, "--report", str(path)]
         runner = threading.Thread(target=lambda: outcome.append(
+            subprocess.run(command, capture_output=True, text=True, timeout=300, check=False) if cli else
             run(RunRequest(str(path), SLOW, "cpu-c17", None, {"cpu-c17": options}))))
         runner.start()
         watcher = distributed.Client(started.address, timeout=20)
@@ -184,6 +192,9 @@ def _killed_after_dispatch(tmp_path: Path, keep: str) -> tuple[object, object]:
         runner.join(timeout=300)
         watcher.close()
         assert outcome, "the run did not finish"
+        if cli:
+            return outcome[0], subprocess.run([CINT, "run", "--executor", "cpu-c17", str(path)], capture_output=True,
+                                              text=True, timeout=300, check=False)
         return outcome[0], _run(path, SLOW, None, {"threads": 1})
     finally:
         started.stop()
@@ -195,14 +206,23 @@ def test_a_worker_killed_with_outputs_coming_back_costs_a_resend(tmp_path):
     _same(tiled.result, single)
 
 
-def test_a_worker_killed_with_the_outputs_it_kept_stops_the_run_and_says_why(tmp_path):
-    """What a killed worker kept is lost: the run stops with an error that says so and
-    names --cluster-keep none, never with a wrong answer."""
+def test_a_worker_killed_with_the_outputs_it_kept_starts_the_run_again(tmp_path):
+    """What a killed worker kept is lost (nothing else holds it): the run starts again
+    with every output coming back at once, and its outcome is still cpu-c17's; the note
+    says so."""
     tiled, single = _killed_after_dispatch(tmp_path, "outputs")
-    if tiled.result is not None:  # the lost outputs were not needed after all (Dask computed them again)
-        _same(tiled.result, single)
-        return
-    assert "took them with it" in tiled.error and "--cluster-keep none" in tiled.error, tiled.error
+    assert tiled.result is not None, tiled.error
+    _same(tiled.result, single)
+    (note,) = [n for n in tiled.result.notes if "started again" in n]
+    assert "died with outputs it kept" in note and "--cluster-keep none" in note, note
+
+
+def test_cint_run_started_again_does_not_print_twice(tmp_path):
+    """Through `cint run`, whose run streams its output to the parent as it is printed:
+    the attempt after the death sends only what the first did not."""
+    tiled, single = _killed_after_dispatch(tmp_path, "outputs", cli=True)
+    assert single.returncode == 0 and single.stdout.count("t=") == 5, single
+    assert (tiled.returncode, tiled.stdout) == (0, single.stdout), tiled.stderr
 
 
 def test_a_kernel_s_tiles_follow_its_times(cluster):

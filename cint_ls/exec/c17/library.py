@@ -50,7 +50,8 @@ typedef struct cint_program cint_program;
 @TYPES cint_rt.h: cint_boundary@
 @FUNCTIONS cint_rt.h: cint_ctx_new cint_ctx_free cint_ctx_run cint_ctx_fuel_consumed cint_ctx_output
     cint_ctx_message cint_ctx_dispatches cint_ctx_boundaries cint_fault_json cint_free
-    cint_ctx_stream_output cint_ctx_flush_output cint_ctx_output_more@
+    cint_ctx_stream_output cint_ctx_flush_output cint_ctx_output_more cint_ctx_output_streamed
+    cint_ctx_set_output_skip@
 const cint_program *cint_program_info(void);
 @TYPES cint_rt.h: cint_storage cint_view cint_arg cint_dispatch_record cint_reduction@
 @FUNCTIONS cint_rt.h: cint_ctx_describe cint_ctx_set_threads cint_ctx_threads_used
@@ -178,7 +179,6 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
     text = emit_for_cluster(program) if options.get("cluster") is not None else emit(program)
     library = _build_while_declaring(text)
     selection = current_selection()  # pictures of arrays for the trace (exec/selection.py, pictures.py)
-    pictures = None if selection is None else Pictures(program, selection)
     tiles = None
     # The time limit of an isolated run counts from here (exec/stages.py): reaching the
     # cluster too, whose waits end within it (cluster.py).
@@ -195,12 +195,29 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
                            keep=options.get("cluster_keep", "outputs") == "outputs")
         tiles.minimum, tiles.per_worker_tiles = cluster_min, per_worker
         tiles.adapt = "cluster_tiles" not in options  # given: every dispatch in as many
+    def attempt(skip: int = 0) -> tuple[RunResult, list[Boundary]]:
+        return run_library(library, fuel, trace=bool(options.get("trace")),
+                           stack_size=int(options.get("stack_size", STACK_SIZE)),
+                           threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
+                           report=bool(options.get("report")), tiles=tiles,
+                           pictures=None if selection is None else Pictures(program, selection),
+                           stream=output_stream(), skip=skip)
+
+    restarted = None
     try:
-        result, boundaries = run_library(library, fuel, trace=bool(options.get("trace")),
-                                         stack_size=int(options.get("stack_size", STACK_SIZE)),
-                                         threads=threads, parallel_min=parallel_min, chunk_min=chunk_min,
-                                         report=bool(options.get("report")), tiles=tiles, pictures=pictures,
-                                         stream=output_stream())
+        try:
+            result, boundaries = attempt()
+        except C17RunError:
+            if tiles is None or not tiles.lost or not tiles.keep:
+                raise
+            # A worker died with outputs it kept, which nothing else holds: the run starts
+            # again with every output coming back at once (a run is deterministic: the
+            # same output, fuel and outcome; what the parent was sent already is not sent
+            # again).
+            restarted, streamed = tiles.lost, tiles.streamed
+            tiles.finish()
+            tiles = tiles.again()
+            result, boundaries = attempt(streamed)
     finally:
         if tiles is not None:
             tiles.finish()
@@ -210,6 +227,9 @@ def run(program: ir.Program, fuel: int | None, write: Write | None = None, optio
         note = tiles.note(result.dispatches)
         if note is not None:
             result.notes.append(note)
+        if restarted is not None:
+            result.notes.append(f"cpu-c17's run on the cluster started again after a worker died with outputs it "
+                                f"kept ({restarted}), with every output coming back at once (--cluster-keep none)")
     if options.get("trace"):
         result.trace = [[b.dispatch, b.output_length, b.fuel, b.digest] for b in boundaries]
     if write is not None and result.output and output_stream() is None:  # streamed: already sent
@@ -221,7 +241,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                 threads: int = 1, parallel_min: int = PARALLEL_MIN,
                 chunk_min: int = CHUNK_MIN, report: bool = False, tiles: TileRunner | None = None,
                 pictures: Pictures | None = None,
-                stream: tuple[int, int | None] | None = None) -> tuple[RunResult, list[Boundary]]:
+                stream: tuple[int, int | None] | None = None, skip: int = 0) -> tuple[RunResult, list[Boundary]]:
     ffi, lib = _load(path)
     budget = -1 if fuel is None or fuel > MAX_BUDGET else fuel
     ctx = lib.cint_ctx_new(budget, 1 if trace else 0)
@@ -232,6 +252,7 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
         lib.cint_ctx_set_threads(ctx, threads, worker_stack, parallel_min, chunk_min)
         if report:
             lib.cint_ctx_set_report(ctx, 1)
+        lib.cint_ctx_set_output_skip(ctx, skip)  # streamed by an earlier attempt of the run
         remote = None
         if tiles is not None:  # kept alive until the run ends
             # the dispatch in its work-item phase took the number dispatches - 1 (rt/dispatch.c)
@@ -285,6 +306,8 @@ def run_library(path: Path, fuel: int | None, trace: bool = False, stack_size: i
                                 f"{int(lib.cint_ctx_threads_used(ctx))} threads")
         return result, boundaries
     finally:
+        if tiles is not None:
+            tiles.streamed = int(lib.cint_ctx_output_streamed(ctx))
         lib.cint_ctx_free(ctx)
 
 

@@ -89,6 +89,7 @@ class TileRunner:
     kept_bytes: int = 0  # output bytes left on the workers instead of coming back
     fetched_bytes: int = 0  # of them, brought back because this process read them
     lost: str = ""  # why what the workers kept could not come back (the run's error says it)
+    streamed: int = 0  # the run's output bytes streamed to the parent (library.run's restart)
     _stored: dict[str, str] = field(default_factory=dict)  # tile results in a worker's store -> the worker
     _forget: dict[str, list[str]] = field(default_factory=dict)  # worker -> stored results no piece needs
 
@@ -330,6 +331,13 @@ class TileRunner:
             return where, seconds, data, {}, {}
         data, ats, cuts = summary
         return where, seconds, data, ats, cuts
+
+    def again(self) -> TileRunner:
+        """A runner for the run's next attempt on the same cluster, outputs coming back at
+        once (after a worker died with those it kept)."""
+        runner = TileRunner(self.cluster, self.library_path, self.program, self.check, keep=False)
+        runner.minimum, runner.per_worker_tiles, runner.adapt = self.minimum, self.per_worker_tiles, self.adapt
+        return runner
 
     def finish(self) -> None:
         """The run's end: the tile results the workers keep for it are dropped."""

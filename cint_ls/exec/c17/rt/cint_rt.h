@@ -380,6 +380,9 @@ struct cint_ctx {
      * stream only. */
     int out_fd;
     size_t out_sent, out_keep, out_more;
+    /* The stream's first `out_skip` bytes are not sent: the parent has them from an
+     * earlier attempt of the same run (cint_ctx_set_output_skip; cluster.py's restart). */
+    uint64_t out_skip;
     void *out_lock;
 };
 
@@ -595,6 +598,9 @@ const char *cint_ctx_output(const cint_ctx *ctx, size_t *length);
 int cint_ctx_stream_output(cint_ctx *ctx, int fd, uint64_t keep);
 void cint_ctx_flush_output(cint_ctx *ctx);
 uint64_t cint_ctx_output_more(const cint_ctx *ctx);
+/* The bytes of the stream sent so far, and the first bytes an attempt leaves unsent. */
+uint64_t cint_ctx_output_streamed(const cint_ctx *ctx);
+void cint_ctx_set_output_skip(cint_ctx *ctx, uint64_t skip);
 const char *cint_ctx_message(const cint_ctx *ctx);
 int64_t cint_ctx_dispatches(const cint_ctx *ctx);
 size_t cint_ctx_boundaries(const cint_ctx *ctx, const cint_boundary **boundaries);

@@ -41,12 +41,31 @@ static void send_all(cint_ctx *ctx, const char *data, size_t length) {
     }
 }
 
+/* The stream's position of out[i]: past `keep`, after the bytes sent and dropped. */
+static uint64_t stream_at(const cint_ctx *ctx, size_t i) {
+    return ctx->out_keep > 0 && i >= ctx->out_keep ? (uint64_t)ctx->out_more + i : (uint64_t)i;
+}
+
+/* out[from, to), less what lies before the stream's `out_skip` (cint_ctx_set_output_skip). */
+static void send_part(cint_ctx *ctx, size_t from, size_t to) {
+    uint64_t at = stream_at(ctx, from);
+    if (from < to && at < ctx->out_skip) from += (size_t)(ctx->out_skip - at) < to - from ? (size_t)(ctx->out_skip - at)
+                                                                                          : to - from;
+    if (from < to) send_all(ctx, ctx->out + from, to - from);
+}
+
 /* The kept bytes not yet sent, under the lock. */
 static void flush_locked(cint_ctx *ctx) {
     if (ctx->out_sent > ctx->out_len) ctx->out_sent = ctx->out_len; /* a fault's re-run dropped some */
-    send_all(ctx, ctx->out + ctx->out_sent, ctx->out_len - ctx->out_sent);
+    size_t split = ctx->out_keep > 0 && ctx->out_keep < ctx->out_len ? ctx->out_keep : ctx->out_len;
+    if (ctx->out_sent < split) send_part(ctx, ctx->out_sent, split); /* before keep, then past it */
+    send_part(ctx, ctx->out_sent > split ? ctx->out_sent : split, ctx->out_len);
     ctx->out_sent = ctx->out_len;
 }
+
+uint64_t cint_ctx_output_streamed(const cint_ctx *ctx) { return stream_at(ctx, ctx->out_sent); }
+
+void cint_ctx_set_output_skip(cint_ctx *ctx, uint64_t skip) { ctx->out_skip = skip; }
 
 /* Send the output to `fd` as it is printed (cint_ctx_flush_output sends what waits);
  * past `keep` bytes (0: no limit) what is printed is sent and dropped by SPILL_BYTES.
