@@ -292,8 +292,8 @@ def _answer_wrongly(wrong: bool) -> None:
 
 
 # The tile results this worker process keeps for the host (outputs kept on the workers,
-# tiles.py): the tile's key -> its result. The host reads them with `store_read` tasks
-# on this worker and names them in later tiles' windows (a segment whose item is
+# tiles.py): the tile's key -> its result. The host reads them with `piece_slice` tasks
+# on this worker (item STORED) and names them in later tiles' windows (a segment whose item is
 # STORED); it says which to forget (run_tile's `forget`, `forget`).
 _store: dict[str, Any] = {}  # (bytearrays, reused through _spare)
 # Results the store forgot, kept for the next ones of their size: fresh memory of tens of
@@ -315,13 +315,15 @@ STORED = -1  # a window segment's item where its value is a key of the store
 
 
 def _segment_bytes(value: Any, item: int | None, at: int, n: int) -> bytes | memoryview:
+    """n bytes from `at` (all from `at` when n < 0) of a Dask future's value (`item` of
+    it), or of the store's result `value` (item STORED)."""
     if item == STORED:
         data = _store.get(value)
         if data is None:  # this worker did not compute it (it was restarted, or the tile moved): sent again
             raise LookupError(f"the worker no longer holds {value}")
-        return memoryview(data)[at:at + n]
-    data = value if item is None else value[item]
-    return memoryview(data)[at:at + n]
+    else:
+        data = value if item is None else value[item]
+    return memoryview(data)[at:] if n < 0 else memoryview(data)[at:at + n]
 
 
 def assemble(parts: list[Any]) -> bytes:
@@ -335,15 +337,6 @@ def assemble(parts: list[Any]) -> bytes:
         else:
             out.extend(_segment_bytes(*segment) for segment in part)
     return b"".join(out)
-
-
-def store_read(key: str, at: int, n: int) -> bytes:
-    """A Dask task on the worker that keeps tile result `key`: n of its bytes from `at`
-    (all from `at` when n < 0), for the host or another worker."""
-    data = _store.get(key)
-    if data is None:
-        raise LookupError(f"the worker no longer holds {key}")
-    return bytes(memoryview(data)[at:] if n < 0 else memoryview(data)[at:at + n])
 
 
 def forget(keys: list[str], end: bool = False) -> None:
@@ -360,7 +353,7 @@ def forget(keys: list[str], end: bool = False) -> None:
 
 def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
     """A Dask task where a piece lies: the bytes of it another worker's tile reads (a
-    halo), so that only they travel."""
+    halo), or the host (a kept output, a check), so that only they travel."""
     return bytes(_segment_bytes(value, item, at, n))
 
 

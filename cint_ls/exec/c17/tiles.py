@@ -27,7 +27,6 @@ from .cluster import (
     forget,
     piece_slice,
     run_tile,
-    store_read,
 )
 
 
@@ -287,9 +286,7 @@ class TileRunner:
         for j, (brief, result) in deferred.items():
             taken = brief if kept else result
             assert taken is not None
-            if kept:
-                results[j] = (results[j][0], results[j][1], {i: at for i, at in results[j][2].items() if i in keep})
-            else:
+            if not kept:  # (the summary's places are those of the kept outputs' runs)
                 results[j] = (results[j][0], results[j][1], _runs_at(ffi, kernel, taken))
             if lib.cint_tile_accept(job, j, taken, len(taken)) == 0:
                 self.tiles_back += 1
@@ -321,8 +318,8 @@ class TileRunner:
     def _read(self, key: str, worker: str, at: int, n: int) -> Any:
         """The future of n bytes from `at` (n < 0: all) of the tile result `key` that
         `worker` keeps in its store."""
-        return self.cluster.client.submit(store_read, key, at, n, workers=[worker], allow_other_workers=True,
-                                          pure=False)
+        return self.cluster.client.submit(piece_slice, key, STORED, at, n, workers=[worker],
+                                          allow_other_workers=True, pure=False)
 
     @staticmethod
     def _answer(future: Any, shape: Any) -> tuple[str, float, bytes, dict[int, int], dict[int, tuple[bytes, bytes]]]:
@@ -377,15 +374,14 @@ class TileRunner:
         if taken:
             waiting(f"the workers of the Dask cluster at {self.cluster.address} sending back an array they kept")
             try:
-                values = self.cluster.client.gather([
-                    self._read(p.future, p.worker, p.at, (p.hi - p.lo) * size) if p.item == STORED else p.future
-                    for p in taken])
+                # (a kept output's pieces are results in their workers' stores)
+                values = self.cluster.client.gather([self._read(p.future, p.worker, p.at, (p.hi - p.lo) * size)
+                                                     for p in taken])
             finally:
                 waiting(None)
             for p, value in zip(taken, values):
                 n = (p.hi - p.lo) * size
-                data = memoryview(value) if p.item == STORED else memoryview(value[p.item])[p.at:p.at + n]
-                ffi.memmove(ffi.cast("char *", address + p.lo * size), data, n)
+                ffi.memmove(ffi.cast("char *", address + p.lo * size), value, n)
                 self.fetched_bytes += n
                 self.bytes_moved += n
         rest = [p for p in pieces if p not in taken]

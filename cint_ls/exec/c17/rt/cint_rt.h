@@ -553,6 +553,10 @@ void cint_ctx_set_kernel_tiles(cint_ctx *ctx, int32_t index, int64_t tiles);
 void cint_ctx_set_fetch(cint_ctx *ctx, int (*fetch)(void *user, cint_storage *storage));
 /* A storage's kept elements brought back: 0, or 1 with CINT_RESOURCE. */
 int cint_storage_fetch(cint_ctx *ctx, cint_storage *storage);
+/* Every array argument's kept elements brought back (dispatch.c), before anything of
+ * this process reads them: a dispatch or tiles that run here, a work-item described
+ * again, the trace's digest, the observer. 0, or 1 with CINT_RESOURCE. */
+int cint_fetch_args(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args);
 /* Whether a dispatch of `count` work-items goes to the cluster (cint_work_items). */
 bool cint_goes_remote(const cint_ctx *ctx, int64_t count);
 /* The remote callback takes the plan's header (structures, no storage bytes: the host

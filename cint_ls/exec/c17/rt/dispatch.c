@@ -409,10 +409,7 @@ static void work_item_address(cint_ctx *ctx, const cint_kernel *k, int64_t numbe
 static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_t span, int64_t *count,
                          int64_t *over);
 
-/* Every array argument's elements that a cluster's workers kept, brought back: before
- * anything of this process reads them (a dispatch that does not go to the cluster, a
- * work-item described again, the trace's digest, the observer). 0, or 1 (CINT_RESOURCE). */
-static int fetch_args(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args) {
+int cint_fetch_args(cint_ctx *ctx, const cint_kernel *k, const cint_arg *args) {
     for (int32_t p = 0; p < k->nparams; p++)
         if (is_array(&k->params[p]) && cint_storage_fetch(ctx, args[p].view.storage)) return 1;
     return 0;
@@ -429,7 +426,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
     if (!ctx->report) {
         int64_t count, over[CINT_MAX_RANK], number = ctx->dispatches;
         int rc = dispatch_once(ctx, k, args, span, &count, over);
-        if (rc == 0 && ctx->observer != NULL) rc = fetch_args(ctx, k, args) || (observe(ctx, k, args, number), 0);
+        if (rc == 0 && ctx->observer != NULL) rc = cint_fetch_args(ctx, k, args) || (observe(ctx, k, args, number), 0);
         return rc;
     }
     int64_t number = ctx->dispatches, count = -1, parallel = ctx->parallel_dispatches;
@@ -458,7 +455,7 @@ int cint_rt_dispatch(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, int32_
                  : ctx->parallel_dispatches > parallel ? CINT_RAN_POOL
                                                        : CINT_RAN_SERIAL;
     }
-    if (rc == 0 && ctx->observer != NULL) rc = fetch_args(ctx, k, args) || (observe(ctx, k, args, number), 0);
+    if (rc == 0 && ctx->observer != NULL) rc = cint_fetch_args(ctx, k, args) || (observe(ctx, k, args, number), 0);
     return rc;
 }
 
@@ -502,13 +499,12 @@ static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, in
         if ((!whole || !away) && cint_storage_fetch(ctx, args[p].view.storage)) goto done;
         if (make_staging(ctx, &writes[p], &args[p].view, !whole, &capacity[p])) goto done;
     }
-    for (int32_t p = 0; !away && p < k->nparams; p++) /* this process runs the work-items */
-        if (is_array(&k->params[p]) && cint_storage_fetch(ctx, args[p].view.storage)) goto done;
+    if (!away && cint_fetch_args(ctx, k, args)) goto done; /* this process runs the work-items */
     for (int32_t r = 0; r < k->nreductions; r++) cint_red_start(&reductions[r], &k->reductions[r]);
     int64_t item = 0;
     if (ctx->work_phase != NULL ? ctx->work_phase(ctx, k, &plan, span, &item) /* gpu-cuda: gpu_host.c */
                                 : cint_work_items(ctx, k, &plan, &item)) {
-        if (ctx->status == CINT_RESOURCE || fetch_args(ctx, k, args)) goto done;
+        if (ctx->status == CINT_RESOURCE || cint_fetch_args(ctx, k, args)) goto done;
         /* The fast path found the canonical work-item: run it again, counting steps,
          * from the state before it (fuel, folds), for the complete record.  Its output
          * up to the fault is already there: the re-run's is dropped. */
@@ -549,7 +545,7 @@ static int dispatch_once(cint_ctx *ctx, const cint_kernel *k, cint_arg *args, in
         const cint_reduction_desc *d = &k->reductions[r];
         memcpy(args[d->param].out, results[r], CINT_TC_SIZE(d->target));
     }
-    if (ctx->trace && fetch_args(ctx, k, args)) goto done;
+    if (ctx->trace && cint_fetch_args(ctx, k, args)) goto done;
     if (ctx->trace) trace_boundary(ctx, k, args, number);
     rc = 0;
 done:

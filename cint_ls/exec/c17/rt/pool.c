@@ -639,8 +639,7 @@ static int remote_items(cint_ctx *ctx, const cint_kernel *k, cint_plan *plan, in
         if (job.chunks[j].state == CHUNK_DONE) continue;
         /* Tiles run here after all: they read the storages here, so whatever the
          * workers kept of them comes back first. */
-        for (int32_t p = 0; rc == 0 && p < k->nparams; p++)
-            if (k->params[p].rank >= 0 && cint_storage_fetch(ctx, plan->args[p].view.storage)) rc = 1;
+        rc = cint_fetch_args(ctx, k, plan->args);
         break;
     }
     if (rc == 0) rc = gather(ctx, k, plan, &job, item);
