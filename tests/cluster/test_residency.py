@@ -136,6 +136,61 @@ def test_kept_outputs_checked_every_tile(cluster):
     _same(tiled, single)
     entries = [row["cluster"] for row in rows if row.get("cluster")]
     assert all(e["checked"] == e["tiles_back"] and e["wrong"] == 0 and e["kept_bytes"] > 0 for e in entries)
+    # a checked tile's worker sends its result's digest: the result itself stays there
+    assert all(e["bytes_back"] < 4096 for e in entries), entries
+
+
+def test_a_stored_result_is_read_while_its_worker_runs_a_tile(cluster):
+    """The host reads what a worker keeps through the worker's handler (store_reads.py),
+    not a task, which would wait for the tile the worker is running (a check, or a read
+    of a kept output, waited for every tile queued before it)."""
+    from cint_ls.exec.c17 import store_reads
+
+    opened = cluster_module.open_cluster(cluster.address)
+    try:
+        assert opened.direct_reads
+        client = opened.client
+        worker = sorted(client.scheduler_info()["workers"])[0]
+
+        def keep(key: str, value: bytes) -> None:
+            cluster_module._store[key] = bytearray(value)
+
+        client.run(keep, "cint-test-kept", b"0123456789", workers=[worker])
+        busy = client.submit(time.sleep, 20, workers=[worker], pure=False)
+        while client.processing(workers=[worker])[worker] == ():
+            time.sleep(0.01)
+        begun = time.perf_counter()
+        assert store_reads.read(client, [("cint-test-kept", worker, 2, 3), ("cint-test-kept", worker, 7, -1)],
+                                10) == [b"234", b"789"]
+        assert time.perf_counter() - begun < 10 and not busy.done()
+        with pytest.raises(LookupError, match="no longer holds cint-test-missing"):
+            store_reads.read(client, [("cint-test-missing", worker, 0, -1)], 10)
+        client.cancel(busy)
+        client.run(cluster_module.forget, ["cint-test-kept"], True, workers=[worker])
+    finally:
+        opened.close()
+
+
+def test_the_tiles_a_worker_gets_follow_its_quickest_tile():
+    """In a fresh worker a tile's time also holds its fresh memory's page faults: the
+    next dispatches' tiles are judged by the quickest one, and go up only when two
+    dispatches in a row ask for more (`_choose_tiles`)."""
+    from cint_ls.exec.c17.tiles import TileRunner
+
+    class Lib:
+        def cint_ctx_set_kernel_tiles(self, context: object, kernel: int, tiles: int) -> None:
+            chosen.append(tiles)
+
+    chosen: list[int] = []
+    runner = TileRunner(cluster=None, library_path="", adapt=True, context=object())  # type: ignore[arg-type]
+    runner._choose_tiles(Lib(), 0, {"tile_seconds": [0.3, 0.01, 0.012, 0.011, 0.25, 0.01, 0.013, 0.01]}, 2)
+    runner._choose_tiles(Lib(), 0, {"tile_seconds": [0.45, 0.43]}, 2)  # a larger window faulted in: 4 asked
+    runner._choose_tiles(Lib(), 0, {"tile_seconds": [0.025, 0.03]}, 2)
+    runner._choose_tiles(Lib(), 0, {"tile_seconds": [0.3, 0.29]}, 2)
+    runner._choose_tiles(Lib(), 0, {"tile_seconds": [0.29, 0.3]}, 2)  # asked twice in a row
+    runner._choose_tiles(Lib(), 0, {"tile_seconds": [0.012, 0.01, 0.011, 0.01, 0.01, 0.012, 0.01, 0.01]}, 2)
+    runner._choose_tiles(Lib(), 1, {"tile_seconds": [0.29, 0.28, 0.3, 0.31, 0.28, 0.29, 0.3, 0.3]}, 2)
+    assert chosen == [2, 2, 2, 2, 8, 2, 8]
 
 
 SLOW = """kernel slow[n](in I64[n] u, out I64[n] v) over [i: n] {

@@ -103,6 +103,7 @@ class Cluster:
     spec: str
     client: Any  # distributed.Client
     local: Any = None  # distributed.LocalCluster, for `local:N`
+    direct_reads: bool = False  # the workers answer store_reads.HANDLER (else a read is a task)
 
     @property
     def address(self) -> str:
@@ -134,7 +135,7 @@ def open_cluster(spec: str) -> Cluster:
             raise ClusterError(f"cannot start a local Dask cluster of {value} workers: {_line(error)}") from None
         client = distributed.Client(local)
         _send_at_once(client, own=True)
-        return Cluster(spec, client, local)
+        return Cluster(spec, client, local, _install_reads(client))
     seconds, why = _deadline(CONNECT_TIMEOUT)
     assert seconds is not None, "a capped wait has its seconds"
     try:
@@ -162,7 +163,19 @@ def open_cluster(spec: str) -> Cluster:
     finally:
         waiting(None)
     _send_at_once(client, own=False)
-    return Cluster(spec, client)
+    return Cluster(spec, client, None, _install_reads(client))
+
+
+def _install_reads(client: Any) -> bool:
+    """The workers' handler for reads of their stored results (store_reads.py); False
+    where they cannot take it (their reads are then tasks, which wait behind tiles)."""
+    try:
+        from . import store_reads
+
+        store_reads.install(client)
+        return True
+    except Exception:  # noqa: BLE001 - only slower
+        return False
 
 
 SEND_INTERVAL = 0.0005  # seconds: how long a message waits for others to go with it
@@ -359,14 +372,17 @@ def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
 
 def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
              shape: tuple[int, list[bool], list[int]] | None = None, store_as: str | None = None,
-             forgotten: tuple[str, ...] = ()) -> tuple[str, float, bytes, Any]:
+             forgotten: tuple[str, ...] = (), digest: bool = False) -> tuple[str, float, bytes, Any]:
     """A Dask task: work-items [first, end) of the windowed plan made of `parts`;
     (worker, seconds, result, summary). With `shape` (the bytes of the kernel's
     reduction states, per output array whether it stays here, and the bytes of its edge
     rows that go to the host) the summary is what
     the host takes in instead of the result (`summarize`), and the result stays in this
     worker's store as `store_as` (b"" in its place); else the summary is None. The
-    results `forgotten` are dropped from the store first."""
+    results `forgotten` are dropped from the store first. With `digest` (a tile the host
+    will check) the summary ends with the digest of the whole result (`result_digest`),
+    so that the check compares it without reading the result from behind this worker's
+    queue of tiles."""
     started = time.perf_counter()
     forget(list(forgotten))
     ffi, lib = _worker_library(key, library)
@@ -391,11 +407,17 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
         where = get_worker().address
     except (ImportError, ValueError):
         where = f"pid {os.getpid()}"
-    summary = None if shape is None else summarize(data, *shape)
+    summary = None if shape is None else (*summarize(data, *shape), result_digest(data) if digest else None)
     if summary is not None and store_as is not None:
         _store[store_as] = data
         data = b""
     return where, time.perf_counter() - started, data, summary
+
+
+def result_digest(data: bytes | bytearray) -> bytes:
+    """What a check compares of a kept tile's result: its BLAKE2b digest (a worker's
+    result and the host's are equal when their digests are)."""
+    return hashlib.blake2b(data, digest_size=32).digest()
 
 
 def summarize(data: bytes, reductions: int, stays: list[bool],

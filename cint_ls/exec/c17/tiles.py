@@ -26,6 +26,7 @@ from .cluster import (
     _line,
     forget,
     piece_slice,
+    result_digest,
     run_tile,
 )
 
@@ -73,6 +74,8 @@ class TileRunner:
     # per_worker_tiles a worker (the option cluster_tiles given)
     adapt: bool = False
     context: Any = None  # the run-time's context (cint_ctx_set_kernel_tiles)
+    _tiles_now: dict[int, int] = field(default_factory=dict)  # kernel -> its tiles a worker (`_choose_tiles`)
+    _asked: dict[int, int] = field(default_factory=dict)  # kernel -> what its last dispatch's times asked for
     checked: int = 0
     wrong: dict[str, int] = field(default_factory=dict)  # worker -> tiles whose check failed (not used again)
     _library: Any = None  # the library's Dask future, once sent
@@ -80,6 +83,7 @@ class TileRunner:
     _pieces: Any = None  # windows.Pieces
     _kernels: list[Any] | None = None  # the library's kernel table, as the IR's kernels
     _returned: dict[str, int] = field(default_factory=dict)  # worker -> tiles it returned
+    _sent: dict[str, int] = field(default_factory=dict)  # worker -> tiles sent to it
     _reach: dict[str, Any] = field(default_factory=dict)  # kernel -> its footprint (ir/footprint.py)
     # storage serial -> the pieces newer than this process's copy (outputs the tiles kept):
     # brought back by `fetch` (the run-time's callback) or `_ensure` before anything here
@@ -189,7 +193,8 @@ class TileRunner:
                 parts = self._parts(ffi, plan, target, row)
                 future = client.submit(run_tile, self._key, self._library, parts, plan.first, plan.end, shape,
                                        key if shape else None, tuple(self._forget.pop(target, ())),
-                                       workers=[target], allow_other_workers=True, pure=False, key=key)
+                                       self._will_check(target), workers=[target], allow_other_workers=True,
+                                       pure=False, key=key)
             except Exception as error:  # noqa: BLE001 - its worker went away: it is sent whole below
                 self.resent.append(_line(error))
                 resend.append(j)
@@ -220,7 +225,7 @@ class TileRunner:
             for future in completed:
                 j = futures[future]
                 try:
-                    where, seconds, data, ats, cuts = self._answer(future, shape)
+                    where, seconds, data, ats, cuts, digest = self._answer(future, shape)
                     if shape is not None:
                         self._stored[whole[j]] = where
                 except Exception as error:  # noqa: BLE001 - a worker died with what it held: sent again
@@ -243,12 +248,12 @@ class TileRunner:
                     if shape is None:
                         return data
                     if not fetched:
-                        fetched.append(self._read(whole[j], where, 0, -1).result())
+                        fetched.extend(self._read_now([(whole[j], where, 0, -1)]))
                         row["bytes_back"] += len(fetched[0])
                         self.bytes_moved += len(fetched[0])
                     return fetched[0]
 
-                answer, stands = self._checked(ffi, lib, plans[j], where, data, full, row)
+                answer, stands = self._checked(ffi, lib, plans[j], where, data, full, digest, row)
                 state = int.from_bytes(answer[:8], "little", signed=True)
                 held = stands and state == CHUNK_DONE and where not in self.wrong and j not in resent
                 if held and shape is not None:
@@ -278,8 +283,7 @@ class TileRunner:
                 and all(set(results[j][2]) >= keep for j in deferred))
         if not kept and deferred:  # some tile did not come back done: the whole results come here after all
             missing = [j for j, (_, result) in deferred.items() if result is None]
-            for j, value in zip(missing, client.gather([self._read(whole[j], results[j][1], 0, -1)
-                                                        for j in missing])):
+            for j, value in zip(missing, self._read_now([(whole[j], results[j][1], 0, -1) for j in missing])):
                 deferred[j] = (deferred[j][0], value)
                 row["bytes_back"] += len(value)
                 self.bytes_moved += len(value)
@@ -307,12 +311,21 @@ class TileRunner:
         this dispatch's tiles' times on their workers. A tile costs Dask a round of
         messages and its plan and result copies: a dispatch of 20 ms a worker goes
         fastest as one tile a worker, one of seconds gains from more (the checks run
-        again a smaller part of it, a slower worker holds the others up less)."""
+        again a smaller part of it, a slower worker holds the others up less). The work
+        is judged by the quickest tile, and the count goes up only when two dispatches in
+        a row ask for more: in a worker's first dispatches a tile also pays for its
+        fresh memory's page faults (up to ten times its work on a VM, whenever a larger
+        window arrives), and a count taken from those times swung from 4 tiles a worker
+        to 1 and back, each change a new size of window to fault in."""
         seconds = row["tile_seconds"]
         if not self.adapt or self.context is None or not seconds or any(s is None for s in seconds):
             return
-        per_worker = sum(seconds) / max(1, workers)
-        tiles = max(1, min(self.per_worker_tiles, int(per_worker / TILE_SECONDS)))
+        per_worker = min(seconds) * len(seconds) / max(1, workers)
+        asked = max(1, min(self.per_worker_tiles, int(per_worker / TILE_SECONDS)))
+        now, before = self._tiles_now.get(kernel, self.per_worker_tiles), self._asked.get(kernel, 0)
+        self._asked[kernel] = asked
+        tiles = asked if asked < now else min(asked, max(before, now))
+        self._tiles_now[kernel] = tiles
         lib.cint_ctx_set_kernel_tiles(self.context, kernel, tiles * workers)
 
     def _read(self, key: str, worker: str, at: int, n: int) -> Any:
@@ -321,13 +334,33 @@ class TileRunner:
         return self.cluster.client.submit(piece_slice, key, STORED, at, n, workers=[worker],
                                           allow_other_workers=True, pure=False)
 
+    def _read_now(self, reads: list[tuple[str, str, int, int]]) -> list[bytes]:
+        """The bytes of each (key, worker, at, n) of the results workers keep, here: by
+        the workers' handler, which answers at once (store_reads.py), or where they lack
+        it by tasks, which wait behind the tiles queued on their workers."""
+        if self.cluster.direct_reads:
+            from . import store_reads
+
+            return store_reads.read(self.cluster.client, reads, _timeout().get("timeout"))
+        return list(self.cluster.client.gather([self._read(*r) for r in reads]))
+
     @staticmethod
-    def _answer(future: Any, shape: Any) -> tuple[str, float, bytes, dict[int, int], dict[int, tuple[bytes, bytes]]]:
+    def _answer(future: Any, shape: Any) -> tuple[str, float, bytes, dict[int, int], dict[int, tuple[bytes, bytes]],
+                                                  bytes | None]:
         where, seconds, data, summary = future.result()
         if shape is None:
-            return where, seconds, data, {}, {}
-        data, ats, cuts = summary
-        return where, seconds, data, ats, cuts
+            return where, seconds, data, {}, {}, None
+        data, ats, cuts, digest = summary
+        return where, seconds, data, ats, cuts, digest
+
+    def _will_check(self, worker: str) -> bool:
+        """Whether the next tile sent to `worker` is one `_checked` will run again (a
+        worker runs its tiles in the order sent, so its first and one in CHECK_EVERY after
+        it): its worker then sends its result's digest with the summary, and the check
+        need not read the result from behind that worker's queue of tiles."""
+        sent = self._sent.get(worker, 0)
+        self._sent[worker] = sent + 1
+        return self.check == "all" or (self.check == "first16" and sent % CHECK_EVERY == 0)
 
     def again(self) -> TileRunner:
         """A runner for the run's next attempt on the same cluster, outputs coming back at
@@ -375,8 +408,7 @@ class TileRunner:
             waiting(f"the workers of the Dask cluster at {self.cluster.address} sending back an array they kept")
             try:
                 # (a kept output's pieces are results in their workers' stores)
-                values = self.cluster.client.gather([self._read(p.future, p.worker, p.at, (p.hi - p.lo) * size)
-                                                     for p in taken])
+                values = self._read_now([(p.future, p.worker, p.at, (p.hi - p.lo) * size) for p in taken])
             finally:
                 waiting(None)
             for p, value in zip(taken, values):
@@ -458,7 +490,8 @@ class TileRunner:
             [scattered] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
                                                       **_timeout())
             future = self.cluster.client.submit(run_tile, self._key, self._library, [scattered], plan.first,
-                                                plan.end, shape, key if shape else None, pure=False, key=key)
+                                                plan.end, shape, key if shape else None, (),
+                                                self._will_check(workers[j % len(workers)]), pure=False, key=key)
         except Exception as error:  # noqa: BLE001 - the cluster went away: runs on the host
             self.errors.append(_line(error))
             return False
@@ -472,14 +505,14 @@ class TileRunner:
         completed.add(future)
         return True
 
-    def _checked(self, ffi: Any, lib: Any, tile: Any, where: str, data: bytes, full: Any,
+    def _checked(self, ffi: Any, lib: Any, tile: Any, where: str, data: bytes, full: Any, digest: bytes | None,
                  row: JsonObject) -> tuple[bytes, bool]:
         """The answer to take in, and whether it is the worker's (`data`, its result or
-        summary; `full()`: its whole result) or the host's, where a check finds the
-        worker's wrong: a worker's first tile and one in CHECK_EVERY after it
-        (cluster_check) run again here on the host's own bytes and compared byte for
-        byte. A worker found wrong gets no more tiles in this run and its pieces are
-        dropped."""
+        summary; `full()`: its whole result, whose `digest` the worker may have sent) or
+        the host's, where a check finds the worker's wrong: a worker's first tile and one
+        in CHECK_EVERY after it (cluster_check) run again here on the host's own bytes and
+        compared byte for byte (or digest for digest). A worker found wrong gets no more
+        tiles in this run and its pieces are dropped."""
         returned = self._returned.get(where, 0)
         self._returned[where] = returned + 1
         if where not in self.wrong and (self.check == "none" or (self.check == "first16" and
@@ -497,7 +530,7 @@ class TileRunner:
             lib.cint_free(result[0])
         self.checked += 1
         row["checked"] += 1
-        if mine == full():
+        if (result_digest(mine) == digest) if digest is not None else mine == full():
             return data, True
         self.wrong[where] = self.wrong.get(where, 0) + 1
         row["wrong"] += 1
