@@ -311,3 +311,14 @@ def test_a_local_cluster_sends_its_messages_at_once():
         assert streams == [cluster_module.SEND_INTERVAL], streams
     finally:
         opened.close()
+
+
+def test_two_runs_never_share_a_tile_s_key():
+    """The scheduler takes a task whose key it still holds as computed: a run's tile with
+    the key of an earlier run's tile (whose release Dask sends later, batched) got that
+    tile's old result, naming a stored result the earlier run's end had dropped (seen in
+    benchmarks/cluster.py's second round). Each run's keys are its own."""
+    from cint_ls.exec.c17.tiles import TileRunner
+
+    first, second = (TileRunner(cluster=None, library_path="") for _ in range(2))  # type: ignore[arg-type]
+    assert first._run != second._run and str(os.getpid()) in first._run

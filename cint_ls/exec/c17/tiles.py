@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +95,10 @@ class TileRunner:
     lost: str = ""  # why what the workers kept could not come back (the run's error says it)
     streamed: int = 0  # the run's output bytes streamed to the parent (library.run's restart)
     _stored: dict[str, str] = field(default_factory=dict)  # tile results in a worker's store -> the worker
+    # The run's part of its tiles' Dask keys: unique to the run, since a key the scheduler
+    # still holds from an earlier run (its release is sent later, in a batch) is taken as
+    # computed, and its old result came back (a store's entry that run's end had dropped).
+    _run: str = field(default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
     _forget: dict[str, list[str]] = field(default_factory=dict)  # worker -> stored results no piece needs
 
     def _send_library(self) -> int:
@@ -188,7 +193,7 @@ class TileRunner:
         for j, plan in enumerate(plans):
             target = workers[j * len(workers) // ntiles]
             row["plan_bytes"] += plan.fixed_bytes
-            key = f"cint-tile-{os.getpid()}-{self.dispatches}-{j}"
+            key = f"cint-tile-{self._run}-{self.dispatches}-{j}"
             try:
                 parts = self._parts(ffi, plan, target, row)
                 future = client.submit(run_tile, self._key, self._library, parts, plan.first, plan.end, shape,
@@ -483,7 +488,7 @@ class TileRunner:
         workers = self._workers()
         if not workers:
             return False
-        key = f"cint-tile-{os.getpid()}-{self.dispatches}-{j}-again"
+        key = f"cint-tile-{self._run}-{self.dispatches}-{j}-again"
         try:
             self._ensure_plan(ffi, plan)
             data = plan.bytes(ffi)
