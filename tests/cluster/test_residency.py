@@ -237,8 +237,8 @@ def _killed_after_dispatch(tmp_path: Path, keep: str, cli: bool = False) -> tupl
         killed = None
         deadline = time.monotonic() + 120
         while killed is None and time.monotonic() < deadline and runner.is_alive():
-            for worker, tasks in watcher.processing().items():  # keys: cint-tile-PID-DISPATCH-TILE
-                if any(str(t).startswith("cint-tile-") and int(str(t).split("-")[3]) >= 4 for t in tasks):
+            for worker, tasks in watcher.processing().items():  # keys: cint-tile-PID-RUN-DISPATCH-TILE
+                if any(str(t).startswith("cint-tile-") and int(str(t).split("-")[4]) >= 4 for t in tasks):
                     os.kill(started.pids[worker], signal.SIGKILL)
                     killed = worker
                     break

@@ -167,13 +167,17 @@ def open_cluster(spec: str) -> Cluster:
 
 
 def _install_reads(client: Any) -> bool:
-    """The workers' handler for reads of their stored results (store_reads.py); False
-    where they cannot take it (their reads are then tasks, which wait behind tiles)."""
+    """Whether this process talks to the workers directly: their handler for reads of
+    their stored results installed (store_reads.py), and each worker answering this
+    process. Then a tile's windows go straight to its worker and its result straight
+    back (Dask's own default goes through the scheduler: its process copies every byte
+    on the way). False where the workers cannot take the handler or cannot be reached
+    but through the scheduler: reads are then tasks, which wait behind tiles."""
     try:
         from . import store_reads
 
         store_reads.install(client)
-        return True
+        return store_reads.reachable(client, CONNECT_TIMEOUT)
     except Exception:  # noqa: BLE001 - only slower
         return False
 

@@ -38,6 +38,20 @@ def install(client: Any) -> None:
     client.register_plugin(StoreReads())
 
 
+def reachable(client: Any, seconds: float) -> bool:
+    """Whether every worker answers this process directly (its identity, within `seconds`)."""
+
+    workers = list(client.scheduler_info()["workers"])
+
+    async def ask_all() -> list[Any]:
+        return list(await asyncio.gather(*(client.rpc(worker).identity() for worker in workers)))
+
+    try:
+        return bool(workers) and len(client.sync(ask_all, callback_timeout=seconds)) == len(workers)
+    except Exception:  # noqa: BLE001 - unreachable, or not in time
+        return False
+
+
 def read(client: Any, reads: list[tuple[str, str, int, int]], seconds: float | None) -> list[bytes]:
     """The bytes of each (key, worker, at, n), read at once from the workers, in parallel."""
 

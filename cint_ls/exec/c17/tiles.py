@@ -230,7 +230,7 @@ class TileRunner:
             for future in completed:
                 j = futures[future]
                 try:
-                    where, seconds, data, ats, cuts, digest = self._answer(future, shape)
+                    where, seconds, data, ats, cuts, digest = self._answer(future, shape, self.cluster.direct_reads)
                     if shape is not None:
                         self._stored[whole[j]] = where
                 except Exception as error:  # noqa: BLE001 - a worker died with what it held: sent again
@@ -350,9 +350,9 @@ class TileRunner:
         return list(self.cluster.client.gather([self._read(*r) for r in reads]))
 
     @staticmethod
-    def _answer(future: Any, shape: Any) -> tuple[str, float, bytes, dict[int, int], dict[int, tuple[bytes, bytes]],
-                                                  bytes | None]:
-        where, seconds, data, summary = future.result()
+    def _answer(future: Any, shape: Any, direct: bool) -> tuple[str, float, bytes, dict[int, int],
+                                                              dict[int, tuple[bytes, bytes]], bytes | None]:
+        where, seconds, data, summary = future.client.gather(future, direct=direct)
         if shape is None:
             return where, seconds, data, {}, {}, None
         data, ats, cuts, digest = summary
@@ -452,7 +452,7 @@ class TileRunner:
                 if piece is None:
                     self._ensure(ffi, a, lo, hi)
                     [future] = client.scatter([w.memory(ffi, a.address, lo, hi, a.size)], workers=[target],
-                                              hash=False, **_timeout())
+                                              hash=False, direct=self.cluster.direct_reads, **_timeout())
                     self._pieces.add(a.serial, w.Piece(lo, hi, future, 0, None, a.version, target))
                     row["footprint_bytes"] += n
                     segments.append((future, None, 0, n))
@@ -493,6 +493,7 @@ class TileRunner:
             self._ensure_plan(ffi, plan)
             data = plan.bytes(ffi)
             [scattered] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
+                                                      direct=self.cluster.direct_reads,
                                                       **_timeout())
             future = self.cluster.client.submit(run_tile, self._key, self._library, [scattered], plan.first,
                                                 plan.end, shape, key if shape else None, (),
