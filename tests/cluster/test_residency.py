@@ -322,3 +322,34 @@ def test_two_runs_never_share_a_tile_s_key():
 
     first, second = (TileRunner(cluster=None, library_path="") for _ in range(2))  # type: ignore[arg-type]
     assert first._run != second._run and str(os.getpid()) in first._run
+
+
+def test_a_cluster_this_process_cannot_reach_directly_goes_through_its_scheduler(cluster, monkeypatch):
+    """Workers that only their scheduler reaches (store_reads.reachable false): windows
+    and results go through the scheduler, reads of kept outputs are tasks, and the
+    outcome is still cpu-c17's (the tiles run in this process, as benchmarks/cluster.py
+    runs them)."""
+    from cint_ls.exec.c17 import store_reads
+    from cint_ls.exec.c17.build import build_library
+    from cint_ls.exec.c17.library import emit_for_cluster, run_library
+    from cint_ls.exec.c17.tiles import TileRunner
+    from cint_ls.ir.build import build
+
+    monkeypatch.setattr(store_reads, "reachable", lambda client, seconds: False)
+    monkeypatch.setattr(store_reads, "read", None)  # (not called: reads are tasks)
+    program = build(KEPT.read_text(), str(KEPT)).program
+    assert program is not None
+    library = build_library(emit_for_cluster(program))
+    opened = cluster_module.open_cluster(cluster.address)
+    try:
+        assert not opened.direct_reads
+        tiles = TileRunner(opened, str(library), program, "all")
+        tiles.minimum, tiles.per_worker_tiles = 1000, 3
+        tiled, _ = run_library(library, None, threads=1, report=True, tiles=tiles)
+        tiles.attach(tiled.dispatch_log)
+    finally:
+        opened.close()
+    _same(tiled, _run(KEPT, KEPT.read_text(), None, {"threads": 1}))
+    assert not tiles.errors, tiles.errors
+    entries = [row["cluster"] for row in tiled.dispatch_log if row.get("cluster")]
+    assert entries and all(e["kept_bytes"] > 0 and e["checked"] == e["tiles_back"] for e in entries), entries
