@@ -148,7 +148,7 @@ def test_a_stored_result_is_read_while_its_worker_runs_a_tile(cluster):
 
     opened = cluster_module.open_cluster(cluster.address)
     try:
-        assert opened.direct_reads
+        assert opened.direct
         client = opened.client
         worker = sorted(client.scheduler_info()["workers"])[0]
 
@@ -342,7 +342,7 @@ def test_a_cluster_this_process_cannot_reach_directly_goes_through_its_scheduler
     library = build_library(emit_for_cluster(program))
     opened = cluster_module.open_cluster(cluster.address)
     try:
-        assert not opened.direct_reads
+        assert not opened.direct
         tiles = TileRunner(opened, str(library), program, "all")
         tiles.minimum, tiles.per_worker_tiles = 1000, 3
         tiled, _ = run_library(library, None, threads=1, report=True, tiles=tiles)

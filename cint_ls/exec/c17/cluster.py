@@ -103,7 +103,10 @@ class Cluster:
     spec: str
     client: Any  # distributed.Client
     local: Any = None  # distributed.LocalCluster, for `local:N`
-    direct_reads: bool = False  # the workers answer store_reads.HANDLER (else a read is a task)
+    # This process reaches every worker and they answer store_reads.HANDLER: windows and
+    # results go straight between them, reads of their stores through the handler (else
+    # through the scheduler, and reads are tasks)
+    direct: bool = False
 
     @property
     def address(self) -> str:

@@ -230,7 +230,7 @@ class TileRunner:
             for future in completed:
                 j = futures[future]
                 try:
-                    where, seconds, data, ats, cuts, digest = self._answer(future, shape, self.cluster.direct_reads)
+                    where, seconds, data, ats, cuts, digest = self._answer(future, shape, self.cluster.direct)
                     if shape is not None:
                         self._stored[whole[j]] = where
                 except Exception as error:  # noqa: BLE001 - a worker died with what it held: sent again
@@ -343,7 +343,7 @@ class TileRunner:
         """The bytes of each (key, worker, at, n) of the results workers keep, here: by
         the workers' handler, which answers at once (store_reads.py), or where they lack
         it by tasks, which wait behind the tiles queued on their workers."""
-        if self.cluster.direct_reads:
+        if self.cluster.direct:
             from . import store_reads
 
             return store_reads.read(self.cluster.client, reads, _timeout().get("timeout"))
@@ -452,7 +452,7 @@ class TileRunner:
                 if piece is None:
                     self._ensure(ffi, a, lo, hi)
                     [future] = client.scatter([w.memory(ffi, a.address, lo, hi, a.size)], workers=[target],
-                                              hash=False, direct=self.cluster.direct_reads, **_timeout())
+                                              hash=False, direct=self.cluster.direct, **_timeout())
                     self._pieces.add(a.serial, w.Piece(lo, hi, future, 0, None, a.version, target))
                     row["footprint_bytes"] += n
                     segments.append((future, None, 0, n))
@@ -493,7 +493,7 @@ class TileRunner:
             self._ensure_plan(ffi, plan)
             data = plan.bytes(ffi)
             [scattered] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
-                                                      direct=self.cluster.direct_reads,
+                                                      direct=self.cluster.direct,
                                                       **_timeout())
             future = self.cluster.client.submit(run_tile, self._key, self._library, [scattered], plan.first,
                                                 plan.end, shape, key if shape else None, (),
