@@ -70,10 +70,31 @@ async function check(page, name, options, fn) {
     const seconds = (Date.now() - started) / 1000;
     checks.push({ name, ok: false, detail: String(error && error.message ? error.message : error), seconds });
     log(`FAIL ${name}: ${error && error.message ? error.message.split("\n")[0] : error} (${seconds.toFixed(1)} s)`);
+    log(`     where the keyboard went: ${await keyboardState(page)}`);
     await shot(page, `fail-${name.replace(/\W+/g, "-")}`);
     // What was on the screen: a later check starts from a clean state.
     await page.keyboard.press("Escape").catch(() => {});
   }
+}
+
+/** Where keys would go: the pages of the browser, whether this one has the focus, its
+ * focused element (and, in a same-origin iframe, the frame's). */
+async function keyboardState(page) {
+  const pages = page.context().pages().map((p) => p.url().slice(0, 80));
+  const state = await page.evaluate(() => {
+    const describe = (e) => e ? `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${String(e.className).split(" ").slice(0, 3).join(".")}` : "none";
+    let active = document.activeElement;
+    const chain = [describe(active)];
+    for (let up = active && active.parentElement, n = 0; up && n < 4; up = up.parentElement, n++) chain.push(describe(up));
+    let inner = "";
+    try {
+      if (active && active.tagName === "IFRAME") inner = describe(active.contentDocument && active.contentDocument.activeElement);
+    } catch (e) {
+      inner = "(another origin)";
+    }
+    return { hasFocus: document.hasFocus(), visibility: document.visibilityState, chain: chain.join(" < "), inner };
+  }).catch((e) => ({ error: String(e) }));
+  return JSON.stringify({ pages, ...state });
 }
 
 function expect(condition, message) {
