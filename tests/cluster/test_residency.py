@@ -22,6 +22,7 @@ distributed = pytest.importorskip("distributed", reason="Dask is not installed: 
 from test_cluster import CINT, Cluster, _run, _same  # noqa: E402 - after the skip
 
 from cint_ls.exec.c17 import cluster as cluster_module  # noqa: E402
+from cint_ls.exec.c17 import worker_store  # noqa: E402
 from cint_ls.running.run import RunRequest, run  # noqa: E402
 
 pytestmark = pytest.mark.needs_cc
@@ -123,7 +124,7 @@ def test_outputs_stay_on_the_workers_until_the_host_reads_them(cluster):
     # the run's end emptied the workers' stores (a cluster at an address outlives the run)
     client = distributed.Client(cluster.address, timeout=20)
     try:
-        held = client.run(lambda: (len(cluster_module._store), len(cluster_module._spare)))
+        held = client.run(lambda: (len(worker_store._store), len(worker_store._spare)))
     finally:
         client.close()
     assert held and all(h == (0, 0) for h in held.values()), held
@@ -153,7 +154,7 @@ def test_a_stored_result_is_read_while_its_worker_runs_a_tile(cluster):
         worker = sorted(client.scheduler_info()["workers"])[0]
 
         def keep(key: str, value: bytes) -> None:
-            cluster_module._store[key] = bytearray(value)
+            worker_store._store[key] = bytearray(value)
 
         client.run(keep, "cint-test-kept", b"0123456789", workers=[worker])
         busy = client.submit(time.sleep, 20, workers=[worker], pure=False)
@@ -166,7 +167,7 @@ def test_a_stored_result_is_read_while_its_worker_runs_a_tile(cluster):
         with pytest.raises(LookupError, match="no longer holds cint-test-missing"):
             store_reads.read(client, [("cint-test-missing", worker, 0, -1)], 10)
         client.cancel(busy)
-        client.run(cluster_module.forget, ["cint-test-kept"], True, workers=[worker])
+        client.run(worker_store.forget, ["cint-test-kept"], True, workers=[worker])
     finally:
         opened.close()
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from ..executors import ExecutorUnavailable, Options
 from ..stages import remaining, waiting
+from .worker_store import _buffer, _store, assemble, forget
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
 TILES_PER_WORKER = 4  # more balance and smaller checks than 2; benchmarks/cluster.py (docs/cluster.md)
@@ -309,72 +310,6 @@ _wrong_answers = False
 def _answer_wrongly(wrong: bool) -> None:
     global _wrong_answers
     _wrong_answers = wrong
-
-
-# The tile results this worker process keeps for the host (outputs kept on the workers,
-# tiles.py): the tile's key -> its result. The host reads them with `piece_slice` tasks
-# on this worker (item STORED) and names them in later tiles' windows (a segment whose item is
-# STORED); it says which to forget (run_tile's `forget`, `forget`).
-_store: dict[str, Any] = {}  # (bytearrays, reused through _spare)
-# Results the store forgot, kept for the next ones of their size: fresh memory of tens of
-# megabytes costs its page faults again on every tile (on a VM, each fault can cost ten
-# times a copy: memory returned to the host), whatever glibc is told (a Dask task runs on
-# a thread, whose malloc arena gives large blocks back to the system).
-_spare: list[bytearray] = []
-SPARE = 4
-
-
-def _buffer(n: int) -> bytearray:
-    for i, spare in enumerate(_spare):
-        if len(spare) == n:
-            return _spare.pop(i)
-    return bytearray(n)
-
-
-STORED = -1  # a window segment's item where its value is a key of the store
-
-
-def _segment_bytes(value: Any, item: int | None, at: int, n: int) -> bytes | memoryview:
-    """n bytes from `at` (all from `at` when n < 0) of a Dask future's value (`item` of
-    it), or of the store's result `value` (item STORED)."""
-    if item == STORED:
-        data = _store.get(value)
-        if data is None:  # this worker did not compute it (it was restarted, or the tile moved): sent again
-            raise LookupError(f"the worker no longer holds {value}")
-    else:
-        data = value if item is None else value[item]
-    return memoryview(data)[at:] if n < 0 else memoryview(data)[at:at + n]
-
-
-def assemble(parts: list[Any]) -> bytes:
-    """A windowed plan from its parts: bytes as they are, and windows as the segments of
-    the pieces that make them (value, item, byte offset, bytes), each a Dask future's
-    value here."""
-    out: list[bytes | bytearray | memoryview] = []
-    for part in parts:
-        if isinstance(part, (bytes, bytearray)):
-            out.append(part)
-        else:
-            out.extend(_segment_bytes(*segment) for segment in part)
-    return b"".join(out)
-
-
-def forget(keys: list[str], end: bool = False) -> None:
-    """The tile results `keys` that this worker keeps, dropped; their buffers kept for the
-    next results, or, at a run's `end` (Client.run), given back with the others kept."""
-    for key in keys:
-        data = _store.pop(key, None)
-        if isinstance(data, bytearray) and not end:
-            _spare.append(data)
-            del _spare[:-SPARE]
-    if end:
-        _spare.clear()
-
-
-def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
-    """A Dask task where a piece lies: the bytes of it another worker's tile reads (a
-    halo), or the host (a kept output, a check), so that only they travel."""
-    return bytes(_segment_bytes(value, item, at, n))
 
 
 def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,

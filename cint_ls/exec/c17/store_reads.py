@@ -1,4 +1,4 @@
-"""Reads of the tile results a worker keeps (cluster._store) that do not wait behind its
+"""Reads of the tile results a worker keeps (worker_store._store) that do not wait behind its
 tiles. A Dask task runs on the worker's one thread after the tiles queued before it: the
 host's check of a tile, or its read of a kept output, waited for every tile its worker
 still had (a second of a compute-bound dispatch). A worker handler (`cint_read`, as
@@ -13,7 +13,7 @@ from typing import Any
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.protocol import to_serialize
 
-from .cluster import STORED, _segment_bytes
+from .worker_store import STORED, _segment_bytes
 
 HANDLER = "cint_read"
 

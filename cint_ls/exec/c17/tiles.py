@@ -17,19 +17,8 @@ from ..faults import JsonObject
 from ..runtime import DispatchRow
 from ..stages import waiting
 from ..words import counted
-from .cluster import (
-    CLUSTER_MIN,
-    STORED,
-    TILES_PER_WORKER,
-    Cluster,
-    _dask,
-    _deadline,
-    _line,
-    forget,
-    piece_slice,
-    result_digest,
-    run_tile,
-)
+from .cluster import CLUSTER_MIN, TILES_PER_WORKER, Cluster, _dask, _deadline, _line, result_digest, run_tile
+from .worker_store import STORED, forget, piece_slice
 
 
 def _timeout() -> dict[str, float]:
@@ -187,7 +176,7 @@ class TileRunner:
                      [_edge(a, reach) * a.size if a.index in keep else 0 for a in outputs])
         futures: dict[Any, int] = {}  # Dask's future of each tile -> its index
         # tile index -> where its whole result lies: its future's value, or (where outputs
-        # stay) the key it has in its worker's store (cluster._store)
+        # stay) the key it has in its worker's store (worker_store._store)
         whole: dict[int, Any] = {}
         resend: list[int] = []
         for j, plan in enumerate(plans):
