@@ -354,7 +354,11 @@ class TileRunner:
         need not read the result from behind that worker's queue of tiles."""
         sent = self._sent.get(worker, 0)
         self._sent[worker] = sent + 1
-        return self.check == "all" or (self.check == "first16" and sent % CHECK_EVERY == 0)
+        return self._sampled(sent)
+
+    def _sampled(self, n: int) -> bool:
+        """Whether a worker's tile number n (from 0) is one the host checks (cluster_check)."""
+        return self.check == "all" or (self.check == "first16" and n % CHECK_EVERY == 0)
 
     def again(self) -> TileRunner:
         """A runner for the run's next attempt on the same cluster, outputs coming back at
@@ -477,16 +481,16 @@ class TileRunner:
         workers = self._workers()
         if not workers:
             return False
+        target = workers[j % len(workers)]
         key = f"cint-tile-{self._run}-{self.dispatches}-{j}-again"
         try:
             self._ensure_plan(ffi, plan)
             data = plan.bytes(ffi)
-            [scattered] = self.cluster.client.scatter([data], workers=[workers[j % len(workers)]], hash=False,
-                                                      direct=self.cluster.direct,
+            [scattered] = self.cluster.client.scatter([data], workers=[target], hash=False, direct=self.cluster.direct,
                                                       **_timeout())
             future = self.cluster.client.submit(run_tile, self._key, self._library, [scattered], plan.first,
                                                 plan.end, shape, key if shape else None, (),
-                                                self._will_check(workers[j % len(workers)]), pure=False, key=key)
+                                                self._will_check(target), pure=False, key=key)
         except Exception as error:  # noqa: BLE001 - the cluster went away: runs on the host
             self.errors.append(_line(error))
             return False
@@ -495,7 +499,7 @@ class TileRunner:
         row["bytes_sent"] += len(data)
         whole[j] = key if shape else future
         if shape:
-            self._stored[key] = workers[j % len(workers)]
+            self._stored[key] = target
         futures[future] = j
         completed.add(future)
         return True
@@ -510,8 +514,7 @@ class TileRunner:
         tiles in this run and its pieces are dropped."""
         returned = self._returned.get(where, 0)
         self._returned[where] = returned + 1
-        if where not in self.wrong and (self.check == "none" or (self.check == "first16" and
-                                                                  returned % CHECK_EVERY != 0)):
+        if where not in self.wrong and not self._sampled(returned):
             return data, True  # (a worker found wrong: every tile it still returns is run here)
         first, end = tile.first, tile.end
         self._ensure_plan(ffi, tile)

@@ -8,9 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 # The tile results this worker process keeps for the host (outputs kept on the workers,
-# tiles.py): the tile's key -> its result. The host reads them with `piece_slice` tasks
-# on this worker (item STORED) and names them in later tiles' windows (a segment whose item is
-# STORED); it says which to forget (run_tile's `forget`, `forget`).
+# tiles.py): the tile's key -> its result. The host reads them through this worker's
+# handler (store_reads.py; `piece_slice` tasks where it cannot reach the worker) and names
+# them in later tiles' windows (a segment whose item is STORED; another worker's tile
+# reads its halo with a `piece_slice` task); it says which to forget (run_tile's
+# `forget`, `forget`).
 _store: dict[str, Any] = {}  # (bytearrays, reused through _spare)
 # Results the store forgot, kept for the next ones of their size: fresh memory of tens of
 # megabytes costs its page faults again on every tile (on a VM, each fault can cost ten
@@ -69,5 +71,6 @@ def forget(keys: list[str], end: bool = False) -> None:
 
 def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:
     """A Dask task where a piece lies: the bytes of it another worker's tile reads (a
-    halo), or the host (a kept output, a check), so that only they travel."""
+    halo), or the host where it cannot reach the worker directly (a kept output, a
+    check), so that only they travel."""
     return bytes(_segment_bytes(value, item, at, n))
