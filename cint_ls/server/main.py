@@ -12,7 +12,12 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import os
+import signal
 import sys
+import threading
+import traceback
+from types import FrameType
 from typing import BinaryIO
 
 from .. import __version__
@@ -39,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         # pygls logs every message body at INFO: far too much for a 5,000-line file.
         logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
 
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, write_stacks)
+
     # No cyclic collection from here until the first publication (heap.py): the
     # imports and a first analysis make objects by the hundred thousand, next to no
     # garbage, and each young collection walked them again.
@@ -47,6 +55,26 @@ def main(argv: list[str] | None = None) -> int:
 
     one_arena()  # before the server's threads start (heap.py)
     return serve_stdio(sys.stdin.buffer, sys.stdout.buffer, test_hooks=args.test_hooks)
+
+
+def write_stacks(signum: int, frame: FrameType | None) -> None:
+    """SIGUSR1's handler: a server that stops answering can be asked where it is (`kill
+    -USR1 PID`); every thread's stack goes to stderr (the editor's log of the server) and
+    the server goes on. A Python handler, not faulthandler's: that one reads other threads'
+    frames without the GIL and crashed a server that was importing on another thread. The
+    text goes out with os.write: a handler that wrote through sys.stderr while the main
+    thread was inside a write to it would raise there."""
+    # Not threading.enumerate(): its lock is not reentrant, and the main thread this runs
+    # on may hold it (a server asked while it started a thread hung there).
+    names = {ident: thread.name for ident, thread in dict(getattr(threading, "_active", {})).items()}
+    parts = [f"cint-ls {os.getpid()}: the stack of each thread (SIGUSR1), most recent call last\n"]
+    for ident, top in sys._current_frames().items():
+        parts.append(f"\nthread {names.get(ident, '?')} ({ident}):\n")
+        parts.extend(traceback.format_stack(top))
+    try:
+        os.write(2, "".join(parts).encode("utf-8", "replace"))
+    except OSError:  # no stderr: nothing to say it on
+        pass
 
 
 def serve_stdio(stdin: BinaryIO, stdout: BinaryIO, test_hooks: bool = False) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 import subprocess
 import threading
 import time
@@ -98,3 +99,34 @@ def test_exit_without_shutdown_and_end_of_input():
 def test_version():
     out = subprocess.run(SERVER_COMMAND + ["--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("cint-ls ")
+
+
+def test_sigusr1_writes_every_threads_stack_and_the_server_goes_on():
+    """`kill -USR1` a server that stops answering: its threads' stacks on stderr
+    (docs/server.md), and it still answers afterwards."""
+    server = subprocess.Popen(SERVER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    try:
+        server.stdin.write(_message({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                     "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        server.stdin.flush()
+        answers: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [answers.put(m) for m in read_messages(server.stdout)], daemon=True).start()
+        assert answers.get(timeout=30)["id"] == 1
+        server.send_signal(signal.SIGUSR1)
+        server.stdin.write(_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        server.stdin.write(_message({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        server.stdin.flush()
+        while (message := answers.get(timeout=30)).get("id") != 2:
+            pass
+        assert "result" in message
+        server.stdin.write(_message({"jsonrpc": "2.0", "method": "exit"}))  # after shutdown's answer, as LSP says
+        server.stdin.flush()
+        assert server.wait(timeout=30) == 0
+        stderr = server.stderr.read().decode()
+        assert "the stack of each thread (SIGUSR1)" in stderr and "thread MainThread" in stderr, stderr
+        assert 'cint_ls/server/main.py", line' in stderr and "in serve_stdio" in stderr, stderr
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
