@@ -1,6 +1,7 @@
 """Shared fixtures: the programs of the conformance suite (tests/conformance); the
 markers `slow` and `needs_cc`; hypothesis' example counts for the quick run; the
-fuzzers' package (`fuzz/`) on the path."""
+fuzzers' package (`fuzz/`) on the path; a hung language server asked for its stacks
+(hang_reports.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang_reports import servers_asked_before_the_time_limit  # noqa: F401 -- an autouse fixture
 from hypothesis import settings
 
 TESTS = Path(__file__).parent

@@ -1,6 +1,9 @@
-"""A test that still waits on its server near pytest-timeout's limit asks the server where
-it is (SIGUSR1: every thread's stack on the server's stderr, which pytest-lsp forwards into
-the test's captured output), so that a hang in CI fails with the server's side of it."""
+"""A test that still waits on its language server near pytest-timeout's limit asks the
+server where it is (SIGUSR1: every thread's stack on the server's stderr, which pytest-lsp
+forwards into the test's captured output), so that a hang in CI fails with the server's
+side of it. The fixture is autouse from tests/conftest.py (a conftest.py of tests/server
+would shadow the `from conftest import ...` of its modules); without a server child it
+does nothing."""
 
 from __future__ import annotations
 
