@@ -127,9 +127,9 @@ class TileRunner:
             self._kernels = [by_name[name] for name in kernel_names(ffi, lib)]
         return self._kernels[index]
 
-    def _workers(self) -> list[str]:
-        """The workers that tiles go to: those whose answers were not found wrong."""
-        return sorted(w for w in self.cluster.client.scheduler_info()["workers"] if w not in self.wrong)
+    def _workers(self, present: set[str]) -> list[str]:
+        """The workers that tiles go to: those `present` whose answers were not found wrong."""
+        return sorted(w for w in present if w not in self.wrong)
 
     def _remote(self, ffi: Any, lib: Any, job: Any, head: bytes, ntiles: int, size: int, row: JsonObject) -> None:
         from . import windows as w
@@ -141,7 +141,8 @@ class TileRunner:
             self._pieces = w.Pieces()
         kernel = self._kernel(ffi, lib, int.from_bytes(head[8:16], "little", signed=True))
         header = w.read_header(ffi, kernel, head)
-        workers = self._workers()
+        present = set(client.scheduler_info()["workers"])  # (a round trip to the scheduler: once a dispatch)
+        workers = self._workers(present)
         if not workers:
             self.errors.append("every worker gave a wrong answer: the tiles ran here")
             return
@@ -158,7 +159,7 @@ class TileRunner:
                  for j in range(ntiles)]
         # Outputs written whole, in one run per tile, stay on the workers when every tile
         # comes back done: only their tiles' summaries travel (cluster.summarize).
-        self._pieces.drop_gone(set(self.cluster.client.scheduler_info()["workers"]))
+        self._pieces.drop_gone(present)
         outputs = [a for a in header.arrays if a.staging is not None]
         keep = {a.index for a in outputs
                 if self.keep and w.dense(a.extents, a.strides) and all(a.index in p.owned for p in plans)}
@@ -478,7 +479,7 @@ class TileRunner:
         if j in resent:
             return False
         resent.add(j)
-        workers = self._workers()
+        workers = self._workers(set(self.cluster.client.scheduler_info()["workers"]))  # (now: one died)
         if not workers:
             return False
         target = workers[j % len(workers)]
