@@ -130,8 +130,20 @@ def test_outputs_stay_on_the_workers_until_the_host_reads_them(cluster):
     assert held and all(h == (0, 0) for h in held.values()), held
 
 
+def _in_place_results(cluster) -> int:
+    client = distributed.Client(cluster.address, timeout=20)
+    try:
+        return sum(client.run(lambda: cluster_module.in_place_results).values())
+    finally:
+        client.close()
+
+
 def test_kept_outputs_checked_every_tile(cluster):
+    """Every tile checked on the host (cint_tile_run) against the worker's result: also
+    those the run-time wrote in place in a buffer the worker's store had freed
+    (cint_tile_run_into, the second smooth of a tile's shape on), byte for byte."""
     single = _run(KEPT, KEPT.read_text(), None, {"threads": 1})
+    in_place = _in_place_results(cluster)
     tiled, rows = _rows(KEPT, {"cluster": cluster.address, "cluster_min": 1000, "cluster_tiles": 2,
                                "cluster_check": "all"})
     _same(tiled, single)
@@ -139,6 +151,20 @@ def test_kept_outputs_checked_every_tile(cluster):
     assert all(e["checked"] == e["tiles_back"] and e["wrong"] == 0 and e["kept_bytes"] > 0 for e in entries)
     # a checked tile's worker sends its result's digest: the result itself stays there
     assert all(e["bytes_back"] < 4096 for e in entries), entries
+    assert _in_place_results(cluster) > in_place, "no kept result was written in place"
+
+
+def test_heat_tiles_written_in_place_with_a_reduction_are_right(cluster):
+    """The heat kernel's tiles (an output and a reduction's state before it in the
+    result) written in place from the second dispatch on, each checked on the host."""
+    single = _run(HEAT, HEAT.read_text(), None, {"threads": 1})
+    in_place = _in_place_results(cluster)
+    tiled, rows = _rows(HEAT, {"cluster": cluster.address, "cluster_min": 2, "cluster_tiles": 2,
+                               "cluster_check": "all"})
+    _same(tiled, single)
+    entries = [row["cluster"] for row in rows]
+    assert all(e["checked"] == e["tiles_back"] and e["wrong"] == 0 and e["kept_bytes"] > 0 for e in entries)
+    assert _in_place_results(cluster) - in_place >= 2 * (len(entries) - 1), "heat's tiles were not written in place"
 
 
 def test_a_stored_result_is_read_while_its_worker_runs_a_tile(cluster):

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..executors import ExecutorUnavailable, Options
 from ..stages import remaining, waiting
-from .worker_store import _buffer, _store, assemble, forget
+from .worker_store import _buffer, _store, assemble, forget, forget_buffer
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
 TILES_PER_WORKER = 4  # more balance and smaller checks than 2; benchmarks/cluster.py (docs/cluster.md)
@@ -48,7 +48,7 @@ TIME_LIMIT_SETTING = "the run's time limit bounds it: --time-limit, cint.run.tim
 WORKER_CDEF = """
 typedef struct cint_program cint_program;
 const cint_program *cint_program_info(void);
-@FUNCTIONS cint_rt.h: cint_tile_run cint_free@
+@FUNCTIONS cint_rt.h: cint_tile_run cint_tile_run_into cint_free@
 """  # with the prototypes of rt/cint_rt.h (headers.header_types), on the worker
 
 _ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
@@ -301,6 +301,12 @@ def _keep_freed_memory() -> None:
     mallopt(-4, 0)  # M_MMAP_MAX: every block from the heap, however large (a window can pass 32 MiB)
 
 
+# The size of each kept tile result this worker made, by (library, plan bytes, first,
+# end): the buffer a tile of the same shape hands the run-time for its result.
+_result_bytes: dict[tuple[str, int, int, int], int] = {}
+in_place_results = 0  # kept results the run-time wrote in place (tests/cluster/test_residency.py)
+
+
 # A test's wrong worker (tests/cluster/test_residency.py sets it in one worker process
 # through Client.run): the last byte of each of its tiles' results is flipped, so that
 # the host's check must catch it.
@@ -331,16 +337,34 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
     plan = assemble(parts)
     result = ffi.new("char **")
     length = ffi.new("size_t *")
-    if lib.cint_tile_run(lib.cint_program_info(), plan, len(plan), first, end, result, length) != 0:
+    kept = shape is not None and store_as is not None
+    # A kept result goes into a buffer the store had freed. Where this tile's result had
+    # a size before, the buffer of that size is handed to the run-time, whose work-items
+    # then write the result in it (cint_tile_run_into): no copy of it, no fresh memory.
+    known = _result_bytes.get((key, len(plan), first, end)) if kept else None
+    into = _buffer(known) if known else None
+    pointer = ffi.from_buffer(into) if into is not None else ffi.NULL
+    if lib.cint_tile_run_into(lib.cint_program_info(), plan, len(plan), first, end, pointer,
+                              len(into) if into is not None else 0, result, length) != 0:
         raise RuntimeError("the worker could not unpack the dispatch's plan")
-    try:
-        if shape is not None and store_as is not None:  # kept here: into a buffer the store had freed
-            data: Any = _buffer(length[0])
-            ffi.memmove(data, result[0], length[0])
-        else:
-            data = ffi.buffer(result[0], length[0])[:]
-    finally:
-        lib.cint_free(result[0])
+    data: Any
+    if into is not None and result[0] == pointer:
+        global in_place_results
+        in_place_results += 1
+        data = into
+    else:
+        try:
+            if kept:
+                data = _buffer(length[0])
+                ffi.memmove(data, result[0], length[0])
+            else:
+                data = ffi.buffer(result[0], length[0])[:]
+        finally:
+            lib.cint_free(result[0])
+        if into is not None:
+            forget_buffer(into)
+    if kept:
+        _result_bytes[(key, len(plan), first, end)] = len(data)
     if _wrong_answers and len(data) > 1:
         data = data[:-1] + bytes([data[-1] ^ 1])
     try:

@@ -63,10 +63,15 @@ def forget(keys: list[str], end: bool = False) -> None:
     for key in keys:
         data = _store.pop(key, None)
         if isinstance(data, bytearray) and not end:
-            _spare.append(data)
-            del _spare[:-SPARE]
+            forget_buffer(data)
     if end:
         _spare.clear()
+
+
+def forget_buffer(data: bytearray) -> None:
+    """A buffer no result holds, kept for the next result of its size."""
+    _spare.append(data)
+    del _spare[:-SPARE]
 
 
 def piece_slice(value: Any, item: int | None, at: int, n: int) -> bytes:

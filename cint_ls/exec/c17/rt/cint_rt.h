@@ -567,6 +567,10 @@ void cint_ctx_set_remote_header(cint_ctx *ctx, int header);
 const char *cint_program_kernel(const cint_program *program, int64_t index);
 int cint_tile_run(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
                   char **result, size_t *result_bytes);
+/* cint_tile_run with the caller's buffer for the result (a worker's kept results,
+ * cluster.py): *result is `into` where the result filled it exactly, in place. */
+int cint_tile_run_into(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
+                       char *into, size_t into_bytes, char **result, size_t *result_bytes);
 /* Every work-item of a packed plan through ctx's work-item phase (gpu-cuda's once
  * attached): the workbench's `:executor gpu-cuda` (pool.c). */
 int cint_tile_run_phase(cint_ctx *ctx, const cint_program *program, const char *plan, size_t plan_bytes,

@@ -804,7 +804,10 @@ typedef struct {
     cint_view writes[64];
     cint_storage storages[64], staged[64];
     const char *original[64];
-    char *copy[64];       /* each staging's bytes (its window's, windowed), ours to free */
+    char *copy[64];       /* each staging's bytes (its window's, windowed), ours to free but where borrowed */
+    bool borrowed[64];    /* copy[i] lies in `into` (cint_tile_run_into): not ours to free */
+    char *into;           /* the caller's buffer the result is laid out in, or NULL (tile_place) */
+    size_t into_len;
     int64_t lo[64], n[64]; /* each staging's window (the whole staging: 0, count) */
     int mode[64];
     uint64_t scratch[64][16];
@@ -812,7 +815,8 @@ typedef struct {
 
 static void tile_free(tile_in *t) {
     if (t == NULL) return;
-    for (int32_t i = 0; i < 64; i++) free(t->copy[i]);
+    for (int32_t i = 0; i < 64; i++)
+        if (!t->borrowed[i]) free(t->copy[i]);
     free(t);
 }
 
@@ -895,15 +899,15 @@ static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes,
             goto failed;
         size_t w = (size_t)wn * wsize;
         t->original[i] = mode == WINDOW_DIFF ? take(&r, w) : NULL;
-        t->copy[i] = malloc(w > 0 ? w : 1u);
-        if (r.failed || t->copy[i] == NULL) goto failed;
-        if (t->original[i] != NULL) memcpy(t->copy[i], t->original[i], w); /* WINDOW_WHOLE: every element is written */
+        if (r.failed) goto failed;
+        if (mode == WINDOW_DIFF) {
+            t->copy[i] = malloc(w > 0 ? w : 1u);
+            if (t->copy[i] == NULL) goto failed;
+            memcpy(t->copy[i], t->original[i], w);
+        } /* WINDOW_WHOLE: every element is written; tile_place gives it its bytes */
         t->lo[i] = wlo;
         t->n[i] = wn;
         t->mode[i] = mode;
-        t->staged[i].data = before(t->copy[i], wlo, wsize);
-        t->writes[i].storage = &t->staged[i];
-        t->writes[i].data = t->staged[i].data;
     }
     plan->args = t->args;
     plan->writes = t->writes;
@@ -913,12 +917,88 @@ failed:
     return NULL;
 }
 
+/* The bytes of a done tile's result when every output's window goes back whole, laid
+ * out as tile_result lays it (no output: a kernel prints nothing, C9007), and in
+ * places[i] where output i's elements begin in it (-1: none); 0 when some output's runs
+ * are found by comparison (WINDOW_DIFF) and so have no size beforehand. */
+static size_t whole_result_bytes(const tile_in *t, int64_t *places) {
+    const cint_kernel *k = t->plan.kernel;
+    size_t n = 5 * sizeof(int64_t) + (size_t)k->nreductions * sizeof(cint_reduction);
+    for (int32_t i = 0; i < k->nparams; i++) {
+        if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
+        if (t->mode[i] != WINDOW_WHOLE) return 0;
+        size_t bytes = (size_t)t->n[i] * t->staged[i].element_size;
+        n += sizeof(int64_t);
+        places[i] = -1;
+        if (bytes > 0) {
+            places[i] = (int64_t)(n + 2 * sizeof(int64_t));
+            n += 2 * sizeof(int64_t) + bytes;
+        }
+    }
+    return n;
+}
+
+/* Each WINDOW_WHOLE staging's bytes: where `into` (into_len bytes) is exactly the size
+ * of the tile's result, at their place in it, so that the work-items write the result
+ * itself and tile_result copies nothing (a worker's kept tile, cluster.py: a heat tile's
+ * 32 MB not copied twice); else malloc'd. A place must be 8-byte aligned, as the plan's
+ * windows are (its elements are at most 8-byte words: no __int128). 0, or 1 when memory
+ * runs out. */
+static int tile_place(tile_in *t, char *into, size_t into_len) {
+    const cint_kernel *k = t->plan.kernel;
+    int64_t places[64];
+    bool inside = into != NULL && into_len > 0 && whole_result_bytes(t, places) == into_len;
+    for (int32_t i = 0; inside && i < k->nparams; i++)
+        if (k->params[i].rank >= 0 && k->params[i].mode != CINT_MODE_IN && places[i] >= 0 &&
+            ((uintptr_t)(into + places[i]) & 7u) != 0)
+            inside = false;
+    t->into = inside ? into : NULL;
+    t->into_len = inside ? into_len : 0;
+    for (int32_t i = 0; i < k->nparams; i++) {
+        if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
+        if (t->mode[i] == WINDOW_WHOLE) {
+            if (inside && places[i] >= 0) {
+                t->copy[i] = into + places[i];
+                t->borrowed[i] = true;
+            } else {
+                size_t w = (size_t)t->n[i] * t->staged[i].element_size;
+                t->copy[i] = malloc(w > 0 ? w : 1u);
+                if (t->copy[i] == NULL) return 1;
+            }
+        }
+        t->staged[i].data = before(t->copy[i], t->lo[i], t->staged[i].element_size);
+        t->writes[i].storage = &t->staged[i];
+        t->writes[i].data = t->staged[i].data;
+    }
+    return 0;
+}
+
 /* A tile's result: its state, bounds, charges, output, reduction states and, per
  * output, the runs of staged elements its work-items changed (put_changes; a whole
  * window: one run), at their byte offsets in the staging. */
 static int tile_result(const tile_in *t, int state, int64_t first, int64_t end, uint64_t charges, const char *out,
                        size_t out_len, const cint_reduction *states, char **result, size_t *result_bytes) {
     const cint_kernel *k = t->plan.kernel;
+    if (t->into != NULL && state == CHUNK_DONE && out_len == 0) { /* the windows are in place already */
+        char *at = t->into;
+        int64_t head[5] = {state, first, end, (int64_t)charges, 0};
+        memcpy(at, head, sizeof head);
+        at += sizeof head;
+        if (k->nreductions > 0) {
+            memcpy(at, states, (size_t)k->nreductions * sizeof *states);
+            at += (size_t)k->nreductions * sizeof *states;
+        }
+        for (int32_t i = 0; i < k->nparams; i++) {
+            if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
+            int64_t bytes = t->n[i] * (int64_t)t->staged[i].element_size;
+            int64_t run[3] = {bytes > 0, t->lo[i] * (int64_t)t->staged[i].element_size, bytes};
+            memcpy(at, run, bytes > 0 ? sizeof run : sizeof run[0]);
+            at += bytes > 0 ? sizeof run + (size_t)bytes : sizeof run[0];
+        }
+        *result = t->into;
+        *result_bytes = t->into_len;
+        return 0;
+    }
     packer p;
     memset(&p, 0, sizeof p);
     size_t guess = 64 + out_len + (size_t)k->nreductions * sizeof *states;
@@ -970,10 +1050,23 @@ const char *cint_program_kernel(const cint_program *program, int64_t index) {
  * plan is not one this library packed (nothing is returned). */
 int cint_tile_run(const cint_program *program, const char *plan_bytes, size_t plan_len, int64_t first, int64_t end,
                   char **result, size_t *result_bytes) {
+    return cint_tile_run_into(program, plan_bytes, plan_len, first, end, NULL, 0, result, result_bytes);
+}
+
+/* cint_tile_run, with the caller's buffer `into` of `into_len` bytes for the result:
+ * where the result is exactly that long (a done tile whose outputs' windows all go back
+ * whole: the size the same tile's result had before) the work-items write into it and
+ * *result is `into` (not to be freed); else as cint_tile_run. */
+int cint_tile_run_into(const cint_program *program, const char *plan_bytes, size_t plan_len, int64_t first,
+                       int64_t end, char *into, size_t into_len, char **result, size_t *result_bytes) {
     *result = NULL;
     *result_bytes = 0;
     tile_in *t = tile_unpack(program, plan_bytes, plan_len);
     if (t == NULL) return 1;
+    if (tile_place(t, into, into_len) != 0) {
+        tile_free(t);
+        return 1;
+    }
     const cint_kernel *k = t->plan.kernel;
     if (end > t->plan.count) end = t->plan.count; /* the last tile: the host asks for whole tiles */
     if (first < 0 || first >= end) {
@@ -1029,6 +1122,10 @@ int cint_tile_run_phase(cint_ctx *ctx, const cint_program *program, const char *
     ctx->program = program;
     tile_in *t = tile_unpack(program, plan_bytes, plan_len);
     if (t == NULL) return 1;
+    if (tile_place(t, NULL, 0) != 0) {
+        tile_free(t);
+        return 1;
+    }
     const cint_kernel *k = t->plan.kernel;
     cint_reduction *states = k->nreductions > 0 ? calloc((size_t)k->nreductions, sizeof *states) : NULL;
     if (k->nreductions > 0 && states == NULL) {
