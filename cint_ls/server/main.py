@@ -64,8 +64,9 @@ def write_stacks(signum: int, frame: FrameType | None) -> None:
     frames without the GIL and crashed a server that was importing on another thread. The
     text goes out with os.write: a handler that wrote through sys.stderr while the main
     thread was inside a write to it would raise there."""
-    # Not threading.enumerate(): its lock is not reentrant, and the main thread this runs
-    # on may hold it (a server asked while it started a thread hung there).
+    # Not threading.enumerate(): a handler runs between two bytecodes of the main thread,
+    # which may be inside `with _active_limbo_lock` (starting a thread), and that lock is
+    # not reentrant.
     names = {ident: thread.name for ident, thread in dict(getattr(threading, "_active", {})).items()}
     parts = [f"cint-ls {os.getpid()}: the stack of each thread (SIGUSR1), most recent call last\n"]
     for ident, top in sys._current_frames().items():
