@@ -124,10 +124,11 @@ def test_outputs_stay_on_the_workers_until_the_host_reads_them(cluster):
     # the run's end emptied the workers' stores (a cluster at an address outlives the run)
     client = distributed.Client(cluster.address, timeout=20)
     try:
-        held = client.run(lambda: (len(worker_store._store), len(worker_store._spare)))
+        held = client.run(lambda: (len(worker_store._store), len(worker_store._spare),
+                                   len(worker_store.result_bytes)))
     finally:
         client.close()
-    assert held and all(h == (0, 0) for h in held.values()), held
+    assert held and all(h == (0, 0, 0) for h in held.values()), held
 
 
 def _in_place_results(cluster) -> int:

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..executors import ExecutorUnavailable, Options
 from ..stages import remaining, waiting
-from .worker_store import _buffer, _store, assemble, forget, forget_buffer
+from .worker_store import _buffer, _store, assemble, forget, forget_buffer, result_bytes
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
 TILES_PER_WORKER = 4  # more balance and smaller checks than 2; benchmarks/cluster.py (docs/cluster.md)
@@ -301,9 +301,6 @@ def _keep_freed_memory() -> None:
     mallopt(-4, 0)  # M_MMAP_MAX: every block from the heap, however large (a window can pass 32 MiB)
 
 
-# The size of each kept tile result this worker made, by (library, plan bytes, first,
-# end): the buffer a tile of the same shape hands the run-time for its result.
-_result_bytes: dict[tuple[str, int, int, int], int] = {}
 in_place_results = 0  # kept results the run-time wrote in place (tests/cluster/test_residency.py)
 
 
@@ -341,7 +338,7 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
     # A kept result goes into a buffer the store had freed. Where this tile's result had
     # a size before, the buffer of that size is handed to the run-time, whose work-items
     # then write the result in it (cint_tile_run_into): no copy of it, no fresh memory.
-    known = _result_bytes.get((key, len(plan), first, end)) if kept else None
+    known = result_bytes.get((key, len(plan), first, end)) if kept else None
     into = _buffer(known) if known else None
     pointer = ffi.from_buffer(into) if into is not None else ffi.NULL
     if lib.cint_tile_run_into(lib.cint_program_info(), plan, len(plan), first, end, pointer,
@@ -364,7 +361,7 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
         if into is not None:
             forget_buffer(into)
     if kept:
-        _result_bytes[(key, len(plan), first, end)] = len(data)
+        result_bytes[(key, len(plan), first, end)] = len(data)
     if _wrong_answers and len(data) > 1:
         data = data[:-1] + bytes([data[-1] ^ 1])
     try:

@@ -20,6 +20,10 @@ _store: dict[str, Any] = {}  # (bytearrays, reused through _spare)
 # a thread, whose malloc arena gives large blocks back to the system).
 _spare: list[bytearray] = []
 SPARE = 4
+# The size of each kept tile result this worker made, by (library, plan bytes, first,
+# end): the buffer a tile of the same shape hands the run-time to write its result in
+# (cluster.run_tile, cint_tile_run_into). Cleared with the spares at a run's end.
+result_bytes: dict[tuple[str, int, int, int], int] = {}
 
 
 def _buffer(n: int) -> bytearray:
@@ -66,6 +70,7 @@ def forget(keys: list[str], end: bool = False) -> None:
             forget_buffer(data)
     if end:
         _spare.clear()
+        result_bytes.clear()
 
 
 def forget_buffer(data: bytearray) -> None:
