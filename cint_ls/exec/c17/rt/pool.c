@@ -941,9 +941,9 @@ static size_t whole_result_bytes(const tile_in *t, int64_t *places) {
 /* Each WINDOW_WHOLE staging's bytes: where `into` (into_len bytes) is exactly the size
  * of the tile's result, at their place in it, so that the work-items write the result
  * itself and tile_result copies nothing (a worker's kept tile, cluster.py: a heat tile's
- * 32 MB not copied twice); else malloc'd. A place must be 8-byte aligned, as the plan's
- * windows are (its elements are at most 8-byte words: no __int128). 0, or 1 when memory
- * runs out. */
+ * 32 MB not copied twice); else malloc'd. A place must be 8-byte aligned: the kernels
+ * reach elements of up to 8 bytes (no __int128) through typed pointers. 0, or 1 when
+ * memory runs out. */
 static int tile_place(tile_in *t, char *into, size_t into_len) {
     const cint_kernel *k = t->plan.kernel;
     int64_t places[64];
