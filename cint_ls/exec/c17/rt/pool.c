@@ -483,11 +483,16 @@ typedef struct {
     char *data;
     size_t len, cap;
     bool failed;
+    bool fixed; /* data is the caller's buffer (cint_tile_run_into): never grown */
 } packer;
 
 static void put(packer *p, const void *bytes, size_t n) {
     if (p->failed || n == 0) return;
     if (p->len + n > p->cap) {
+        if (p->fixed) {
+            p->failed = true;
+            return;
+        }
         size_t cap = p->cap < 4096 ? 4096 : p->cap;
         while (cap < p->len + n) cap *= 2;
         char *grown = realloc(p->data, cap);
@@ -498,7 +503,7 @@ static void put(packer *p, const void *bytes, size_t n) {
         p->data = grown;
         p->cap = cap;
     }
-    memcpy(p->data + p->len, bytes, n);
+    if (p->data + p->len != (const char *)bytes) memcpy(p->data + p->len, bytes, n); /* (else in place already) */
     p->len += n;
 }
 
@@ -979,34 +984,23 @@ static int tile_place(tile_in *t, char *into, size_t into_len) {
 static int tile_result(const tile_in *t, int state, int64_t first, int64_t end, uint64_t charges, const char *out,
                        size_t out_len, const cint_reduction *states, char **result, size_t *result_bytes) {
     const cint_kernel *k = t->plan.kernel;
-    if (t->into != NULL && state == CHUNK_DONE && out_len == 0) { /* the windows are in place already */
-        char *at = t->into;
-        int64_t head[5] = {state, first, end, (int64_t)charges, 0};
-        memcpy(at, head, sizeof head);
-        at += sizeof head;
-        if (k->nreductions > 0) {
-            memcpy(at, states, (size_t)k->nreductions * sizeof *states);
-            at += (size_t)k->nreductions * sizeof *states;
-        }
-        for (int32_t i = 0; i < k->nparams; i++) {
-            if (k->params[i].rank < 0 || k->params[i].mode == CINT_MODE_IN) continue;
-            int64_t bytes = t->n[i] * (int64_t)t->staged[i].element_size;
-            int64_t run[3] = {bytes > 0, t->lo[i] * (int64_t)t->staged[i].element_size, bytes};
-            memcpy(at, run, bytes > 0 ? sizeof run : sizeof run[0]);
-            at += bytes > 0 ? sizeof run + (size_t)bytes : sizeof run[0];
-        }
-        *result = t->into;
-        *result_bytes = t->into_len;
-        return 0;
-    }
     packer p;
     memset(&p, 0, sizeof p);
-    size_t guess = 64 + out_len + (size_t)k->nreductions * sizeof *states;
-    for (int32_t i = 0; i < k->nparams; i++)
-        if (k->params[i].rank >= 0 && k->params[i].mode != CINT_MODE_IN && t->mode[i] == WINDOW_WHOLE)
-            guess += 24 + (size_t)t->n[i] * t->staged[i].element_size;
-    p.data = malloc(guess); /* one allocation for a window sent back whole (else grown as runs come) */
-    p.cap = p.data != NULL ? guess : 0;
+    /* In place (tile_place): the windows already lie where they are put, which then
+     * copies nothing, and into_len is the result's exact size (whole_result_bytes). */
+    bool in_place = t->into != NULL && state == CHUNK_DONE && out_len == 0;
+    if (in_place) {
+        p.data = t->into;
+        p.cap = t->into_len;
+        p.fixed = true;
+    } else {
+        size_t guess = 64 + out_len + (size_t)k->nreductions * sizeof *states;
+        for (int32_t i = 0; i < k->nparams; i++)
+            if (k->params[i].rank >= 0 && k->params[i].mode != CINT_MODE_IN && t->mode[i] == WINDOW_WHOLE)
+                guess += 24 + (size_t)t->n[i] * t->staged[i].element_size;
+        p.data = malloc(guess); /* one allocation for a window sent back whole (else grown as runs come) */
+        p.cap = p.data != NULL ? guess : 0;
+    }
     put_i64(&p, state);
     put_i64(&p, first);
     put_i64(&p, end);
@@ -1030,8 +1024,8 @@ static int tile_result(const tile_in *t, int state, int64_t first, int64_t end, 
             put_changes(&p, t->copy[i], t->original[i], bytes, size, at);
         }
     }
-    if (p.failed) {
-        free(p.data);
+    if (p.failed || (in_place && p.len != p.cap)) {
+        if (!in_place) free(p.data);
         return 1;
     }
     *result = p.data;
