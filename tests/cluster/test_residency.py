@@ -122,21 +122,22 @@ def test_outputs_stay_on_the_workers_until_the_host_reads_them(cluster):
     note = next(n for n in tiled.notes if "on the cluster" in n)
     assert "kept on the workers" in note, note
     # the run's end emptied the workers' stores (a cluster at an address outlives the run)
-    client = distributed.Client(cluster.address, timeout=20)
-    try:
-        held = client.run(lambda: (len(worker_store._store), len(worker_store._spare),
-                                   len(worker_store.result_bytes)))
-    finally:
-        client.close()
+    held = _on_workers(cluster, lambda: (len(worker_store._store), len(worker_store._spare),
+                                         len(worker_store.result_bytes)))
     assert held and all(h == (0, 0, 0) for h in held.values()), held
 
 
-def _in_place_results(cluster) -> int:
+def _on_workers(cluster, function) -> dict:
+    """`function()` run in each worker process of the cluster: worker -> its value."""
     client = distributed.Client(cluster.address, timeout=20)
     try:
-        return sum(client.run(lambda: cluster_module.in_place_results).values())
+        return client.run(function)
     finally:
         client.close()
+
+
+def _in_place_results(cluster) -> int:
+    return sum(_on_workers(cluster, lambda: cluster_module.in_place_results).values())
 
 
 def test_kept_outputs_checked_every_tile(cluster):

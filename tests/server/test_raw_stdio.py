@@ -21,6 +21,11 @@ def _message(payload: dict) -> bytes:
     return frame(json.dumps(payload).encode())
 
 
+# `initialize` (id 1) from a client with no capabilities, as each test here starts.
+INITIALIZE = _message({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+
+
 def _read_messages(stream, count: int, timeout: float = 30.0) -> list[dict]:
     """Read framed messages until `count` responses (with an `id` key, null included)
     have come, or the time is up; notifications and requests are skipped over."""
@@ -48,8 +53,7 @@ def test_garbage_json_on_stdin():
                               stderr=subprocess.DEVNULL)
     try:
         send = server.stdin
-        send.write(_message({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                             "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        send.write(INITIALIZE)
         send.write(_message({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
         send.write(frame(b"{this is not json"))
         send.write(frame("\u00e9\u00e9 \xff not even utf-8".encode("latin-1")))
@@ -83,8 +87,7 @@ def test_exit_without_shutdown_and_end_of_input():
         server = subprocess.Popen(SERVER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL)
         try:
-            server.stdin.write(_message({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                         "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+            server.stdin.write(INITIALIZE)
             server.stdin.flush()
             assert _read_messages(server.stdout, 1)[0]["id"] == 1
             server.stdin.write(ending)
@@ -107,8 +110,7 @@ def test_sigusr1_writes_every_threads_stack_and_the_server_goes_on():
     server = subprocess.Popen(SERVER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE)
     try:
-        server.stdin.write(_message({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                                     "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        server.stdin.write(INITIALIZE)
         server.stdin.flush()
         answers: queue.Queue = queue.Queue()
         threading.Thread(target=lambda: [answers.put(m) for m in read_messages(server.stdout)], daemon=True).start()
