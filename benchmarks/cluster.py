@@ -6,7 +6,7 @@ dispatches' time, the bytes sent to the workers and back per dispatch, the mean 
 a tile on its worker and the overhead per tile; every run must print the same total and
 center and consume the same fuel.
 
-    python benchmarks/cluster.py [--size 4096] [--steps 10] [--workers 2] [--tiles 2] [--rounds 1]
+    python benchmarks/cluster.py [--size 4096] [--steps 10] [--workers 2] [--tiles 2] [--rounds 1] [--calls on,off]
 
 The overhead per tile of a dispatch is what the dispatch took beyond its tiles' work
 spread evenly over the workers, per tile: (dispatch time - sum of tile times on their
@@ -103,6 +103,8 @@ def main() -> int:
     parser.add_argument("--tiles", default="auto", help="tiles per worker, a comma-separated list of numbers "
                         "(cluster_tiles) and `auto` (as cint run chooses: from the tiles' times, at most 4)")
     parser.add_argument("--rounds", type=int, default=1, help="each configuration this many times, interleaved")
+    parser.add_argument("--calls", default="on", help="on, off or on,off: whether tiles that need nothing from "
+                        "Dask go straight to their worker's handler (tile_calls.py) rather than as tasks")
     parser.add_argument("--check", default="first16", choices=("first16", "all", "none"),
                         help="which tiles the host runs again to check (cint run --cluster-check)")
     args = parser.parse_args()
@@ -148,8 +150,9 @@ def main() -> int:
         outputs.add((result.output, result.fuel_consumed))
         return {"wall": wall, "rows": result.dispatch_log, "output": result.output}
 
-    def tiled(per_worker: int) -> dict:  # 0: as `cint run --cluster` chooses (up to 4, from the tiles' times)
+    def tiled(per_worker: int, calls: bool) -> dict:  # 0: as `cint run --cluster` chooses (up to 4, from the tiles' times)
         tiles = TileRunner(opened, str(counting), program, args.check)
+        tiles.calls = calls
         tiles.per_worker_tiles = per_worker or cluster.TILES_PER_WORKER
         tiles.adapt = per_worker == 0
         begun = time.perf_counter()
@@ -163,7 +166,9 @@ def main() -> int:
         return {"wall": wall, "rows": result.dispatch_log, "output": result.output}
 
     configs = [("cpu-c17, 1 thread", lambda: c17(1)), (f"cpu-c17, {threads} threads", lambda: c17(threads))]
-    configs += [(f"{spec}, {t or 'auto'} tiles/worker", (lambda t=t: tiled(t))) for t in tile_counts]
+    calls = [{"on": True, "off": False}[c] for c in args.calls.split(",")]
+    configs += [(f"{spec}, {t or 'auto'} tiles/worker{'' if c else ', tasks'}", (lambda t=t, c=c: tiled(t, c)))
+                for t in tile_counts for c in calls]
     try:
         for round_ in range(args.rounds):
             order = configs[round_ % len(configs):] + configs[:round_ % len(configs)]
@@ -185,17 +190,17 @@ def main() -> int:
     print(f"{what}: {steps} dispatches of {items:,} work-items; every run printed "
           f"{output.strip()} and consumed fuel {fuel}")
 
-    head = (f"{'':<28} {'wall':>8} {'dispatches':>10} {'/dispatch':>10} {'median':>8} {'sent':>9} {'back':>9} {'tiles':>5} "
+    head = (f"{'':<36} {'wall':>8} {'dispatches':>10} {'/dispatch':>10} {'median':>8} {'sent':>9} {'back':>9} {'tiles':>5} "
             f"{'tile time':>9} {'overhead':>9}")
     print(head)
-    print(f"{'':<28} {'s':>8} {'s':>10} {'ms':>10} {'2nd on':>8} {'/disp.':>9} {'/disp.':>9} {'/disp.':>5} "
+    print(f"{'':<36} {'s':>8} {'s':>10} {'ms':>10} {'2nd on':>8} {'/disp.':>9} {'/disp.':>9} {'/disp.':>5} "
           f"{'ms':>9} {'ms/tile':>9}")
     for name, _ in configs:
         for run in results[name]:
             rows = run["rows"]
             dispatch = sum(row["seconds"] for row in rows)
             later = sorted(row["seconds"] for row in rows[1:]) or [dispatch]
-            line = (f"{name:<28} {run['wall']:>8.2f} {dispatch:>10.2f} {dispatch / len(rows) * 1e3:>10.1f} "
+            line = (f"{name:<36} {run['wall']:>8.2f} {dispatch:>10.2f} {dispatch / len(rows) * 1e3:>10.1f} "
                     f"{later[len(later) // 2] * 1e3:>8.1f}")
             entries = [row.get("cluster") for row in rows]
             if all(entries):

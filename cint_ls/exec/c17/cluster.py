@@ -34,7 +34,8 @@ from typing import Any
 
 from ..executors import ExecutorUnavailable, Options
 from ..stages import remaining, waiting
-from .worker_store import _buffer, _store, assemble, forget, forget_buffer, result_bytes
+from . import worker_store
+from .worker_store import _buffer, _store, assemble, forget, forget_buffer
 
 CLUSTER_MIN = 65536  # work-items: a smaller dispatch stays in this process
 TILES_PER_WORKER = 4  # more balance and smaller checks than 2; benchmarks/cluster.py (docs/cluster.md)
@@ -48,7 +49,7 @@ TIME_LIMIT_SETTING = "the run's time limit bounds it: --time-limit, cint.run.tim
 WORKER_CDEF = """
 typedef struct cint_program cint_program;
 const cint_program *cint_program_info(void);
-@FUNCTIONS cint_rt.h: cint_tile_run cint_tile_run_into cint_free@
+@FUNCTIONS cint_rt.h: cint_tile_run cint_tile_run_into cint_tile_result_bytes cint_free@
 """  # with the prototypes of rt/cint_rt.h (headers.header_types), on the worker
 
 _ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
@@ -105,8 +106,9 @@ class Cluster:
     client: Any  # distributed.Client
     local: Any = None  # distributed.LocalCluster, for `local:N`
     # This process reaches every worker and they answer store_reads.HANDLER: windows and
-    # results go straight between them, reads of their stores through the handler (else
-    # through the scheduler, and reads are tasks)
+    # results go straight between them, reads of their stores through the handler, and
+    # tiles that need nothing else through tile_calls.HANDLER (else through the
+    # scheduler, and reads and tiles are tasks)
     direct: bool = False
 
     @property
@@ -259,10 +261,12 @@ def _line(error: BaseException) -> str:
 _worker_libraries: dict[str, tuple[Any, Any]] = {}  # cffi's FFI and library
 
 
-def _worker_library(key: str, library: bytes) -> tuple[Any, Any]:
-    """The library of hash `key` loaded in this worker process (once)."""
+def _worker_library(key: str, library: bytes | None) -> tuple[Any, Any]:
+    """The library of hash `key` loaded in this worker process (once; None: it must be)."""
     loaded = _worker_libraries.get(key)
     if loaded is None:
+        if library is None:  # (a call, tile_calls.py, to a worker restarted since)
+            raise LookupError("the worker has not loaded the run's library")
         import cffi
 
         directory = os.path.join(tempfile.gettempdir(), f"cint-ls-tiles-{os.getuid()}")
@@ -282,6 +286,12 @@ def _worker_library(key: str, library: bytes) -> tuple[Any, Any]:
         loaded = _worker_libraries[key] = (ffi, lib)
         _keep_freed_memory()
     return loaded
+
+
+def load_library(key: str, library: bytes) -> None:
+    """A Dask task: the run's library loaded on this worker before its first tile, while
+    the host is still sending the first dispatch's windows (tiles.py)."""
+    _worker_library(key, library)
 
 
 def _keep_freed_memory() -> None:
@@ -315,10 +325,11 @@ def _answer_wrongly(wrong: bool) -> None:
     _wrong_answers = wrong
 
 
-def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
+def run_tile(key: str, library: bytes | None, parts: list[Any], first: int, end: int,
              shape: tuple[int, list[bool], list[int]] | None = None, store_as: str | None = None,
              forgotten: tuple[str, ...] = (), digest: bool = False) -> tuple[str, float, bytes, Any]:
-    """A Dask task: work-items [first, end) of the windowed plan made of `parts`;
+    """A Dask task, or a call of the worker's handler (tile_calls.py, `library` None:
+    loaded before): work-items [first, end) of the windowed plan made of `parts`;
     (worker, seconds, result, summary). With `shape` (the bytes of the kernel's
     reduction states, per output array whether it stays here, and the bytes of its edge
     rows that go to the host) the summary is what
@@ -329,16 +340,31 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
     so that the check compares it without reading the result from behind this worker's
     queue of tiles."""
     started = time.perf_counter()
+    worker_store.running = store_as or ""
+    try:
+        return _run_tile(key, library, parts, first, end, shape, store_as, forgotten, digest, started)
+    finally:
+        worker_store.running = ""
+
+
+def _run_tile(key: str, library: bytes | None, parts: list[Any], first: int, end: int,
+              shape: tuple[int, list[bool], list[int]] | None, store_as: str | None,
+              forgotten: tuple[str, ...], digest: bool, started: float) -> tuple[str, float, bytes, Any]:
     forget(list(forgotten))
+    if store_as is not None and worker_store.ended(store_as):
+        raise LookupError("the run of this tile has ended")
     ffi, lib = _worker_library(key, library)
     plan = assemble(parts)
     result = ffi.new("char **")
     length = ffi.new("size_t *")
     kept = shape is not None and store_as is not None
-    # A kept result goes into a buffer the store had freed. Where this tile's result had
-    # a size before, the buffer of that size is handed to the run-time, whose work-items
-    # then write the result in it (cint_tile_run_into): no copy of it, no fresh memory.
-    known = result_bytes.get((key, len(plan), first, end)) if kept else None
+    # A kept result goes into a buffer the store had freed, of the size the run-time says
+    # the result will have (where every output's window goes back whole): its
+    # work-items write the result in it (cint_tile_run_into), no copy of it, and from a
+    # tile's second dispatch on no fresh memory (a first one was copied from the
+    # run-time's: two fresh buffers of 32 MB for a heat tile, tens of milliseconds of
+    # page faults each on a VM).
+    known = lib.cint_tile_result_bytes(lib.cint_program_info(), plan, len(plan)) if kept else 0
     into = _buffer(known) if known else None
     pointer = ffi.from_buffer(into) if into is not None else ffi.NULL
     if lib.cint_tile_run_into(lib.cint_program_info(), plan, len(plan), first, end, pointer,
@@ -360,8 +386,6 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
             lib.cint_free(result[0])
         if into is not None:
             forget_buffer(into)
-    if kept:
-        result_bytes[(key, len(plan), first, end)] = len(data)
     if _wrong_answers and len(data) > 1:
         data = data[:-1] + bytes([data[-1] ^ 1])
     try:
@@ -373,6 +397,8 @@ def run_tile(key: str, library: bytes, parts: list[Any], first: int, end: int,
     summary = None if shape is None else (*summarize(data, *shape), result_digest(data) if digest else None)
     if summary is not None and store_as is not None:
         _store[store_as] = data
+        if worker_store.ended(store_as):  # (its run ended while it ran: `forget` found nothing)
+            _store.pop(store_as, None)
         data = b""
     return where, time.perf_counter() - started, data, summary
 

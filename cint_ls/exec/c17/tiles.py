@@ -6,7 +6,9 @@ report says of it."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
+import itertools
 import os
 import time
 import uuid
@@ -17,7 +19,7 @@ from ..faults import JsonObject
 from ..runtime import DispatchRow
 from ..stages import waiting
 from ..words import counted
-from .cluster import CLUSTER_MIN, TILES_PER_WORKER, Cluster, _dask, _deadline, _line, result_digest, run_tile
+from .cluster import CLUSTER_MIN, TILES_PER_WORKER, Cluster, _deadline, _line, load_library, result_digest, run_tile
 from .worker_store import STORED, forget, piece_slice
 
 
@@ -67,6 +69,10 @@ class TileRunner:
     _tiles_now: dict[int, int] = field(default_factory=dict)  # kernel -> its tiles a worker (`_choose_tiles`)
     _asked: dict[int, int] = field(default_factory=dict)  # kernel -> what its last dispatch's times asked for
     checked: int = 0
+    # Tiles that need nothing Dask must bring go straight to their worker's handler
+    # (tile_calls.py) instead of as tasks through the scheduler; how many did
+    calls: bool = True
+    direct_tiles: int = 0
     wrong: dict[str, int] = field(default_factory=dict)  # worker -> tiles whose check failed (not used again)
     _library: Any = None  # the library's Dask future, once sent
     _key: str = ""
@@ -89,6 +95,7 @@ class TileRunner:
     # computed, and its old result came back (a store's entry that run's end had dropped).
     _run: str = field(default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:12]}")
     _forget: dict[str, list[str]] = field(default_factory=dict)  # worker -> stored results no piece needs
+    _loading: list[Any] | None = None  # the workers' tasks that load the library (cluster.load_library)
 
     def _send_library(self) -> int:
         """The library to every worker; the bytes sent."""
@@ -106,7 +113,7 @@ class TileRunner:
         row: JsonObject = {"cluster": self.cluster.spec, "scheduler": self.cluster.address, "tiles": int(ntiles),
                "tiles_back": 0, "per_worker": {}, "bytes_sent": 0, "bytes_back": 0,
                "tile_seconds": [None] * int(ntiles), "plan_bytes": 0, "footprint_bytes": 0, "resident_bytes": 0,
-               "halo_bytes": 0, "kept_bytes": 0, "checked": 0, "wrong": 0, "send_seconds": None,
+               "halo_bytes": 0, "kept_bytes": 0, "checked": 0, "wrong": 0, "called": 0, "send_seconds": None,
                "gather_seconds": None}
         if number is not None:
             self.rows[int(number)] = row
@@ -132,11 +139,17 @@ class TileRunner:
         return sorted(w for w in present if w not in self.wrong)
 
     def _remote(self, ffi: Any, lib: Any, job: Any, head: bytes, ntiles: int, size: int, row: JsonObject) -> None:
+        from . import tile_calls
         from . import windows as w
 
         client = self.cluster.client
         if self._library is None:
             row["bytes_sent"] += self._send_library()  # the first dispatch's row counts the library
+            if self.calls and self.cluster.direct:
+                try:
+                    tile_calls.install(client)
+                except Exception:  # noqa: BLE001 - only slower: tiles go as tasks (as where not `direct`)
+                    self.calls = False
         if self._pieces is None:
             self._pieces = w.Pieces()
         kernel = self._kernel(ffi, lib, int.from_bytes(head[8:16], "little", signed=True))
@@ -146,6 +159,9 @@ class TileRunner:
         if not workers:
             self.errors.append("every worker gave a wrong answer: the tiles ran here")
             return
+        if self._loading is None:  # (the first tile of each waited 20-60 ms for it after its windows)
+            self._loading = [client.submit(load_library, self._key, self._library, workers=[w], pure=False)
+                             for w in workers]
         self.dispatches += 1
         self.tiles += ntiles
         count = header.count
@@ -174,22 +190,35 @@ class TileRunner:
         shape = None
         if keep:
             shape = (ffi.sizeof("cint_reduction") * len(kernel.reductions), [a.index in keep for a in outputs],
-                     [_edge(a, reach) * a.size if a.index in keep else 0 for a in outputs])
+                     [_edge(a, reach, size) * a.size if a.index in keep else 0 for a in outputs])
         futures: dict[Any, int] = {}  # Dask's future of each tile -> its index
         # tile index -> where its whole result lies: its future's value, or (where outputs
         # stay) the key it has in its worker's store (worker_store._store)
         whole: dict[int, Any] = {}
         resend: list[int] = []
-        for j, plan in enumerate(plans):
-            target = workers[j * len(workers) // ntiles]
+        # Tile j goes to worker j·W/T (the same rows to the same worker every dispatch),
+        # sent in turns, each worker's first tile first: a tile's windows are scattered
+        # before it is sent, and the first dispatch's (tens of megabytes a worker) held
+        # the second worker's first tile back until all of the first's were sent.
+        mine: dict[int, list[int]] = {}
+        for j in range(ntiles):
+            mine.setdefault(j * len(workers) // ntiles, []).append(j)
+        turns = [j for turn in itertools.zip_longest(*mine.values()) for j in turn if j is not None]
+        for j in turns:
+            plan, target = plans[j], workers[j * len(workers) // ntiles]
             row["plan_bytes"] += plan.fixed_bytes
             key = f"cint-tile-{self._run}-{self.dispatches}-{j}"
             try:
                 parts = self._parts(ffi, plan, target, row)
-                future = client.submit(run_tile, self._key, self._library, parts, plan.first, plan.end, shape,
-                                       key if shape else None, tuple(self._forget.pop(target, ())),
-                                       self._will_check(target), workers=[target], allow_other_workers=True,
-                                       pure=False, key=key)
+                args = (parts, plan.first, plan.end, shape, key if shape else None,
+                        tuple(self._forget.pop(target, ())), self._will_check(target))
+                if self.calls and self.cluster.direct and target in self._returned and tile_calls.needs_no_dask(parts):
+                    future = tile_calls.call(client, target, (self._key, None, *args))  # (its library loaded)
+                    self.direct_tiles += 1
+                    row["called"] += 1
+                else:
+                    future = client.submit(run_tile, self._key, self._library, *args, workers=[target],
+                                           allow_other_workers=True, pure=False, key=key)
             except Exception as error:  # noqa: BLE001 - its worker went away: it is sent whole below
                 self.resent.append(_line(error))
                 resend.append(j)
@@ -198,7 +227,7 @@ class TileRunner:
             if shape:
                 self._stored[key] = target  # (where it ran, once it answers)
             futures[future] = j
-        completed = _dask().as_completed(list(futures))
+        completed = tile_calls.Arrivals(list(futures))
         resent: set[int] = set()
         for j in resend:
             self._resend(ffi, plans[j], j, futures, whole, shape, completed, resent, row)
@@ -271,7 +300,7 @@ class TileRunner:
                 if bound is not None and all(k * size > bound for k in pending):
                     break
         finally:
-            rest = [f for f, j in futures.items() if j in pending]
+            rest = [f for f, j in futures.items() if j in pending and not isinstance(f, concurrent.futures.Future)]
             if rest:
                 client.cancel(rest)
         kept = (shape is not None and len(deferred) == ntiles
@@ -342,7 +371,10 @@ class TileRunner:
     @staticmethod
     def _answer(future: Any, shape: Any, direct: bool) -> tuple[str, float, bytes, dict[int, int],
                                                               dict[int, tuple[bytes, bytes]], bytes | None]:
-        where, seconds, data, summary = future.client.gather(future, direct=direct)
+        if isinstance(future, concurrent.futures.Future):  # a call of the worker's handler (tile_calls.py)
+            where, seconds, data, summary = future.result()
+        else:
+            where, seconds, data, summary = future.client.gather(future, direct=direct)
         if shape is None:
             return where, seconds, data, {}, {}, None
         data, ats, cuts, digest = summary
@@ -366,18 +398,25 @@ class TileRunner:
         once (after a worker died with those it kept)."""
         runner = TileRunner(self.cluster, self.library_path, self.program, self.check, keep=False)
         runner.minimum, runner.per_worker_tiles, runner.adapt = self.minimum, self.per_worker_tiles, self.adapt
+        runner.calls = self.calls
         return runner
 
     def finish(self) -> None:
         """The run's end: the tile results the workers keep for it are dropped."""
-        if not self._stored:
+        if not self._stored and not self._forget:
             return
-        keys = list(self._stored)
+        workers: dict[str, list[str]] = {worker: [] for worker in self._returned}
+        for key, worker in self._stored.items():  # (each worker its own: those it lacks are still to come)
+            workers.setdefault(worker, []).append(key)
+        for worker, keys in self._forget.items():  # (those no piece needed, left for a next tile)
+            workers.setdefault(worker, []).extend(keys)
         self._stored.clear()
-        try:
-            self.cluster.client.run(forget, keys, True, on_error="ignore")
-        except Exception:  # noqa: BLE001 - a worker gone took them with it
-            pass
+        self._forget.clear()
+        for worker, keys in workers.items():
+            try:
+                self.cluster.client.run(forget, keys, True, workers=[worker], on_error="ignore")
+            except Exception:  # noqa: BLE001 - a worker gone took them with it
+                pass
 
     def fetch(self, ffi: Any, storage: Any) -> int:
         """The run-time's callback (cint_storage_fetch): the elements the workers kept of
@@ -445,7 +484,7 @@ class TileRunner:
                 n = (hi - lo) * a.size
                 if piece is None:
                     self._ensure(ffi, a, lo, hi)
-                    [future] = client.scatter([w.memory(ffi, a.address, lo, hi, a.size)], workers=[target],
+                    [future] = client.scatter([w.view(ffi, a.address, lo, hi, a.size)], workers=[target],
                                               hash=False, direct=self.cluster.direct, **_timeout())
                     self._pieces.add(a.serial, w.Piece(lo, hi, future, 0, None, a.version, target))
                     row["footprint_bytes"] += n
@@ -615,10 +654,12 @@ class TileRunner:
         return text
 
 
-def _edge(a: Any, reach: dict[int, Any]) -> int:
+def _edge(a: Any, reach: dict[int, Any], size: int) -> int:
     """The elements at each end of a tile's window of output `a` that a neighbouring
     tile's stencil is likely to read next: as many leading rows as the kernel reads its
-    own inputs away from the over variable (at least one)."""
+    own inputs away from the over variable (at least one), and one more where tiles of
+    `size` work-items end inside a row (the neighbour reads whole rows: without it the
+    rest of a row came from this process, fetched from the worker first)."""
     rows = 1
     for dims in reach.values():
         o = dims[0] if dims else None
@@ -627,7 +668,7 @@ def _edge(a: Any, reach: dict[int, Any]) -> int:
     inner = 1
     for extent in a.extents[1:]:
         inner *= extent
-    return rows * inner
+    return (rows + (size % inner != 0)) * inner
 
 
 def _inside(a: Any, pieces: list[Any]) -> bool:

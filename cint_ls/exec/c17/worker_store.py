@@ -20,17 +20,29 @@ _store: dict[str, Any] = {}  # (bytearrays, reused through _spare)
 # a thread, whose malloc arena gives large blocks back to the system).
 _spare: list[bytearray] = []
 SPARE = 4
-# The size of each kept tile result this worker made, by (library, plan bytes, first,
-# end): the buffer a tile of the same shape hands the run-time to write its result in
-# (cluster.run_tile, cint_tile_run_into). Cleared with the spares at a run's end.
-result_bytes: dict[tuple[str, int, int, int], int] = {}
 
 
 def _buffer(n: int) -> bytearray:
     for i, spare in enumerate(_spare):
         if len(spare) == n:
             return _spare.pop(i)
+    _spare.clear()  # (of other sizes: tiles changed shape, and malloc may make this one of them)
     return bytearray(n)
+
+
+# The key of the kept tile result this worker computes now ("": none, or one not kept):
+# what it is doing, readable from its event loop while its thread runs the tile (a tile
+# sent as a call, tile_calls.py, is not among the scheduler's tasks)
+running = ""
+
+# The keys of the results of runs that have ended (`forget` with `end`), the latest
+# ENDED: a tile of one that arrives or finishes after the end is not run or not kept
+_ended: dict[str, None] = {}
+ENDED = 4096
+
+
+def ended(key: str) -> bool:
+    return key in _ended
 
 
 STORED = -1  # a window segment's item where its value is a key of the store
@@ -63,14 +75,19 @@ def assemble(parts: list[Any]) -> bytes:
 
 def forget(keys: list[str], end: bool = False) -> None:
     """The tile results `keys` that this worker keeps, dropped; their buffers kept for the
-    next results, or, at a run's `end` (Client.run), given back with the others kept."""
+    next results, or, at a run's `end` (Client.run), given back with the others kept.
+    At the end a key not stored yet is a tile still to come (a call the host no longer
+    waits for, tile_calls.py): it is not run, or not kept (`ended`)."""
+    if end:
+        _ended.update(dict.fromkeys(keys))  # (before the pops: a tile storing now sees it after)
+        for old in list(_ended)[:-ENDED]:
+            del _ended[old]
     for key in keys:
         data = _store.pop(key, None)
         if isinstance(data, bytearray) and not end:
             forget_buffer(data)
     if end:
         _spare.clear()
-        result_bytes.clear()
 
 
 def forget_buffer(data: bytearray) -> None:

@@ -571,6 +571,8 @@ int cint_tile_run(const cint_program *program, const char *plan, size_t plan_byt
  * cluster.py): *result is `into` where the result filled it exactly, in place. */
 int cint_tile_run_into(const cint_program *program, const char *plan, size_t plan_bytes, int64_t first, int64_t end,
                        char *into, size_t into_bytes, char **result, size_t *result_bytes);
+/* The size of the result cint_tile_run_into fills in place for this plan; 0: unknown. */
+size_t cint_tile_result_bytes(const cint_program *program, const char *plan, size_t plan_bytes);
 /* Every work-item of a packed plan through ctx's work-item phase (gpu-cuda's once
  * attached): the workbench's `:executor gpu-cuda` (pool.c). */
 int cint_tile_run_phase(cint_ctx *ctx, const cint_program *program, const char *plan, size_t plan_bytes,

@@ -831,8 +831,9 @@ static char *before(const char *base, int64_t lo, size_t size) {
 }
 
 /* The plan of `plan_bytes` (cint_tile_run's format, or the windowed one); NULL when it
- * is not one this library packed or memory runs out. */
-static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes, size_t plan_len) {
+ * is not one this library packed or memory runs out. `measure`: only its sizes are
+ * wanted (cint_tile_result_bytes): a window compared after the run is not copied. */
+static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes, size_t plan_len, bool measure) {
     reader r = {plan_bytes, plan_len, 0, false};
     uint64_t magic = (uint64_t)take_i64(&r);
     if (magic != TILE_MAGIC && magic != TILE_WINDOWED) return NULL;
@@ -905,7 +906,7 @@ static tile_in *tile_unpack(const cint_program *program, const char *plan_bytes,
         size_t w = (size_t)wn * wsize;
         t->original[i] = mode == WINDOW_DIFF ? take(&r, w) : NULL;
         if (r.failed) goto failed;
-        if (mode == WINDOW_DIFF) {
+        if (mode == WINDOW_DIFF && !measure) {
             t->copy[i] = malloc(w > 0 ? w : 1u);
             if (t->copy[i] == NULL) goto failed;
             memcpy(t->copy[i], t->original[i], w);
@@ -1047,6 +1048,21 @@ int cint_tile_run(const cint_program *program, const char *plan_bytes, size_t pl
     return cint_tile_run_into(program, plan_bytes, plan_len, first, end, NULL, 0, result, result_bytes);
 }
 
+/* The bytes of the result of a tile of this plan that finishes done and prints nothing,
+ * where every output's window goes back whole (whole_result_bytes): the buffer to hand
+ * cint_tile_run_into for a tile's first run (a worker's kept result, cluster.py: else
+ * the run-time's result is copied into the worker's buffer, both fresh memory). 0 where
+ * it is not known beforehand (a window compared after the run) or the plan is not one
+ * this library packed. */
+size_t cint_tile_result_bytes(const cint_program *program, const char *plan_bytes, size_t plan_len) {
+    tile_in *t = tile_unpack(program, plan_bytes, plan_len, true);
+    if (t == NULL) return 0;
+    int64_t places[64];
+    size_t n = whole_result_bytes(t, places);
+    tile_free(t);
+    return n;
+}
+
 /* cint_tile_run, with the caller's buffer `into` of `into_len` bytes for the result:
  * where the result is exactly that long (a done tile whose outputs' windows all go back
  * whole: the size the same tile's result had before) the work-items write into it and
@@ -1055,7 +1071,7 @@ int cint_tile_run_into(const cint_program *program, const char *plan_bytes, size
                        int64_t end, char *into, size_t into_len, char **result, size_t *result_bytes) {
     *result = NULL;
     *result_bytes = 0;
-    tile_in *t = tile_unpack(program, plan_bytes, plan_len);
+    tile_in *t = tile_unpack(program, plan_bytes, plan_len, false);
     if (t == NULL) return 1;
     if (tile_place(t, into, into_len) != 0) {
         tile_free(t);
@@ -1114,7 +1130,7 @@ int cint_tile_run_phase(cint_ctx *ctx, const cint_program *program, const char *
     *result = NULL;
     *result_bytes = 0;
     ctx->program = program;
-    tile_in *t = tile_unpack(program, plan_bytes, plan_len);
+    tile_in *t = tile_unpack(program, plan_bytes, plan_len, false);
     if (t == NULL) return 1;
     if (tile_place(t, NULL, 0) != 0) {
         tile_free(t);
