@@ -330,6 +330,9 @@ def _cluster_lines(rows: list[DispatchRow]) -> tuple[list[str], dict[str, str]]:
                  f"{_tiles_of(checked)} checked here, {wrong} wrong")
     if kept:
         line += f"; {_bytes(kept)} of what they wrote stayed on the workers"
+    called = sum(int(entry.get("called") or 0) for entry in tiled)
+    if called:
+        line += f"; {_tiles_of(called)} sent straight to their worker, not as Dask tasks"
     return [line], names
 
 

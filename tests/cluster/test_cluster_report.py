@@ -36,6 +36,17 @@ def test_a_dispatch_that_stayed_here_has_dashes_and_the_workers_are_named_in_ord
     assert len(lines) == 7
 
 
+def test_tiles_sent_as_calls_are_counted():
+    """The tiles that went straight to their worker's handler (tile_calls.py, a row's
+    `called`) are said after the rest; a run with none says nothing of them."""
+    row = {"cluster": "local:2", "tiles": 2, "tiles_back": 2, "per_worker": {A: 1, B: 1}, "bytes_sent": 10,
+           "bytes_back": 10, "tile_seconds": [0.001, 0.001]}
+    lines = render_run_report(_data([{"cluster": {**row, "called": 0}}, {"cluster": {**row, "called": 2}}]))
+    assert lines.splitlines()[2].endswith("; 2 tiles sent straight to their worker, not as Dask tasks"), lines
+    lines = render_run_report(_data([{"cluster": {**row, "called": 0}}]))
+    assert "straight to their worker" not in lines
+
+
 def test_rows_without_a_cluster_keep_the_columns_they_had():
     lines = render_run_report(_data([{}, {"cluster": None}])).splitlines()
     assert not any(line.startswith("report: cluster") for line in lines)

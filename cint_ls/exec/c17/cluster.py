@@ -358,12 +358,11 @@ def _run_tile(key: str, library: bytes | None, parts: list[Any], first: int, end
     result = ffi.new("char **")
     length = ffi.new("size_t *")
     kept = shape is not None and store_as is not None
-    # A kept result goes into a buffer the store had freed, of the size the run-time says
-    # the result will have (where every output's window goes back whole): its
-    # work-items write the result in it (cint_tile_run_into), no copy of it, and from a
-    # tile's second dispatch on no fresh memory (a first one was copied from the
-    # run-time's: two fresh buffers of 32 MB for a heat tile, tens of milliseconds of
-    # page faults each on a VM).
+    # A kept result goes into a buffer of the size the run-time says it will have (where
+    # every output's window goes back whole): its work-items write the result in it
+    # (cint_tile_run_into), not copied out of the run-time's own (a heat tile's first
+    # dispatch had two fresh 32 MB buffers, tens of milliseconds of page faults each on a
+    # VM); from a tile's second dispatch on it is a buffer the store freed, no fresh memory.
     known = lib.cint_tile_result_bytes(lib.cint_program_info(), plan, len(plan)) if kept else 0
     into = _buffer(known) if known else None
     pointer = ffi.from_buffer(into) if into is not None else ffi.NULL

@@ -10,8 +10,8 @@ thread (the executor Dask's tasks run on), so a worker still runs one tile at a 
 A tile goes this way only where it needs nothing that Dask must bring (`needs_no_dask`):
 its worker has this run's library loaded, and every window is made of that worker's own
 stored results and bytes that go with the call. Else, and after any failure of a call (a
-worker gone, a store restarted), it is a task as before: a call costs no correctness,
-only the scheduler's bookkeeping of a task. The handler is installed with a run's first
+worker gone, a store restarted), it is a task as before. A call changes only the way
+there and back: the same run_tile runs, and the scheduler does not see the tile. The handler is installed with a run's first
 dispatch (tiles.py). Imported only where a cluster is used."""
 
 from __future__ import annotations

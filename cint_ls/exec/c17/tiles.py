@@ -70,9 +70,8 @@ class TileRunner:
     _asked: dict[int, int] = field(default_factory=dict)  # kernel -> what its last dispatch's times asked for
     checked: int = 0
     # Tiles that need nothing Dask must bring go straight to their worker's handler
-    # (tile_calls.py) instead of as tasks through the scheduler; how many did
+    # (tile_calls.py) instead of as tasks through the scheduler (a row's `called`)
     calls: bool = True
-    direct_tiles: int = 0
     wrong: dict[str, int] = field(default_factory=dict)  # worker -> tiles whose check failed (not used again)
     _library: Any = None  # the library's Dask future, once sent
     _key: str = ""
@@ -214,7 +213,6 @@ class TileRunner:
                         tuple(self._forget.pop(target, ())), self._will_check(target))
                 if self.calls and self.cluster.direct and target in self._returned and tile_calls.needs_no_dask(parts):
                     future = tile_calls.call(client, target, (self._key, None, *args))  # (its library loaded)
-                    self.direct_tiles += 1
                     row["called"] += 1
                 else:
                     future = client.submit(run_tile, self._key, self._library, *args, workers=[target],

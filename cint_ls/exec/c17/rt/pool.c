@@ -1049,9 +1049,9 @@ int cint_tile_run(const cint_program *program, const char *plan_bytes, size_t pl
 }
 
 /* The bytes of the result of a tile of this plan that finishes done and prints nothing,
- * where every output's window goes back whole (whole_result_bytes): the buffer to hand
- * cint_tile_run_into for a tile's first run (a worker's kept result, cluster.py: else
- * the run-time's result is copied into the worker's buffer, both fresh memory). 0 where
+ * where every output's window goes back whole (whole_result_bytes): the size of the
+ * buffer to hand cint_tile_run_into (a worker's kept result, cluster.py: else the
+ * run-time's result is copied into the worker's buffer, both fresh memory). 0 where
  * it is not known beforehand (a window compared after the run) or the plan is not one
  * this library packed. */
 size_t cint_tile_result_bytes(const cint_program *program, const char *plan_bytes, size_t plan_len) {
@@ -1065,7 +1065,7 @@ size_t cint_tile_result_bytes(const cint_program *program, const char *plan_byte
 
 /* cint_tile_run, with the caller's buffer `into` of `into_len` bytes for the result:
  * where the result is exactly that long (a done tile whose outputs' windows all go back
- * whole: the size the same tile's result had before) the work-items write into it and
+ * whole: the size cint_tile_result_bytes says) the work-items write into it and
  * *result is `into` (not to be freed); else as cint_tile_run. */
 int cint_tile_run_into(const cint_program *program, const char *plan_bytes, size_t plan_len, int64_t first,
                        int64_t end, char *into, size_t into_len, char **result, size_t *result_bytes) {
