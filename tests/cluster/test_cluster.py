@@ -217,8 +217,14 @@ def test_the_report_names_the_cluster_tiles_per_worker_bytes_and_times(cluster):
     kept = sum(row["cluster"]["kept_bytes"] for row in rows)
     # every dispatch's output (16 x 16 I32) stays on the workers until the host reads it
     assert kept == 40 * 16 * 16 * 4, kept
+    # from the second dispatch on, tiles go to their worker's handler (tile_calls.py) where
+    # their windows need nothing from Dask (these tiles of 43 work-items read rows two
+    # tiles away, some on the other worker: those go as tasks)
+    called = sum(row["cluster"]["called"] for row in rows)
+    assert rows[0]["cluster"]["called"] == 0 and called > 0, [row["cluster"]["called"] for row in rows]
     assert checked >= 2 and head.endswith(f"; {checked} tiles checked here, 0 wrong; {_bytes(kept)} of what they "
-                                          "wrote stayed on the workers"), head
+                                          f"wrote stayed on the workers; {called} tiles sent straight to their "
+                                          "worker, not as Dask tasks"), head
     for worker, name in names.items():
         assert f"{name} {worker} (" in head, head
     columns = next(line for line in lines if "dispatch" in line and "kernel" in line)
