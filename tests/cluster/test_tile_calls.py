@@ -139,7 +139,7 @@ def test_heat_s_second_dispatch_goes_as_calls_and_gives_cpu_c17_s_outcome(cluste
 def test_a_fault_in_a_called_tile_is_cpu_c17_s_fault(cluster, tmp_path):
     """The canonical fault (least work-item, then step) from a dispatch whose tiles went
     as calls: the tiles above the faulting one are not waited for (a call cannot be
-    cancelled: they finish on their workers, and their results go at the run's end)."""
+    cancelled: after the run's end they do not run, or do not keep their results)."""
     path = tmp_path / "fault.ci"
     path.write_text(FAULT)
     single = _run(path, FAULT, None, {"threads": 1})
