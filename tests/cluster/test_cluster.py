@@ -121,6 +121,42 @@ def _run(path: Path, text: str, fuel, options: dict):
     return outcome.result
 
 
+def _on_workers(cluster, function) -> dict:
+    """`function()` run in each worker process of the cluster: worker -> its value."""
+    client = distributed.Client(cluster.address, timeout=20)
+    try:
+        return client.run(function)
+    finally:
+        client.close()
+
+
+def _in_process(cluster, path: Path, text: str, check: str, calls: bool = True, direct: bool = True):
+    """The run of `text` with its tiles on the cluster, in this process (as
+    benchmarks/cluster.py runs it, so that a test can change the host's side), in 3
+    tiles a worker from 1,000 work-items; whether it reaches the workers `direct`ly is
+    asserted. Its result and its TileRunner, finished (the workers' stores emptied)."""
+    from cint_ls.exec.c17 import cluster as cluster_module
+    from cint_ls.exec.c17.build import build_library
+    from cint_ls.exec.c17.library import emit_for_cluster, run_library
+    from cint_ls.exec.c17.tiles import TileRunner
+    from cint_ls.ir.build import build
+
+    program = build(text, str(path)).program
+    assert program is not None
+    library = build_library(emit_for_cluster(program))
+    opened = cluster_module.open_cluster(cluster.address)
+    try:
+        assert opened.direct == direct
+        tiles = TileRunner(opened, str(library), program, check)
+        tiles.minimum, tiles.per_worker_tiles, tiles.calls = 1000, 3, calls
+        result, _ = run_library(library, None, threads=1, report=True, tiles=tiles)
+        tiles.attach(result.dispatch_log)
+        tiles.finish()
+    finally:
+        opened.close()
+    return result, tiles
+
+
 def _same(tiled, single) -> None:
     assert tiled.output == single.output
     assert tiled.fuel_consumed == single.fuel_consumed

@@ -19,7 +19,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
 
-from test_cluster import CINT, Cluster, _run, _same  # noqa: E402 - after the skip
+from test_cluster import CINT, Cluster, _in_process, _on_workers, _run, _same  # noqa: E402 - after the skip
 
 from cint_ls.exec.c17 import cluster as cluster_module  # noqa: E402
 from cint_ls.exec.c17 import worker_store  # noqa: E402
@@ -124,15 +124,6 @@ def test_outputs_stay_on_the_workers_until_the_host_reads_them(cluster):
     # the run's end emptied the workers' stores (a cluster at an address outlives the run)
     held = _on_workers(cluster, lambda: (len(worker_store._store), len(worker_store._spare)))
     assert held and all(h == (0, 0) for h in held.values()), held
-
-
-def _on_workers(cluster, function) -> dict:
-    """`function()` run in each worker process of the cluster: worker -> its value."""
-    client = distributed.Client(cluster.address, timeout=20)
-    try:
-        return client.run(function)
-    finally:
-        client.close()
 
 
 def _in_place_results(cluster) -> int:
@@ -365,25 +356,10 @@ def test_a_cluster_this_process_cannot_reach_directly_goes_through_its_scheduler
     outcome is still cpu-c17's (the tiles run in this process, as benchmarks/cluster.py
     runs them)."""
     from cint_ls.exec.c17 import store_reads
-    from cint_ls.exec.c17.build import build_library
-    from cint_ls.exec.c17.library import emit_for_cluster, run_library
-    from cint_ls.exec.c17.tiles import TileRunner
-    from cint_ls.ir.build import build
 
     monkeypatch.setattr(store_reads, "reachable", lambda client, seconds: False)
     monkeypatch.setattr(store_reads, "read", None)  # (not called: reads are tasks)
-    program = build(KEPT.read_text(), str(KEPT)).program
-    assert program is not None
-    library = build_library(emit_for_cluster(program))
-    opened = cluster_module.open_cluster(cluster.address)
-    try:
-        assert not opened.direct
-        tiles = TileRunner(opened, str(library), program, "all")
-        tiles.minimum, tiles.per_worker_tiles = 1000, 3
-        tiled, _ = run_library(library, None, threads=1, report=True, tiles=tiles)
-        tiles.attach(tiled.dispatch_log)
-    finally:
-        opened.close()
+    tiled, tiles = _in_process(cluster, KEPT, KEPT.read_text(), "all", direct=False)
     _same(tiled, _run(KEPT, KEPT.read_text(), None, {"threads": 1}))
     assert not tiles.errors, tiles.errors
     entries = [row["cluster"] for row in tiled.dispatch_log if row.get("cluster")]

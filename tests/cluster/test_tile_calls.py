@@ -12,9 +12,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask is not installed: pip install 'cint-ls[cluster]'")
 
-from test_cluster import Cluster, _run, _same  # noqa: E402 - after the skip
+from test_cluster import Cluster, _in_process, _on_workers, _run, _same  # noqa: E402 - after the skip
 
-from cint_ls.exec.c17 import cluster as cluster_module  # noqa: E402
 from cint_ls.exec.c17 import tile_calls, worker_store  # noqa: E402
 
 pytestmark = pytest.mark.needs_cc
@@ -76,30 +75,6 @@ def cluster(tmp_path_factory):
     started.stop()
 
 
-def _tiled(cluster, path: Path, text: str, calls: bool = True, check: str = "all"):
-    """The run of `text` on the cluster in this process (as benchmarks/cluster.py runs it,
-    so that a test can change the host's side); its result and TileRunner."""
-    from cint_ls.exec.c17.build import build_library
-    from cint_ls.exec.c17.library import emit_for_cluster, run_library
-    from cint_ls.exec.c17.tiles import TileRunner
-    from cint_ls.ir.build import build
-
-    program = build(text, str(path)).program
-    assert program is not None
-    library = build_library(emit_for_cluster(program))
-    opened = cluster_module.open_cluster(cluster.address)
-    try:
-        assert opened.direct
-        tiles = TileRunner(opened, str(library), program, check)
-        tiles.minimum, tiles.per_worker_tiles, tiles.calls = 1000, 3, calls
-        result, _ = run_library(library, None, threads=1, report=True, tiles=tiles)
-        tiles.attach(result.dispatch_log)
-        tiles.finish()
-    finally:
-        opened.close()
-    return result, tiles
-
-
 def _entries(result) -> list[dict]:
     entries = [row.get("cluster") for row in result.dispatch_log]
     assert entries and all(entries), "a dispatch stayed on the host"
@@ -108,19 +83,26 @@ def _entries(result) -> list[dict]:
 
 def _assert_stores_empty(cluster) -> None:
     """The workers keep nothing of the runs that ended, once they run no tile."""
-    client = distributed.Client(cluster.address, timeout=20)
-    try:
-        deadline = time.monotonic() + 30
-        while any(client.run(lambda: worker_store.running).values()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert set(client.run(lambda: len(worker_store._store)).values()) == {0}
-    finally:
-        client.close()
+    deadline = time.monotonic() + 30
+    while any(_on_workers(cluster, lambda: worker_store.running).values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert set(_on_workers(cluster, lambda: len(worker_store._store)).values()) == {0}
+
+
+def _faulting(cluster, tmp_path: Path, text: str):
+    """`text`'s run on the cluster, whose fault is cpu-c17's E_DIV_ZERO: its result."""
+    path = tmp_path / "fault.ci"
+    path.write_text(text)
+    single = _run(path, text, None, {"threads": 1})
+    assert single.fault is not None and single.fault.code == "E_DIV_ZERO"
+    tiled, _ = _in_process(cluster, path, text, "first16")
+    _same(tiled, single)
+    return tiled
 
 
 def test_heat_s_second_dispatch_goes_as_calls_and_gives_cpu_c17_s_outcome(cluster):
     single = _run(HEAT, HEAT.read_text(), None, {"threads": 1})
-    tiled, tiles = _tiled(cluster, HEAT, HEAT.read_text())
+    tiled, tiles = _in_process(cluster, HEAT, HEAT.read_text(), "all")
     _same(tiled, single)
     assert not tiles.errors and not tiles.resent, (tiles.errors, tiles.resent)
     first, second = _entries(tiled)
@@ -128,7 +110,7 @@ def test_heat_s_second_dispatch_goes_as_calls_and_gives_cpu_c17_s_outcome(cluste
     # library: tasks; the second reads what the workers kept, with halos from here
     assert first["called"] == 0 and second["called"] == second["tiles"] == 6, (first, second)
     assert all(e["checked"] == e["tiles_back"] and e["wrong"] == 0 for e in (first, second))
-    tasks, _ = _tiled(cluster, HEAT, HEAT.read_text(), calls=False)
+    tasks, _ = _in_process(cluster, HEAT, HEAT.read_text(), "all", calls=False)
     _same(tasks, single)
     assert all(e["called"] == 0 for e in _entries(tasks))
     # (the results of the first dispatch, which no piece needs after the second, were
@@ -140,13 +122,7 @@ def test_a_fault_in_a_called_tile_is_cpu_c17_s_fault(cluster, tmp_path):
     """The canonical fault (least work-item, then step) from a dispatch whose tiles went
     as calls: the tiles above the faulting one are not waited for (a call cannot be
     cancelled: after the run's end they do not run, or do not keep their results)."""
-    path = tmp_path / "fault.ci"
-    path.write_text(FAULT)
-    single = _run(path, FAULT, None, {"threads": 1})
-    assert single.fault is not None and single.fault.code == "E_DIV_ZERO"
-    tiled, tiles = _tiled(cluster, path, FAULT, check="first16")
-    _same(tiled, single)
-    entries = _entries(tiled)
+    entries = _entries(_faulting(cluster, tmp_path, FAULT))
     assert len(entries) == 6 and all(e["called"] == e["tiles"] for e in entries[1:]), entries
     # the calls above the fault, not waited for, are not run or not kept after the run's end
     _assert_stores_empty(cluster)
@@ -158,13 +134,8 @@ def test_calls_the_host_no_longer_waits_for_are_not_run_or_not_kept(cluster, tmp
     cancelled). The run's end tells each worker the keys of its results (worker_store's
     `forget` at the end): a call that starts after it does not run, one that was running
     does not keep its result."""
-    path = tmp_path / "early.ci"
-    path.write_text(EARLY_FAULT)
-    single = _run(path, EARLY_FAULT, None, {"threads": 1})
-    assert single.fault is not None and single.fault.code == "E_DIV_ZERO"
-    tiled, tiles = _tiled(cluster, path, EARLY_FAULT, check="first16")
-    _same(tiled, single)
-    assert _entries(tiled)[1]["called"] == 6 and _entries(tiled)[1]["tiles_back"] < 6
+    second = _entries(_faulting(cluster, tmp_path, EARLY_FAULT))[1]
+    assert second["called"] == 6 and second["tiles_back"] < 6, second
     _assert_stores_empty(cluster)
 
 
@@ -175,7 +146,7 @@ def test_a_call_that_fails_is_sent_again_as_a_task(cluster, monkeypatch):
     real = tile_calls.call
     monkeypatch.setattr(tile_calls, "call", lambda client, worker, args: real(client, worker, ("0" * 64, *args[1:])))
     single = _run(HEAT, HEAT.read_text(), None, {"threads": 1})
-    tiled, tiles = _tiled(cluster, HEAT, HEAT.read_text())
+    tiled, tiles = _in_process(cluster, HEAT, HEAT.read_text(), "all")
     _same(tiled, single)
     assert _entries(tiled)[1]["called"] == 6
     assert len(tiles.resent) == 6 and all("has not loaded the run's library" in why for why in tiles.resent), \
