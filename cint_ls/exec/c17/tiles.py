@@ -199,12 +199,13 @@ class TileRunner:
         # sent in turns, each worker's first tile first: a tile's windows are scattered
         # before it is sent, and the first dispatch's (tens of megabytes a worker) held
         # the second worker's first tile back until all of the first's were sent.
-        mine: dict[int, list[int]] = {}
-        for j in range(ntiles):
-            mine.setdefault(j * len(workers) // ntiles, []).append(j)
+        targets = [workers[j * len(workers) // ntiles] for j in range(ntiles)]
+        mine: dict[str, list[int]] = {}
+        for j, target in enumerate(targets):
+            mine.setdefault(target, []).append(j)
         turns = [j for turn in itertools.zip_longest(*mine.values()) for j in turn if j is not None]
         for j in turns:
-            plan, target = plans[j], workers[j * len(workers) // ntiles]
+            plan, target = plans[j], targets[j]
             row["plan_bytes"] += plan.fixed_bytes
             key = f"cint-tile-{self._run}-{self.dispatches}-{j}"
             try:
